@@ -1,0 +1,37 @@
+# Two commands do everything on a fresh machine: `make run` (embedded ACM) and `make test`.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PROTO_SRC := protos
+PROTO_OUT := libs
+
+.PHONY: run test install proto lint typecheck infra-up infra-down clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip uv
+
+install: $(BIN)/python
+	$(BIN)/uv pip install --python $(BIN)/python -q -e '.[dev]'
+
+run: install
+	$(BIN)/acm serve
+
+test: install
+	bash scripts/test.sh
+
+proto: install
+	$(BIN)/python -m acm.protogen $(PROTO_SRC) $(PROTO_OUT)
+
+lint: install
+	$(BIN)/ruff check libs services tests
+	$(BIN)/mypy
+
+infra-up:
+	bash scripts/infra/up.sh
+
+infra-down:
+	bash scripts/infra/down.sh
+
+clean:
+	rm -rf $(VENV) .acm

@@ -1,0 +1,1 @@
+"""ACM shared library: domain model, store and bus ports, adapters, wiring."""

@@ -1,0 +1,1 @@
+"""Pure domain model: no IO library is imported anywhere under this package."""

@@ -1,0 +1,123 @@
+"""Turns, memories, entities and jobs: the things ACM keeps."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from acm.domain.scope import Owner, Scope, Tier
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+class Layer(StrEnum):
+    SHORT = "short"  # turn previews, the session's working set
+    MID = "mid"  # session facts, running summaries
+    LONG = "long"  # cross-session facts and preferences
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    STALE = "stale"  # superseded by a newer fact; kept with a pointer, never silently lost
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def stable_id(*parts: str) -> str:
+    """Deterministic id, so a redelivered event rewrites the same rows instead of adding new ones."""
+    return uuid.UUID(bytes=hashlib.sha256("\x1f".join(parts).encode()).digest()[:16]).hex
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    turn_id: str
+    scope: Scope
+    role: Role
+    content: str
+    occurred_at: datetime
+    tool_name: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Memory:
+    memory_id: str
+    owner: Owner
+    text: str
+    layer: Layer
+    kind: str  # category from the agent schema ("turn", "fact", "preference", ...)
+    source_turn_ids: tuple[str, ...]
+    created_at: datetime
+    agent_id: str = ""
+    session_id: str = ""
+    updated_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    token_count: int = 0
+    mention_count: int = 1
+    access_count: int = 0
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    superseded_by: str = ""
+    schema_version: int = 0
+
+    @property
+    def tier(self) -> Tier:
+        return self.owner.tier
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    entity_id: str
+    owner: Owner
+    name: str
+    type: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed edge between two entities, learned from one memory."""
+
+    src_entity_id: str
+    dst_entity_id: str
+    type: str
+    memory_id: str
+    owner: Owner
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    memory: Memory
+    score: float
+
+
+class JobStatus(StrEnum):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(slots=True)
+class Job:
+    job_id: str
+    scope: Scope
+    kind: str  # "ingest", "forget", ...
+    status: JobStatus = JobStatus.PENDING
+    error: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)

@@ -1,0 +1,128 @@
+"""Scope tiers and the visibility rule every store enforces.
+
+A record is owned at one tier: ``client`` (global knowledge of the operator), ``customer`` (shared
+inside one organisation) or ``user`` (private). A reader in scope S sees record R iff they share the
+client and R is client-tier, or they share the customer and R is customer-tier, or they share the
+customer and the user and R is user-tier.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$")
+
+
+class ScopeError(ValueError):
+    """A scope or owner is missing a part or has a malformed id."""
+
+
+class Tier(StrEnum):
+    USER = "user"
+    CUSTOMER = "customer"
+    CLIENT = "client"
+
+
+ALL_TIERS: tuple[Tier, ...] = (Tier.USER, Tier.CUSTOMER, Tier.CLIENT)
+
+
+def check_id(kind: str, value: str, *, required: bool = True) -> str:
+    if not value:
+        if required:
+            raise ScopeError(f"{kind} is required")
+        return value
+    if not _ID.match(value):
+        raise ScopeError(
+            f"{kind} {value[:40]!r} is malformed: use 1-128 characters from letters, digits and . _ @ -, "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Who is asking: the client comes from the credential; customer and user live inside it."""
+
+    client_id: str
+    customer_id: str
+    user_id: str
+    agent_id: str = ""
+    session_id: str = ""
+
+    def __post_init__(self) -> None:
+        check_id("client_id", self.client_id)
+        check_id("customer_id", self.customer_id)
+        check_id("user_id", self.user_id)
+        check_id("agent_id", self.agent_id, required=False)
+        check_id("session_id", self.session_id, required=False)
+
+    def owner(self, tier: Tier) -> Owner:
+        """The owner of a record this scope writes at ``tier``."""
+        if tier is Tier.CLIENT:
+            return Owner(self.client_id, tier)
+        if tier is Tier.CUSTOMER:
+            return Owner(self.client_id, tier, self.customer_id)
+        return Owner(self.client_id, tier, self.customer_id, self.user_id)
+
+    def sees(self, owner: Owner) -> bool:
+        return visible(self, owner)
+
+    @property
+    def session_key(self) -> str:
+        """Partition key: keeps one session's events in order on the bus."""
+        return "/".join((self.client_id, self.customer_id, self.user_id, self.session_id))
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Which tier a record belongs to, with the ids that tier needs (others are empty)."""
+
+    client_id: str
+    tier: Tier
+    customer_id: str = ""
+    user_id: str = ""
+
+    def __post_init__(self) -> None:
+        check_id("client_id", self.client_id)
+        needs_customer = self.tier in (Tier.CUSTOMER, Tier.USER)
+        check_id("customer_id", self.customer_id, required=needs_customer)
+        check_id("user_id", self.user_id, required=self.tier is Tier.USER)
+        if not needs_customer and self.customer_id:
+            raise ScopeError("a client-tier record must not carry a customer_id")
+        if self.tier is not Tier.USER and self.user_id:
+            raise ScopeError(f"a {self.tier}-tier record must not carry a user_id")
+
+
+def visible(scope: Scope, owner: Owner, tiers: tuple[Tier, ...] = ALL_TIERS) -> bool:
+    """The one visibility rule; every store adapter expresses it in its own query language."""
+    if owner.tier not in tiers or owner.client_id != scope.client_id:
+        return False
+    if owner.tier is Tier.CLIENT:
+        return True
+    if owner.customer_id != scope.customer_id:
+        return False
+    return owner.tier is Tier.CUSTOMER or owner.user_id == scope.user_id
+
+
+class ForgetLevel(StrEnum):
+    SESSION = "session"
+    USER = "user"
+    CUSTOMER = "customer"
+    CLIENT = "client"
+
+
+def forgets(scope: Scope, level: ForgetLevel, owner: Owner, session_id: str = "") -> bool:
+    """Whether erasing ``level`` of ``scope`` removes a record with this owner (and session)."""
+    if owner.client_id != scope.client_id:
+        return False
+    if level is ForgetLevel.CLIENT:
+        return True
+    if owner.customer_id != scope.customer_id:
+        return False
+    if level is ForgetLevel.CUSTOMER:
+        return True
+    if owner.user_id != scope.user_id:
+        return False
+    return level is ForgetLevel.USER or session_id == scope.session_id

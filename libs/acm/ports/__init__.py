@@ -1,0 +1,1 @@
+"""Ports: the interfaces (typing.Protocol) that adapters implement and services depend on."""

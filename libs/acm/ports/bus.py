@@ -1,0 +1,38 @@
+"""Event bus port. Delivery is at-least-once: a record is acknowledged (its offset committed) only
+after its handler returned, or after it was safely written to the group's dead-letter topic."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    topic: str
+    key: str
+    value: bytes
+    partition: int = 0
+    offset: int = 0
+
+
+# A consumer: raise PermanentError for input that can never succeed (straight to the dead-letter
+# topic); any other exception is retried a few times first.
+RecordHandler = Callable[[Record], Awaitable[None]]
+
+
+class PermanentError(Exception):
+    """This record can never be processed (malformed, unauthenticated, invalid)."""
+
+
+class EventBus(Protocol):
+    async def publish(self, topic: str, key: str, value: bytes) -> None:
+        """Returns once the record is durable (broker ack / committed to disk); raises otherwise."""
+
+    def subscribe(self, topic: str, group: str, handler: RecordHandler) -> None:
+        """Register before start(); each group gets every record of the topic once (at least)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...

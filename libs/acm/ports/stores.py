@@ -1,0 +1,164 @@
+"""Store ports. Every read takes the reader's Scope explicitly; adapters enforce visibility
+(acm.domain.scope.visible) in their own query language, so a bug in a service cannot leak data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from acm.domain.models import Entity, Job, JobStatus, Layer, Memory, Relation, ScoredMemory
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
+
+
+class MemoryRepo(Protocol):
+    """Source of truth for memories, with a keyword (full-text) index over their text."""
+
+    async def upsert(self, memories: Sequence[Memory]) -> None:
+        """Insert or replace by memory_id (idempotent: a redelivered event rewrites the same rows)."""
+
+    async def get(self, scope: Scope, memory_ids: Sequence[str]) -> list[Memory]:
+        """The visible memories among ``memory_ids`` (others are silently absent)."""
+
+    async def keyword_search(
+        self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+    ) -> list[ScoredMemory]:
+        """Full-text search over visible, active memories; best first; score > 0 is higher-better."""
+
+    async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
+        """The scope's session (scope.session_id required), newest first."""
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> int:
+        """Erase every memory that ``level`` of ``scope`` covers; returns how many."""
+
+
+class JobRepo(Protocol):
+    async def create(self, job: Job) -> None:
+        """Insert if absent (a retried Ingest must not reset a finished job)."""
+
+    async def get(self, scope: Scope, job_id: str) -> Job | None:
+        """The job if it belongs to the scope's client."""
+
+    async def finish(
+        self, scope: Scope, job_id: str, status: JobStatus, counts: dict[str, int], error: str = ""
+    ) -> None:
+        """Record the outcome (creating the row if the create was lost)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    key_id: str
+    client_id: str
+    key_hash: str  # sha256 hex of the secret; the secret itself is never stored
+    name: str
+    created_at: datetime
+    revoked: bool = False
+
+
+class ApiKeyRepo(Protocol):
+    async def add(self, key: ApiKey) -> None: ...
+
+    async def by_hash(self, key_hash: str) -> ApiKey | None:
+        """Authentication: the one lookup that comes before any scope exists."""
+
+    async def by_id(self, client_id: str, key_id: str) -> ApiKey | None:
+        """For verifying an envelope's signature: the key must belong to the claimed client."""
+
+
+class ProcessedEvents(Protocol):
+    """Idempotency keys: a consumer group marks an event after its writes succeed."""
+
+    async def seen(self, group: str, event_id: str) -> bool: ...
+
+    async def mark(self, group: str, event_id: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    client_id: str
+    action: str
+    detail: str
+    at: datetime
+
+
+class AuditLog(Protocol):
+    async def record(self, client_id: str, action: str, detail: str) -> None: ...
+
+    async def list(self, scope: Scope, limit: int = 100) -> list[AuditEntry]:
+        """The scope's client's entries, newest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPoint:
+    memory_id: str
+    vector: Sequence[float]
+    owner: Owner
+    layer: Layer
+    created_at: datetime
+    session_id: str = ""
+
+
+class VectorStore(Protocol):
+    async def ensure(self, dim: int) -> None:
+        """Create the collection (and its payload indexes) if missing."""
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None: ...
+
+    async def search(
+        self, scope: Scope, vector: Sequence[float], limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+    ) -> list[tuple[str, float]]:
+        """(memory_id, cosine similarity) of visible points, best first."""
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class GraphStore(Protocol):
+    """Entities, the memories that mention them, and typed relations between them."""
+
+    async def upsert_entities(self, entities: Sequence[Entity]) -> None: ...
+
+    async def link_mentions(self, owner: Owner, memory_id: str, entity_ids: Sequence[str]) -> None:
+        """Record that the memory (owned by ``owner``) mentions these entities."""
+
+    async def upsert_relations(self, relations: Sequence[Relation]) -> None: ...
+
+    async def find_entities(
+        self, scope: Scope, names: Sequence[str], tiers: tuple[Tier, ...] = ALL_TIERS
+    ) -> list[Entity]:
+        """Visible entities whose name or an alias equals one of ``names`` (case-insensitive)."""
+
+    async def expand(
+        self,
+        scope: Scope,
+        entity_ids: Sequence[str],
+        depth: int,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+    ) -> list[tuple[str, int]]:
+        """(memory_id, hops) of visible memories mentioning an entity within ``depth`` relation hops
+        of ``entity_ids``, walking only visible entities; nearest first."""
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class Cache(Protocol):
+    """Hot state (sessions, prefetch, job status). Keys live under the full scope."""
+
+    async def get(self, scope: Scope, key: str) -> bytes | None: ...
+
+    async def set(self, scope: Scope, key: str, value: bytes, ttl_s: float | None = None) -> None: ...
+
+    async def delete(self, scope: Scope, key: str) -> None: ...
+
+    async def incr(self, scope: Scope, key: str, amount: int = 1) -> int: ...
+
+    async def clear(self, scope: Scope, level: ForgetLevel) -> int:
+        """Drop every key under ``level`` of ``scope``; returns how many."""
+
+    async def close(self) -> None: ...

@@ -1,0 +1,15 @@
+"""Every topic name in one place."""
+
+TURNS = "acm.turns.v1"
+MEMORIES = "acm.memories.v1"
+COMPACTION_REQUESTS = "acm.compaction.requests.v1"
+PREFETCH_SIGNALS = "acm.prefetch.signals.v1"
+SCHEMAS = "acm.schemas.v1"
+FORGET = "acm.forget.v1"
+
+ALL = (TURNS, MEMORIES, COMPACTION_REQUESTS, PREFETCH_SIGNALS, SCHEMAS, FORGET)
+
+
+def dead_letter(group: str) -> str:
+    """One dead-letter topic per consumer group."""
+    return f"acm.dlq.{group}.v1"
