@@ -13,7 +13,7 @@ DEFAULT_ENCODING = "cl100k_base"
 
 
 class TokenCounter(Protocol):
-    def count(self, text: str, encoding: str = DEFAULT_ENCODING) -> int: ...
+    def count(self, text: str, encoding_name: str = DEFAULT_ENCODING) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)

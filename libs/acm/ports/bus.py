@@ -26,6 +26,12 @@ class PermanentError(Exception):
     """This record can never be processed (malformed, unauthenticated, invalid)."""
 
 
+class BusUnavailable(Exception):
+    """The bus could not take the record in time (broker unreachable, embedded log locked). The record
+    was not acknowledged; it may still arrive later, so a retry can duplicate it (consumers are
+    idempotent on event_id)."""
+
+
 class EventBus(Protocol):
     async def publish(self, topic: str, key: str, value: bytes) -> None:
         """Returns once the record is durable (broker ack / committed to disk); raises otherwise."""

@@ -92,16 +92,22 @@ Global___IngestResponse: _TypeAlias = IngestResponse  # noqa: Y015
 class GetJobRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    SCOPE_FIELD_NUMBER: _builtins.int
     JOB_ID_FIELD_NUMBER: _builtins.int
     job_id: _builtins.str
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope:
+        """The scope the job was submitted in (its client must be the caller's)."""
+
     def __init__(
         self,
         *,
+        scope: _common_pb2.Scope | None = ...,
         job_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["job_id", b"job_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["job_id", b"job_id", "scope", b"scope"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

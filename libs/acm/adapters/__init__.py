@@ -1,0 +1,1 @@
+"""Adapters: the real and embedded implementations of the ports."""

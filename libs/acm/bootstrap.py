@@ -1,0 +1,119 @@
+"""The one place that turns URLs from Settings into adapters (tests wire fakes by passing their own)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from acm.ports.bus import EventBus
+from acm.ports.stores import (
+    ApiKeyRepo,
+    AuditLog,
+    Cache,
+    GraphStore,
+    JobRepo,
+    MemoryRepo,
+    ProcessedEvents,
+    VectorStore,
+)
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def _sqlite_path(url: str) -> Path:
+    # sqlite:///relative or sqlite:////absolute, as SQLAlchemy spells it
+    path = Path(url.removeprefix("sqlite:///"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@dataclass
+class Relational:
+    """The source-of-truth store, split into its small per-object repositories."""
+
+    memories: MemoryRepo
+    jobs: JobRepo
+    api_keys: ApiKeyRepo
+    processed: ProcessedEvents
+    audit: AuditLog
+    _handle: object
+
+    async def close(self) -> None:
+        await self._handle.close()  # type: ignore[attr-defined]
+
+
+async def open_relational(url: str, timeout_s: float = 5.0) -> Relational:
+    scheme = urlparse(url).scheme
+    if scheme in ("postgresql", "postgres"):
+        from acm.adapters.postgres_store import PostgresStore
+
+        pg = await PostgresStore.open(url, timeout_s=timeout_s)
+        return Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg)
+    if scheme == "sqlite":
+        from acm.adapters.sqlite_store import SqliteStore
+
+        lite = await SqliteStore.open(_sqlite_path(url))
+        return Relational(lite.memories, lite.jobs, lite.api_keys, lite.processed, lite.audit, lite)
+    raise ConfigError(f"database url {url!r}: use postgresql://… or sqlite:///path")
+
+
+async def open_vectors(url: str, timeout_s: float = 5.0) -> VectorStore:
+    scheme = urlparse(url).scheme
+    if scheme in ("http", "https", "qdrant-local"):
+        from acm.adapters.qdrant_store import QdrantVectorStore
+
+        return QdrantVectorStore.from_url(url, timeout_s=timeout_s)
+    if scheme == "edge":
+        from acm.adapters.edge_store import EdgeVectorStore
+
+        path = Path(url.removeprefix("edge://"))
+        return EdgeVectorStore(path)
+    raise ConfigError(f"vector url {url!r}: use http(s)://qdrant:6333, qdrant-local:///path or edge:///path")
+
+
+async def open_graph(url: str, timeout_s: float = 5.0) -> GraphStore:
+    scheme = urlparse(url).scheme
+    if scheme in ("bolt", "neo4j", "bolt+s", "neo4j+s"):
+        from acm.adapters.neo4j_graph import Neo4jGraphStore
+
+        parsed = urlparse(url)
+        return await Neo4jGraphStore.open(
+            url.replace(f"{parsed.username}:{parsed.password}@", "") if parsed.username else url,
+            user=parsed.username or "",
+            password=parsed.password or "",
+            timeout_s=timeout_s,
+        )
+    if scheme == "sqlite":
+        from acm.adapters.sqlite_graph import SqliteGraphStore
+
+        return SqliteGraphStore(_sqlite_path(url))
+    raise ConfigError(f"graph url {url!r}: use bolt://host:7687 or sqlite:///path")
+
+
+async def open_cache(url: str, timeout_s: float = 5.0) -> Cache:
+    scheme = urlparse(url).scheme
+    if scheme in ("redis", "rediss"):
+        from acm.adapters.redis_cache import RedisCache
+
+        return RedisCache.from_url(url, timeout_s=timeout_s)
+    if scheme == "memory":
+        from acm.adapters.memory_cache import MemoryCache
+
+        return MemoryCache()
+    raise ConfigError(f"cache url {url!r}: use redis://host:6379/0 or memory://")
+
+
+def open_bus(url: str, client_id: str, timeout_s: float = 5.0) -> EventBus:
+    scheme = urlparse(url).scheme
+    if scheme == "kafka":
+        from acm.adapters.kafka_bus import KafkaBus
+
+        return KafkaBus(url.removeprefix("kafka://"), client_id=client_id, publish_timeout_s=timeout_s)
+    if scheme == "sqlite":
+        from acm.adapters.embedded_bus import EmbeddedBus
+
+        return EmbeddedBus(_sqlite_path(url))
+    raise ConfigError(f"bus url {url!r}: use kafka://host:9092 or sqlite:///path (embedded)")

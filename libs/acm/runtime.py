@@ -1,0 +1,50 @@
+"""Process plumbing shared by the services: logging, a health server, waiting for a stop signal."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Sequence
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("aiokafka", "kafka", "neo4j", "httpx"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+class HealthServer:
+    """A gRPC server with standard health checking (and reflection); services add their own servicers."""
+
+    def __init__(self, addr: str, service_names: Sequence[str] = ()) -> None:
+        self.server = grpc.aio.server()
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self._names = [*service_names, health.SERVICE_NAME]
+        self.port = self.server.add_insecure_port(addr)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {addr}")
+
+    async def start(self) -> None:
+        reflection.enable_server_reflection([*self._names, reflection.SERVICE_NAME], self.server)
+        await self.server.start()
+        for name in ("", *self._names):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        for name in ("", *self._names):
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.server.stop(grace_s)
+
+
+async def wait_for_stop_signal() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()

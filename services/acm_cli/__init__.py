@@ -1,0 +1,1 @@
+"""The `acm` command: run embedded ACM, manage keys, ingest and fetch from a terminal."""

@@ -1,0 +1,135 @@
+"""Embedded mode: every service in one process, embedded stores, the same gRPC API on 127.0.0.1.
+
+The services' own register()/build functions are called here exactly as their processes call them;
+only the adapters differ (SQLite, Qdrant edge, in-process cache, a durable SQLite log as the bus)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from acm.adapters.embedders import build_embedder
+from acm.auth import create_api_key
+from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
+from acm.ports.bus import EventBus
+from acm.ports.stores import Cache, GraphStore, VectorStore
+from acm.runtime import HealthServer
+from acm.settings import ServiceSettings
+from acm_anticipate.app import register as register_anticipate
+from acm_anticipate.settings import AnticipateSettings
+from acm_compact.app import register as register_compact
+from acm_compact.settings import CompactSettings
+from acm_gateway.app import build_server, build_servicer
+from acm_gateway.settings import GatewaySettings
+from acm_ingest.app import register as register_ingest
+from acm_ingest.settings import IngestSettings
+from acm_retrieve.app import build_api
+from acm_retrieve.app import register as register_retrieve
+from acm_retrieve.settings import RetrieveSettings
+from pydantic import Field
+
+log = logging.getLogger("acm.embedded")
+
+DEV_CLIENT = "local"
+DEV_KEY_FILE = "dev-api-key"
+
+
+class EmbeddedSettings(ServiceSettings):
+    data_dir: Path = Path(".acm")
+    listen_addr: str = "127.0.0.1:50051"
+    embedder: str = "wordllama"
+    vector_backend: str = Field("edge", pattern="^(edge|qdrant-local)$")
+
+
+@dataclass
+class Urls:
+    database: str
+    vectors: str
+    graph: str
+    bus: str
+    cache: str = "memory://"
+
+    @classmethod
+    def under(cls, data_dir: Path, vector_backend: str) -> Urls:
+        d = data_dir.resolve()
+        return cls(
+            database=f"sqlite:///{d / 'acm.db'}",
+            vectors=f"{vector_backend}://{d / 'vectors'}",
+            graph=f"sqlite:///{d / 'graph.db'}",
+            bus=f"sqlite:///{d / 'bus.db'}",
+        )
+
+
+class EmbeddedAcm:
+    """`async with EmbeddedAcm(settings) as acm:` serves the gateway on acm.port until the block ends."""
+
+    def __init__(self, settings: EmbeddedSettings) -> None:
+        self.settings = settings
+        self.urls = Urls.under(settings.data_dir, settings.vector_backend)
+        self.port = 0
+        self.api_key = ""
+        self.rel: Relational
+        self.vectors: VectorStore
+        self.graph: GraphStore
+        self.cache: Cache
+        self.bus: EventBus
+        self._server: HealthServer
+
+    async def __aenter__(self) -> EmbeddedAcm:
+        s, u = self.settings, self.urls
+        s.data_dir.mkdir(parents=True, exist_ok=True)
+        timeout = s.store_timeout_s
+        embedder = build_embedder(s.embedder)
+        self.rel = await open_relational(u.database, timeout)
+        self.vectors = await open_vectors(u.vectors, timeout)
+        await self.vectors.ensure(embedder.dim)
+        self.graph = await open_graph(u.graph, timeout)
+        self.cache = await open_cache(u.cache, timeout)
+        self.bus = open_bus(u.bus, client_id="acm-embedded", timeout_s=timeout)
+
+        common = {"database_url": u.database, "bus_url": u.bus, "store_timeout_s": timeout}
+        register_ingest(
+            self.bus,
+            self.rel,
+            self.graph,
+            self.cache,
+            embedder,
+            IngestSettings(graph_url=u.graph, cache_url=u.cache, embedder=s.embedder, **common),
+        )
+        retrieve_settings = RetrieveSettings(vector_url=u.vectors, embedder=s.embedder, **common)
+        register_retrieve(self.bus, self.rel, self.vectors, embedder)
+        register_anticipate(self.bus, self.rel, self.cache, AnticipateSettings(cache_url=u.cache, **common))
+        register_compact(self.bus, self.rel, self.cache, CompactSettings(cache_url=u.cache, **common))
+        gateway_settings = GatewaySettings(retrieve_addr="in-process", listen_addr=s.listen_addr, **common)
+        retriever = build_api(self.rel, self.vectors, embedder, retrieve_settings)
+        self._server = build_server(
+            build_servicer(self.rel, self.bus, retriever, gateway_settings), s.listen_addr
+        )
+        self.api_key = await self._dev_key()
+        await self.bus.start()
+        await self._server.start()
+        self.port = self._server.port
+        return self
+
+    async def _dev_key(self) -> str:
+        """A key for the local client, made once and kept (owner-only) in the data dir."""
+        path = self.settings.data_dir / DEV_KEY_FILE
+        if path.exists():
+            return path.read_text().strip()
+        _, secret = await create_api_key(self.rel.api_keys, DEV_CLIENT, "embedded dev key")
+        path.write_text(secret + "\n")
+        os.chmod(path, 0o600)
+        return secret
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self._server.stop()
+        await self.bus.stop()
+        await self.cache.close()
+        await self.graph.close()
+        await self.vectors.close()
+        await self.rel.close()

@@ -1,0 +1,67 @@
+"""Wiring for the gateway process; build_servicer() also serves the embedded process."""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+from acm.bootstrap import Relational, open_bus, open_relational
+from acm.ports.bus import EventBus
+from acm.ports.retriever import Retriever
+from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
+from acm.settings import load
+from acm.v1 import gateway_pb2, gateway_pb2_grpc
+
+from acm_gateway.api import GatewayServicer
+from acm_gateway.retrieve_client import GrpcRetriever
+from acm_gateway.settings import GatewaySettings
+from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob, RequestForget
+
+log = logging.getLogger("acm.gateway")
+
+SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
+
+
+def build_servicer(
+    rel: Relational, bus: EventBus, retriever: Retriever, settings: GatewaySettings
+) -> GatewayServicer:
+    return GatewayServicer(
+        auth=Authenticator(rel.api_keys, rel.audit),
+        accept_turn=AcceptTurn(bus, rel.jobs, settings.max_turn_bytes),
+        get_job=GetJob(rel.jobs),
+        fetch=FetchContext(retriever, settings.default_budget_tokens, settings.max_budget_tokens),
+        forget=RequestForget(bus, rel.jobs, rel.audit),
+    )
+
+
+def build_server(servicer: GatewayServicer, listen_addr: str) -> HealthServer:
+    server = HealthServer(listen_addr, [SERVICE_NAME])
+    gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server.server)
+    return server
+
+
+async def run(settings: GatewaySettings) -> None:
+    timeout = settings.store_timeout_s
+    rel = await open_relational(settings.database_url, timeout)
+    bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
+    channel = grpc.aio.insecure_channel(settings.retrieve_addr)
+    servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
+    server = build_server(servicer, settings.listen_addr)
+    await bus.start()
+    await server.start()
+    log.info("gateway serving acm.v1.Gateway on port %d", server.port)
+    try:
+        await wait_for_stop_signal()
+    finally:
+        await server.stop()
+        await channel.close()
+        await bus.stop()
+        await rel.close()
+
+
+def main() -> None:
+    import asyncio
+
+    settings = load(GatewaySettings)
+    configure_logging(settings.log_level)
+    asyncio.run(run(settings))

@@ -1,0 +1,25 @@
+"""Retriever over gRPC (distributed mode), with a deadline on every call."""
+
+from __future__ import annotations
+
+import grpc
+from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
+
+from acm_gateway.errors import Unavailable
+
+
+class GrpcRetriever:
+    def __init__(self, channel: grpc.aio.Channel, timeout_s: float) -> None:
+        self._stub = retrieve_pb2_grpc.RetrieveStub(channel)
+        self._timeout_s = timeout_s
+
+    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+        try:
+            response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
+                request, timeout=self._timeout_s
+            )
+            return response
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                raise ValueError(exc.details()) from exc
+            raise Unavailable(f"retrieve service: {exc.code().name}: {exc.details()}") from exc

@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from acm.settings import ServiceSettings
+from pydantic import Field
+
+
+class GatewaySettings(ServiceSettings):
+    database_url: str
+    bus_url: str
+    retrieve_addr: str  # host:port of the retrieve service
+    listen_addr: str = "127.0.0.1:50051"
+    max_turn_bytes: int = Field(65536, gt=0)
+    default_budget_tokens: int = Field(2000, gt=0)
+    max_budget_tokens: int = Field(128_000, gt=0)
+    rpc_timeout_s: float = Field(5.0, gt=0)

@@ -1,0 +1,45 @@
+"""acm.turns.v1 → memories. Verifies the envelope's signature, is idempotent on event_id, and
+finishes the job only after every write succeeded."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from acm.auth import verify_envelope
+from acm.convert import InvalidTurn, turn_from_pb
+from acm.domain.models import JobStatus
+from acm.envelopes import decode
+from acm.ports.bus import PermanentError, Record
+from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
+
+from acm_ingest import GROUP
+from acm_ingest.usecases import IngestTurn
+
+log = logging.getLogger("acm.ingest")
+
+
+@dataclass
+class TurnsHandler:
+    ingest: IngestTurn
+    api_keys: ApiKeyRepo
+    jobs: JobRepo
+    processed: ProcessedEvents
+    audit: AuditLog
+    max_turn_bytes: int
+
+    async def __call__(self, record: Record) -> None:
+        env, scope = decode(record.value, "turn_received")
+        if await self.processed.seen(GROUP, env.event_id):
+            return
+        await verify_envelope(env, scope, self.api_keys, self.audit)
+        body = env.turn_received
+        try:
+            turn = turn_from_pb(body.turn, scope, self.max_turn_bytes, body.turn.turn_id or env.event_id)
+        except InvalidTurn as exc:
+            await self.jobs.finish(scope, body.job_id, JobStatus.FAILED, {}, str(exc))
+            raise PermanentError(str(exc)) from exc
+        counts = await self.ingest(turn, body.job_id, env.traceparent)
+        await self.jobs.finish(scope, body.job_id, JobStatus.DONE, counts)
+        await self.processed.mark(GROUP, env.event_id)
+        log.debug("ingested turn %s (job %s): %s", turn.turn_id, body.job_id, counts)

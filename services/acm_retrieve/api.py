@@ -1,0 +1,47 @@
+"""The Retrieve API: one implementation, served over gRPC and called in-process by the embedded gateway."""
+
+from __future__ import annotations
+
+import grpc
+from acm.convert import memory_to_pb, scope_from_pb, tiers_from_pb
+from acm.domain.scope import ScopeError
+from acm.domain.tokens import DEFAULT_ENCODING, ENCODINGS
+from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
+
+from acm_retrieve.usecases import Retrieve
+
+
+class RetrieveApi:
+    """Implements acm.ports.retriever.Retriever."""
+
+    def __init__(self, retrieve: Retrieve) -> None:
+        self._retrieve = retrieve
+
+    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+        scope = scope_from_pb(request.scope)
+        tiers = tiers_from_pb(list(request.tiers))
+        encoding = request.encoding or DEFAULT_ENCODING
+        if encoding not in ENCODINGS:
+            raise ValueError(f"encoding {encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
+        if request.budget_tokens <= 0:
+            raise ValueError("budget_tokens must be positive")
+        bundle = await self._retrieve(scope, request.query, request.budget_tokens, tiers, encoding)
+        return retrieve_pb2.RetrieveResponse(
+            memories=[memory_to_pb(r.memory, r.tokens, r.score) for r in bundle.items],
+            total_tokens=bundle.total_tokens,
+            dropped=bundle.dropped,
+        )
+
+
+class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
+    def __init__(self, api: RetrieveApi) -> None:
+        self._api = api
+
+    async def Retrieve(
+        self, request: retrieve_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
+    ) -> retrieve_pb2.RetrieveResponse:
+        try:
+            return await self._api.retrieve(request)
+        except (ScopeError, ValueError) as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            raise  # unreachable: abort raises

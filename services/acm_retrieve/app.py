@@ -1,0 +1,70 @@
+"""Wiring for the retrieve process; register() and build_api() also serve the embedded process."""
+
+from __future__ import annotations
+
+import logging
+
+from acm import topics
+from acm.adapters.embedders import build_embedder
+from acm.adapters.tokenizer import TiktokenCounter
+from acm.bootstrap import Relational, open_bus, open_relational, open_vectors
+from acm.ports.bus import EventBus
+from acm.ports.embedder import Embedder
+from acm.ports.stores import VectorStore
+from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
+from acm.settings import load
+from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
+
+from acm_retrieve import GROUP
+from acm_retrieve.api import RetrieveApi, RetrieveServicer
+from acm_retrieve.handlers.forget import ForgetHandler
+from acm_retrieve.handlers.memories import MemoriesHandler
+from acm_retrieve.settings import RetrieveSettings
+from acm_retrieve.usecases import Retrieve
+
+log = logging.getLogger("acm.retrieve")
+
+
+def build_api(
+    rel: Relational, vectors: VectorStore, embedder: Embedder, settings: RetrieveSettings
+) -> RetrieveApi:
+    return RetrieveApi(Retrieve(rel.memories, vectors, embedder, TiktokenCounter(), settings.candidates))
+
+
+def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder) -> None:
+    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(vectors, embedder.dim))
+    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(vectors, rel.api_keys, rel.audit))
+
+
+async def run(settings: RetrieveSettings) -> None:
+    timeout = settings.store_timeout_s
+    embedder = build_embedder(settings.embedder)
+    rel = await open_relational(settings.database_url, timeout)
+    vectors = await open_vectors(settings.vector_url, timeout)
+    await vectors.ensure(embedder.dim)
+    bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
+    register(bus, rel, vectors, embedder)
+    server = HealthServer(
+        settings.listen_addr, [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name]
+    )
+    retrieve_pb2_grpc.add_RetrieveServicer_to_server(
+        RetrieveServicer(build_api(rel, vectors, embedder, settings)), server.server
+    )
+    await bus.start()
+    await server.start()
+    log.info("retrieve serving on port %d", server.port)
+    try:
+        await wait_for_stop_signal()
+    finally:
+        await server.stop()
+        await bus.stop()
+        await vectors.close()
+        await rel.close()
+
+
+def main() -> None:
+    import asyncio
+
+    settings = load(RetrieveSettings)
+    configure_logging(settings.log_level)
+    asyncio.run(run(settings))
