@@ -10,13 +10,15 @@ from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.extract import mentions
 from acm.domain.models import Entity, Layer, Memory, Relation, Turn, stable_id
+from acm.domain.schema import DEFAULT_AGENT
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
-from acm.ports.stores import Cache, GraphStore, MemoryRepo
+from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.v1 import events_pb2
+
 
 MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bounded for long tool outputs
 
@@ -29,12 +31,14 @@ class IngestTurn:
     bus: EventBus
     embedder: Embedder
     tokens: TokenCounter
-    session_budget_tokens: int
+    schemas: SchemaRepo
+    session_budget_tokens: int  # used until the agent's schema exists
     session_soft_ratio: float
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         scope = turn.scope
         owner = scope.owner(Tier.USER)
+        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT)
         speaker = turn.metadata.get("speaker") or turn.role.value
         text = f"{speaker}: {turn.content}"
         memory = Memory(
@@ -50,6 +54,7 @@ class IngestTurn:
             session_id=scope.session_id,
             valid_from=turn.occurred_at,
             token_count=self.tokens.count(text),
+            schema_version=schema.version if schema else 0,
         )
         entities = _entities(owner, turn.content)
         relations = [
@@ -61,7 +66,9 @@ class IngestTurn:
         await self.memories.upsert([memory])
         if entities:
             await self.graph.upsert_entities(entities)
-            await self.graph.link_mentions(owner, memory.memory_id, [e.entity_id for e in entities])
+            await self.graph.link_mentions(
+                owner, memory.memory_id, [e.entity_id for e in entities], memory.session_id
+            )
         if relations:
             await self.graph.upsert_relations(relations)
 
@@ -82,18 +89,25 @@ class IngestTurn:
         )
         await self.bus.publish(topics.MEMORIES, scope.session_key, event.SerializeToString())
 
-        await self._maybe_request_compaction(scope, memory.token_count, traceparent)
+        budget, soft_ratio = (
+            (schema.compaction.budget_tokens, schema.compaction.soft_ratio)
+            if schema
+            else (self.session_budget_tokens, self.session_soft_ratio)
+        )
+        await self._maybe_request_compaction(scope, memory.token_count, budget, soft_ratio, traceparent)
         return {"memories": 1, "entities": len(entities), "relations": len(relations)}
 
-    async def _maybe_request_compaction(self, scope: Scope, added: int, traceparent: str) -> None:
+    async def _maybe_request_compaction(
+        self, scope: Scope, added: int, budget: int, soft_ratio: float, traceparent: str
+    ) -> None:
         if not scope.session_id:
             return
-        soft = int(self.session_budget_tokens * self.session_soft_ratio)
+        soft = int(budget * soft_ratio)
         total = await self.cache.incr(scope, "session_tokens", added)
         if total - added < soft <= total:  # ask once per crossing, not on every later turn
             event = envelope(scope, traceparent=traceparent)
             event.compaction_requested.CopyFrom(
-                events_pb2.CompactionRequested(session_tokens=total, budget_tokens=self.session_budget_tokens)
+                events_pb2.CompactionRequested(session_tokens=total, budget_tokens=budget)
             )
             await self.bus.publish(topics.COMPACTION_REQUESTS, scope.session_key, event.SerializeToString())
 

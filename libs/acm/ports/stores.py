@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Protocol
 
 from acm.domain.models import Entity, Job, JobStatus, Layer, Memory, Relation, ScoredMemory
+from acm.domain.schema import AgentSchema
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
 
 
@@ -121,8 +122,10 @@ class GraphStore(Protocol):
 
     async def upsert_entities(self, entities: Sequence[Entity]) -> None: ...
 
-    async def link_mentions(self, owner: Owner, memory_id: str, entity_ids: Sequence[str]) -> None:
-        """Record that the memory (owned by ``owner``) mentions these entities."""
+    async def link_mentions(
+        self, owner: Owner, memory_id: str, entity_ids: Sequence[str], session_id: str = ""
+    ) -> None:
+        """Record that the memory (owned by ``owner``, written in ``session_id``) mentions these entities."""
 
     async def upsert_relations(self, relations: Sequence[Relation]) -> None: ...
 
@@ -162,3 +165,13 @@ class Cache(Protocol):
         """Drop every key under ``level`` of ``scope``; returns how many."""
 
     async def close(self) -> None: ...
+
+
+class SchemaRepo(Protocol):
+    """Versioned agent schemas, per client."""
+
+    async def latest(self, scope: Scope, agent_id: str) -> AgentSchema | None:
+        """The newest version of the agent's schema in the scope's client."""
+
+    async def put(self, client_id: str, schema: AgentSchema) -> bool:
+        """Store this version; False (and no change) if that version already exists."""

@@ -1,0 +1,344 @@
+"""GraphStore over Neo4j (async driver).
+
+Model::
+
+    (:Entity {entity_id, client_id, customer_id, user_id, tier, name, name_lc, type, aliases, aliases_lc})
+    (:Memory {memory_id, client_id, customer_id, user_id, tier, session_id})-[:MENTIONS]->(:Entity)
+    (:Entity)-[:REL {type, memory_id, client_id, customer_id, user_id, tier}]->(:Entity)
+
+Absent owner ids are stored as "" (never null) so the visibility and erase predicates are plain equality.
+REL edges carry their owner too: a relation learned from user A's private memory must not let user B
+walk between two entities B can otherwise see.
+
+Every read filters every node and edge it returns or walks through with the visibility rule of
+``acm.domain.scope.visible``; every call has a deadline (a server-side transaction timeout plus a
+client-side ``asyncio.timeout``) and passes user values only as parameters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any, LiteralString
+
+from neo4j import (
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    Query,
+    RoutingControl,
+    unit_of_work,
+)
+from neo4j.exceptions import ClientError
+
+from acm.domain.models import Entity, Relation
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
+
+log = logging.getLogger(__name__)
+
+# Erase in bounded batches so one forget of a large client never becomes one huge transaction.
+_FORGET_BATCH = 1000
+
+_SCHEMA: tuple[LiteralString, ...] = (
+    "CREATE CONSTRAINT acm_entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.entity_id IS UNIQUE",
+    "CREATE CONSTRAINT acm_memory_id IF NOT EXISTS FOR (m:Memory) REQUIRE m.memory_id IS UNIQUE",
+    "CREATE INDEX acm_entity_client IF NOT EXISTS FOR (e:Entity) ON (e.client_id)",
+    "CREATE INDEX acm_entity_name IF NOT EXISTS FOR (e:Entity) ON (e.client_id, e.name_lc)",
+    "CREATE INDEX acm_memory_client IF NOT EXISTS FOR (m:Memory) ON (m.client_id)",
+    "CREATE INDEX acm_rel_client IF NOT EXISTS FOR ()-[r:REL]-() ON (r.client_id)",
+    "CREATE INDEX acm_rel_memory IF NOT EXISTS FOR ()-[r:REL]-() ON (r.memory_id)",
+)
+
+
+def _visible(var: LiteralString) -> LiteralString:
+    """Cypher form of ``visible()`` for node or edge ``var`` (a variable name, never user data)."""
+    return (
+        f"({var}.client_id = $client_id AND {var}.tier IN $tiers AND ({var}.tier = 'client'"
+        f" OR ({var}.customer_id = $customer_id AND ({var}.tier = 'customer' OR {var}.user_id = $user_id))))"
+    )
+
+
+def _forgotten(var: LiteralString, level: ForgetLevel) -> LiteralString:
+    """Cypher form of ``forgets()``: a missing session_id (entities, edges) counts as ""."""
+    pred: LiteralString = f"{var}.client_id = $client_id"
+    if level is ForgetLevel.CLIENT:
+        return pred
+    pred += f" AND {var}.customer_id = $customer_id"
+    if level is ForgetLevel.CUSTOMER:
+        return pred
+    pred += f" AND {var}.user_id = $user_id"
+    if level is ForgetLevel.USER:
+        return pred
+    return pred + f" AND coalesce({var}.session_id, '') = $session_id"
+
+
+def _scope_params(scope: Scope, tiers: tuple[Tier, ...] = ALL_TIERS) -> dict[str, Any]:
+    return {
+        "client_id": scope.client_id,
+        "customer_id": scope.customer_id,
+        "user_id": scope.user_id,
+        "session_id": scope.session_id,
+        "tiers": [str(t) for t in tiers],
+    }
+
+
+def _owner_props(owner: Owner) -> dict[str, str]:
+    return {
+        "client_id": owner.client_id,
+        "customer_id": owner.customer_id,
+        "user_id": owner.user_id,
+        "tier": str(owner.tier),
+    }
+
+
+def _entity_row(e: Entity) -> dict[str, Any]:
+    return {
+        "entity_id": e.entity_id,
+        **_owner_props(e.owner),
+        "name": e.name,
+        "name_lc": e.name.lower(),
+        "type": e.type,
+        "aliases": list(e.aliases),
+        "aliases_lc": sorted({a.lower() for a in e.aliases}),
+    }
+
+
+def _entity_from(node: Any) -> Entity:
+    owner = Owner(
+        node["client_id"], Tier(node["tier"]), node.get("customer_id") or "", node.get("user_id") or ""
+    )
+    return Entity(node["entity_id"], owner, node["name"], node["type"], tuple(node.get("aliases") or ()))
+
+
+_UPSERT_ENTITIES: LiteralString = """
+UNWIND $rows AS row
+MERGE (e:Entity {entity_id: row.entity_id})
+ON CREATE SET e.client_id = row.client_id
+WITH e, row
+WHERE e.client_id = row.client_id
+SET e.customer_id = row.customer_id, e.user_id = row.user_id, e.tier = row.tier,
+    e.name = row.name, e.name_lc = row.name_lc, e.type = row.type,
+    e.aliases = row.aliases, e.aliases_lc = row.aliases_lc
+RETURN count(DISTINCT e) AS n
+"""
+
+# Like the SQLite mentions table, a memory exists only through its links: no entity, no node.
+_LINK_MENTIONS: LiteralString = """
+MATCH (e:Entity)
+WHERE e.entity_id IN $entity_ids AND e.client_id = $client_id
+WITH collect(e) AS ents
+WHERE size(ents) > 0
+MERGE (m:Memory {memory_id: $memory_id})
+ON CREATE SET m.client_id = $client_id
+WITH m, ents
+WHERE m.client_id = $client_id
+SET m.customer_id = $customer_id, m.user_id = $user_id, m.tier = $tier, m.session_id = $session_id
+FOREACH (e IN ents | MERGE (m)-[:MENTIONS]->(e))
+RETURN size(ents) AS n
+"""
+
+_UPSERT_RELATIONS: LiteralString = """
+UNWIND $rows AS row
+MATCH (a:Entity {entity_id: row.src}), (b:Entity {entity_id: row.dst})
+WHERE a.client_id = row.client_id AND b.client_id = row.client_id
+MERGE (a)-[r:REL {type: row.type, memory_id: row.memory_id}]->(b)
+SET r.client_id = row.client_id, r.customer_id = row.customer_id, r.user_id = row.user_id, r.tier = row.tier
+RETURN count(r) AS n
+"""
+
+_FIND_ENTITIES: LiteralString = (
+    "MATCH (e:Entity) WHERE "
+    + _visible("e")
+    + " AND (e.name_lc IN $names OR any(a IN e.aliases_lc WHERE a IN $names))"
+    " RETURN e ORDER BY CASE e.tier WHEN 'user' THEN 0 WHEN 'customer' THEN 1 ELSE 2 END,"
+    " e.name_lc, e.entity_id"
+)
+
+_SEEDS: LiteralString = (
+    "MATCH (e:Entity) WHERE e.entity_id IN $ids AND " + _visible("e") + " RETURN e.entity_id AS id"
+)
+
+# One BFS hop, either direction; both the edge and the entity it leads to must be visible.
+_HOP: LiteralString = (
+    "MATCH (a:Entity)-[r:REL]-(b:Entity) WHERE a.entity_id IN $frontier AND "
+    + _visible("r")
+    + " AND "
+    + _visible("b")
+    + " RETURN DISTINCT b.entity_id AS id"
+)
+
+_MENTIONING: LiteralString = (
+    "UNWIND $reached AS p MATCH (m:Memory)-[:MENTIONS]->(:Entity {entity_id: p.id}) WHERE "
+    + _visible("m")
+    + " WITH m.memory_id AS memory_id, min(p.hops) AS hops"
+    " RETURN memory_id, hops ORDER BY hops, memory_id LIMIT $limit"
+)
+
+
+class Neo4jGraphStore:
+    """GraphStore on Neo4j. Build it with ``await Neo4jGraphStore.open(uri)``."""
+
+    def __init__(self, driver: AsyncDriver, *, database: str = "neo4j", timeout_s: float = 5.0) -> None:
+        self._driver = driver
+        self._database = database
+        self._timeout_s = timeout_s
+
+    @classmethod
+    async def open(
+        cls,
+        uri: str,
+        *,
+        user: str = "",
+        password: str = "",
+        database: str = "neo4j",
+        timeout_s: float = 5.0,
+    ) -> Neo4jGraphStore:
+        """Connect, check the server answers, and create constraints / indexes if missing."""
+        driver = AsyncGraphDatabase.driver(
+            uri,
+            auth=(user, password) if user else None,
+            connection_timeout=timeout_s,
+            connection_acquisition_timeout=timeout_s,
+            max_transaction_retry_time=timeout_s,
+        )
+        store = cls(driver, database=database, timeout_s=timeout_s)
+        try:
+            async with asyncio.timeout(timeout_s * 2):
+                await driver.verify_connectivity()
+            await store._ensure_schema()
+        except BaseException:
+            await driver.close()
+            raise
+        return store
+
+    async def _ensure_schema(self) -> None:
+        for stmt in _SCHEMA:
+            try:
+                await self._run(stmt, {}, write=True)
+            except ClientError as exc:
+                # Two processes opening at once may race on IF NOT EXISTS; the rule exists either way.
+                if "AlreadyExists" not in (exc.code or ""):
+                    raise
+
+    async def _run(self, text: LiteralString, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
+        """One managed transaction with a server-side timeout and a client-side deadline."""
+        # The client deadline is a little longer than the server's, so the server usually reports first.
+        async with asyncio.timeout(self._timeout_s + 1.0):
+            records, _, _ = await self._driver.execute_query(
+                Query(text, timeout=self._timeout_s),
+                params,
+                routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+                database_=self._database,
+            )
+        return [r.data() for r in records]
+
+    async def upsert_entities(self, entities: Sequence[Entity]) -> None:
+        if not entities:
+            return
+        rows = [_entity_row(e) for e in entities]
+        out = await self._run(_UPSERT_ENTITIES, {"rows": rows}, write=True)
+        if out and out[0]["n"] != len({r["entity_id"] for r in rows}):
+            # An entity_id already owned by another client is never moved across clients.
+            log.warning("upsert_entities: some entity ids belong to another client; skipped")
+
+    async def link_mentions(
+        self, owner: Owner, memory_id: str, entity_ids: Sequence[str], session_id: str = ""
+    ) -> None:
+        """``session_id`` lets a session-level forget find the memory."""
+        params: dict[str, Any] = {
+            **_owner_props(owner),
+            "memory_id": memory_id,
+            "session_id": session_id,
+            "entity_ids": list(dict.fromkeys(entity_ids)),
+        }
+        await self._run(_LINK_MENTIONS, params, write=True)
+
+    async def upsert_relations(self, relations: Sequence[Relation]) -> None:
+        if not relations:
+            return
+        rows = [
+            {
+                "src": r.src_entity_id,
+                "dst": r.dst_entity_id,
+                "type": r.type,
+                "memory_id": r.memory_id,
+                **_owner_props(r.owner),
+            }
+            for r in relations
+        ]
+        await self._run(_UPSERT_RELATIONS, {"rows": rows}, write=True)
+
+    async def find_entities(
+        self, scope: Scope, names: Sequence[str], tiers: tuple[Tier, ...] = ALL_TIERS
+    ) -> list[Entity]:
+        wanted = sorted({n.lower() for n in names if n})
+        if not wanted or not tiers:
+            return []
+        out = await self._run(_FIND_ENTITIES, {**_scope_params(scope, tiers), "names": wanted}, write=False)
+        return [_entity_from(r["e"]) for r in out]
+
+    async def expand(
+        self,
+        scope: Scope,
+        entity_ids: Sequence[str],
+        depth: int,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+    ) -> list[tuple[str, int]]:
+        if not entity_ids or limit <= 0 or not tiers:
+            return []
+        params = _scope_params(scope, tiers)
+        max_depth = max(0, depth)
+        timeout_s = self._timeout_s
+
+        # A hop-by-hop BFS with a visited set: linear in the edges walked, unlike enumerating all
+        # variable-length paths, which explodes around hub entities. One read transaction for all hops,
+        # which the server aborts after timeout_s.
+        @unit_of_work(timeout=timeout_s)
+        async def work(tx: AsyncManagedTransaction) -> list[tuple[str, int]]:
+            res = await tx.run(_SEEDS, {**params, "ids": list(dict.fromkeys(entity_ids))})
+            frontier = [r["id"] async for r in res]
+            hops = dict.fromkeys(frontier, 0)
+            for hop in range(1, max_depth + 1):
+                if not frontier:
+                    break
+                res = await tx.run(_HOP, {**params, "frontier": frontier})
+                frontier = [r["id"] async for r in res if r["id"] not in hops]
+                hops.update(dict.fromkeys(frontier, hop))
+            if not hops:
+                return []
+            reached = [{"id": k, "hops": v} for k, v in hops.items()]
+            res = await tx.run(_MENTIONING, {**params, "reached": reached, "limit": limit})
+            return [(r["memory_id"], r["hops"]) async for r in res]
+
+        async with asyncio.timeout(timeout_s + 1.0):
+            async with self._driver.session(database=self._database) as session:
+                return await session.execute_read(work)
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> None:
+        params = _scope_params(scope)
+        # Memories first, with the edges learned from them (their provenance is erased too).
+        mem_batch: LiteralString = (
+            "MATCH (m:Memory) WHERE " + _forgotten("m", level) + " WITH m LIMIT $batch"
+            " OPTIONAL MATCH ()-[r:REL]->() WHERE r.memory_id = m.memory_id AND r.client_id = $client_id"
+            " WITH m, collect(r) AS rels"
+            " FOREACH (x IN rels | DELETE x)"
+            " DETACH DELETE m RETURN count(*) AS n"
+        )
+        rel_batch: LiteralString = (
+            "MATCH ()-[r:REL]->() WHERE " + _forgotten("r", level) + " WITH r LIMIT $batch"
+            " DELETE r RETURN count(*) AS n"
+        )
+        ent_batch: LiteralString = (
+            "MATCH (e:Entity) WHERE " + _forgotten("e", level) + " WITH e LIMIT $batch"
+            " DETACH DELETE e RETURN count(*) AS n"
+        )
+        for stmt in (mem_batch, rel_batch, ent_batch):
+            while True:
+                out = await self._run(stmt, {**params, "batch": _FORGET_BATCH}, write=True)
+                if not out or out[0]["n"] < _FORGET_BATCH:
+                    break
+
+    async def close(self) -> None:
+        await self._driver.close()

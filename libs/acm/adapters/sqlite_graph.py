@@ -1,0 +1,395 @@
+"""GraphStore on SQLite (stdlib sqlite3): the embedded default, same semantics as Neo4jGraphStore.
+
+Tables: ``entities``, ``entity_aliases`` (lowercased alias -> entity_id), ``mentions`` (one row per
+memory/entity pair, carrying the memory's owner and session) and ``relations`` (carrying their owner).
+Absent owner ids are stored as "" so visibility and erase predicates are plain equality. Lists are
+passed as one JSON parameter (``json_each``) so no SQL text is ever built from values.
+
+sqlite3 blocks, so every call runs in a worker thread; one connection, serialised by a lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from acm.domain.models import Entity, Relation
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entities (
+    entity_id   TEXT PRIMARY KEY,
+    client_id   TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    user_id     TEXT NOT NULL,
+    tier        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    name_lc     TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    aliases     TEXT NOT NULL  -- JSON array, as given
+);
+CREATE INDEX IF NOT EXISTS entities_name ON entities (client_id, name_lc);
+CREATE TABLE IF NOT EXISTS entity_aliases (
+    alias_lc  TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    PRIMARY KEY (alias_lc, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entity_aliases_entity ON entity_aliases (entity_id);
+CREATE TABLE IF NOT EXISTS mentions (
+    memory_id   TEXT NOT NULL,
+    entity_id   TEXT NOT NULL,
+    client_id   TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    user_id     TEXT NOT NULL,
+    tier        TEXT NOT NULL,
+    session_id  TEXT NOT NULL,
+    PRIMARY KEY (memory_id, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (entity_id);
+CREATE INDEX IF NOT EXISTS mentions_owner ON mentions (client_id, customer_id, user_id, session_id);
+CREATE TABLE IF NOT EXISTS relations (
+    src_entity_id TEXT NOT NULL,
+    dst_entity_id TEXT NOT NULL,
+    type          TEXT NOT NULL,
+    memory_id     TEXT NOT NULL,
+    client_id     TEXT NOT NULL,
+    customer_id   TEXT NOT NULL,
+    user_id       TEXT NOT NULL,
+    tier          TEXT NOT NULL,
+    PRIMARY KEY (src_entity_id, dst_entity_id, type, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relations_dst ON relations (dst_entity_id);
+CREATE INDEX IF NOT EXISTS relations_memory ON relations (memory_id);
+CREATE INDEX IF NOT EXISTS relations_owner ON relations (client_id, customer_id, user_id);
+"""
+
+_TIER_RANK = {Tier.USER: 0, Tier.CUSTOMER: 1, Tier.CLIENT: 2}
+
+
+def _visible(t: str) -> str:
+    """SQL form of ``visible()`` for table alias ``t`` (an alias, never user data)."""
+    return (
+        f"({t}.client_id = :client_id AND {t}.tier IN (SELECT value FROM json_each(:tiers))"
+        f" AND ({t}.tier = 'client' OR ({t}.customer_id = :customer_id"
+        f" AND ({t}.tier = 'customer' OR {t}.user_id = :user_id))))"
+    )
+
+
+def _forgotten(t: str, level: ForgetLevel, *, has_session: bool) -> str:
+    """SQL form of ``forgets()``; rows without a session column count as session ""."""
+    pred = f"{t}.client_id = :client_id"
+    if level is ForgetLevel.CLIENT:
+        return pred
+    pred += f" AND {t}.customer_id = :customer_id"
+    if level is ForgetLevel.CUSTOMER:
+        return pred
+    pred += f" AND {t}.user_id = :user_id"
+    if level is ForgetLevel.USER:
+        return pred
+    return pred + (f" AND {t}.session_id = :session_id" if has_session else " AND '' = :session_id")
+
+
+def _scope_params(scope: Scope, tiers: tuple[Tier, ...] = ALL_TIERS) -> dict[str, Any]:
+    return {
+        "client_id": scope.client_id,
+        "customer_id": scope.customer_id,
+        "user_id": scope.user_id,
+        "session_id": scope.session_id,
+        "tiers": json.dumps([str(t) for t in tiers]),
+    }
+
+
+def _owner_params(owner: Owner) -> dict[str, str]:
+    return {
+        "client_id": owner.client_id,
+        "customer_id": owner.customer_id,
+        "user_id": owner.user_id,
+        "tier": str(owner.tier),
+    }
+
+
+class SqliteGraphStore:
+    """GraphStore in one SQLite file (WAL). ``path`` may be ":memory:" for throwaway use."""
+
+    def __init__(self, path: str | Path, *, timeout_s: float = 5.0) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: we issue BEGIN / COMMIT ourselves; timeout = busy wait on a locked file.
+        self._conn = sqlite3.connect(
+            str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False
+        )
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.Lock()
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+
+    @classmethod
+    async def open(cls, path: str | Path, *, timeout_s: float = 5.0) -> SqliteGraphStore:
+        return await asyncio.to_thread(cls, path, timeout_s=timeout_s)
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], _T], *, write: bool = False) -> _T:
+        def run() -> _T:
+            with self._lock:
+                if not write:
+                    return fn(self._conn)
+                # IMMEDIATE takes the write lock up front, so a busy file fails within the busy timeout
+                # instead of deadlocking on a lock upgrade.
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(self._conn)
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+                return out
+
+        return await asyncio.to_thread(run)
+
+    async def upsert_entities(self, entities: Sequence[Entity]) -> None:
+        if not entities:
+            return
+        rows = [
+            {
+                "entity_id": e.entity_id,
+                **_owner_params(e.owner),
+                "name": e.name,
+                "name_lc": e.name.lower(),
+                "type": e.type,
+                "aliases": json.dumps(list(e.aliases)),
+                "aliases_lc": json.dumps(sorted({a.lower() for a in e.aliases})),
+            }
+            for e in entities
+        ]
+
+        def write(conn: sqlite3.Connection) -> None:
+            for row in rows:
+                # The WHERE keeps an entity_id owned by another client from moving across clients.
+                cur = conn.execute(
+                    "INSERT INTO entities (entity_id, client_id, customer_id, user_id, tier, name, name_lc,"
+                    " type, aliases) VALUES (:entity_id, :client_id, :customer_id, :user_id, :tier, :name,"
+                    " :name_lc, :type, :aliases)"
+                    " ON CONFLICT (entity_id) DO UPDATE SET customer_id = excluded.customer_id,"
+                    " user_id = excluded.user_id, tier = excluded.tier, name = excluded.name,"
+                    " name_lc = excluded.name_lc, type = excluded.type, aliases = excluded.aliases"
+                    " WHERE entities.client_id = excluded.client_id",
+                    row,
+                )
+                if cur.rowcount == 0:
+                    log.warning("upsert_entities: entity id belongs to another client; skipped")
+                    continue
+                conn.execute("DELETE FROM entity_aliases WHERE entity_id = :entity_id", row)
+                conn.execute(
+                    "INSERT OR IGNORE INTO entity_aliases (alias_lc, entity_id)"
+                    " SELECT value, :entity_id FROM json_each(:aliases_lc)",
+                    row,
+                )
+
+        await self._call(write, write=True)
+
+    async def link_mentions(
+        self, owner: Owner, memory_id: str, entity_ids: Sequence[str], session_id: str = ""
+    ) -> None:
+        """``session_id`` lets a session-level forget find the memory."""
+        params: dict[str, Any] = {
+            **_owner_params(owner),
+            "memory_id": memory_id,
+            "session_id": session_id,
+            "entity_ids": json.dumps(list(dict.fromkeys(entity_ids))),
+        }
+
+        def write(conn: sqlite3.Connection) -> None:
+            foreign = conn.execute(
+                "SELECT 1 FROM mentions WHERE memory_id = :memory_id AND client_id != :client_id LIMIT 1",
+                params,
+            ).fetchone()
+            if foreign:
+                log.warning("link_mentions: memory id belongs to another client; skipped")
+                return
+            # Re-linking restates the memory's owner on all its rows, as the Neo4j node would.
+            conn.execute(
+                "UPDATE mentions SET customer_id = :customer_id, user_id = :user_id, tier = :tier,"
+                " session_id = :session_id WHERE memory_id = :memory_id",
+                params,
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO mentions (memory_id, entity_id, client_id, customer_id, user_id, tier,"
+                " session_id) SELECT :memory_id, e.entity_id, :client_id, :customer_id, :user_id, :tier,"
+                " :session_id FROM entities e WHERE e.client_id = :client_id"
+                " AND e.entity_id IN (SELECT value FROM json_each(:entity_ids))",
+                params,
+            )
+
+        await self._call(write, write=True)
+
+    async def upsert_relations(self, relations: Sequence[Relation]) -> None:
+        if not relations:
+            return
+        rows = [
+            {
+                "src": r.src_entity_id,
+                "dst": r.dst_entity_id,
+                "type": r.type,
+                "memory_id": r.memory_id,
+                **_owner_params(r.owner),
+            }
+            for r in relations
+        ]
+
+        def write(conn: sqlite3.Connection) -> None:
+            # Only between existing entities of the relation's own client (as the Neo4j MATCH does).
+            conn.executemany(
+                "INSERT INTO relations (src_entity_id, dst_entity_id, type, memory_id, client_id,"
+                " customer_id, user_id, tier)"
+                " SELECT :src, :dst, :type, :memory_id, :client_id, :customer_id, :user_id, :tier"
+                " WHERE (SELECT count(*) FROM entities"
+                "        WHERE entity_id IN (:src, :dst) AND client_id = :client_id) = 2 - (:src = :dst)"
+                " ON CONFLICT (src_entity_id, dst_entity_id, type, memory_id) DO UPDATE SET"
+                " client_id = excluded.client_id, customer_id = excluded.customer_id,"
+                " user_id = excluded.user_id, tier = excluded.tier",
+                rows,
+            )
+
+        await self._call(write, write=True)
+
+    async def find_entities(
+        self, scope: Scope, names: Sequence[str], tiers: tuple[Tier, ...] = ALL_TIERS
+    ) -> list[Entity]:
+        wanted = sorted({n.lower() for n in names if n})
+        if not wanted or not tiers:
+            return []
+        params = {**_scope_params(scope, tiers), "names": json.dumps(wanted)}
+        sql = (
+            "SELECT e.* FROM entities e WHERE "
+            + _visible("e")
+            + " AND (e.name_lc IN (SELECT value FROM json_each(:names))"
+            " OR e.entity_id IN (SELECT a.entity_id FROM entity_aliases a"
+            "                    WHERE a.alias_lc IN (SELECT value FROM json_each(:names))))"
+        )
+        rows = await self._call(lambda conn: conn.execute(sql, params).fetchall())
+        found = [
+            Entity(
+                r["entity_id"],
+                Owner(r["client_id"], Tier(r["tier"]), r["customer_id"], r["user_id"]),
+                r["name"],
+                r["type"],
+                tuple(json.loads(r["aliases"])),
+            )
+            for r in rows
+        ]
+        # Narrowest tier first, like retrieval (user -> customer -> client); then a stable order.
+        found.sort(key=lambda e: (_TIER_RANK[e.owner.tier], e.name.lower(), e.entity_id))
+        return found
+
+    async def expand(
+        self,
+        scope: Scope,
+        entity_ids: Sequence[str],
+        depth: int,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+    ) -> list[tuple[str, int]]:
+        if not entity_ids or limit <= 0 or not tiers:
+            return []
+        params = _scope_params(scope, tiers)
+        max_depth = max(0, depth)
+        seeds_sql = (
+            "SELECT e.entity_id FROM entities e"
+            " WHERE e.entity_id IN (SELECT value FROM json_each(:ids)) AND " + _visible("e")
+        )
+        # One BFS hop, either direction; both the edge and the entity it leads to must be visible.
+        hop_sql = (
+            "SELECT DISTINCT e.entity_id FROM ("
+            "  SELECT r.dst_entity_id AS other, r.* FROM relations r"
+            "  WHERE r.src_entity_id IN (SELECT value FROM json_each(:frontier))"
+            "  UNION ALL"
+            "  SELECT r.src_entity_id AS other, r.* FROM relations r"
+            "  WHERE r.dst_entity_id IN (SELECT value FROM json_each(:frontier))"
+            ") r JOIN entities e ON e.entity_id = r.other WHERE " + _visible("r") + " AND " + _visible("e")
+        )
+        mentions_sql = (
+            "SELECT m.memory_id AS memory_id, min(j.value) AS hops"
+            " FROM json_each(:reached) j JOIN mentions m ON m.entity_id = j.key"
+            " WHERE " + _visible("m") + " GROUP BY m.memory_id ORDER BY hops, m.memory_id LIMIT :limit"
+        )
+
+        # A BFS with a visited set, in one read snapshot: linear in the edges walked.
+        def read(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+            conn.execute("BEGIN")
+            try:
+                ids = json.dumps(list(dict.fromkeys(entity_ids)))
+                frontier = [r[0] for r in conn.execute(seeds_sql, {**params, "ids": ids})]
+                hops = dict.fromkeys(frontier, 0)
+                for hop in range(1, max_depth + 1):
+                    if not frontier:
+                        break
+                    cur = conn.execute(hop_sql, {**params, "frontier": json.dumps(frontier)})
+                    frontier = [r[0] for r in cur if r[0] not in hops]
+                    hops.update(dict.fromkeys(frontier, hop))
+                if not hops:
+                    return []
+                cur = conn.execute(mentions_sql, {**params, "reached": json.dumps(hops), "limit": limit})
+                return [(r["memory_id"], int(r["hops"])) for r in cur]
+            finally:
+                conn.execute("COMMIT")
+
+        return await self._call(read)
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> None:
+        params = _scope_params(scope)
+        mem = _forgotten("m", level, has_session=True)
+        rel = _forgotten("r", level, has_session=False)
+        ent = _forgotten("e", level, has_session=False)
+
+        def write(conn: sqlite3.Connection) -> None:
+            # Edges learned from an erased memory go with it, as well as edges the level owns.
+            conn.execute(
+                "DELETE FROM relations AS r WHERE r.client_id = :client_id AND ("
+                + rel
+                + " OR r.memory_id IN (SELECT m.memory_id FROM mentions m WHERE "
+                + mem
+                + "))",
+                params,
+            )
+            conn.execute("DELETE FROM mentions AS m WHERE " + mem, params)
+            conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS doomed_entities (entity_id TEXT PRIMARY KEY) WITHOUT ROWID"
+            )
+            conn.execute("DELETE FROM temp.doomed_entities")
+            conn.execute(
+                "INSERT INTO temp.doomed_entities SELECT e.entity_id FROM entities e WHERE " + ent, params
+            )
+            # DETACH semantics: whatever touched an erased entity goes too.
+            conn.execute(
+                "DELETE FROM mentions WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
+            )
+            conn.execute(
+                "DELETE FROM relations WHERE src_entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
+                " OR dst_entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
+            )
+            conn.execute(
+                "DELETE FROM entity_aliases WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
+            )
+            conn.execute(
+                "DELETE FROM entities WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
+            )
+            conn.execute("DELETE FROM temp.doomed_entities")
+
+        await self._call(write, write=True)
+
+    async def close(self) -> None:
+        def close() -> None:
+            with self._lock:
+                self._conn.close()
+
+        await asyncio.to_thread(close)

@@ -1,0 +1,362 @@
+"""The deployment manifests stay in step with the code.
+
+docker-compose.yml: every ACM service gets every variable its settings class requires (derived from
+the classes, not listed here), the infrastructure images are there, and every URL / address names a
+compose service. k8s/: both overlays render with kustomize (installed by scripts/tools/kustomize.sh
+through the Go module proxy, hence `infra`) into a Deployment and a Service per ACM service with gRPC
+probes, requests and limits, and settings that load.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import inspect
+import os
+import shlex
+import shutil
+import subprocess
+import tomllib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from acm.settings import ServiceSettings, load
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+KUSTOMIZE_SH = ROOT / "scripts/tools/kustomize.sh"
+OVERLAYS = ("dev", "prod")
+
+# Image repositories the distributed stack needs (tag left free).
+INFRA_IMAGES = {
+    "kafka": "apache/kafka",
+    "qdrant": "qdrant/qdrant",
+    "neo4j": "neo4j",
+    "postgres": "postgres",
+    "redis": "redis",
+    "otel collector": "otel/opentelemetry-collector-contrib",
+}
+# URL schemes that select the server-backed adapter of each store (libs/acm/bootstrap.py).
+SERVER_SCHEMES = {
+    "ACM_DATABASE_URL": {"postgresql", "postgres"},
+    "ACM_VECTOR_URL": {"http", "https"},
+    "ACM_GRAPH_URL": {"bolt", "neo4j"},
+    "ACM_CACHE_URL": {"redis", "rediss"},
+    "ACM_BUS_URL": {"kafka"},
+}
+
+
+def _entry_points() -> dict[str, str]:
+    """The services' console scripts (acm-gateway, …) and their packages, from pyproject.toml."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    return {
+        cmd: target.split(":")[0].split(".")[0] for cmd, target in scripts.items() if cmd.startswith("acm-")
+    }
+
+
+SERVICES = _entry_points()
+
+
+def _settings_class(command: str) -> type[ServiceSettings]:
+    """The one ServiceSettings subclass defined in <package>.settings; skip if not written yet."""
+    module_name = f"{SERVICES[command]}.settings"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name in (module_name, SERVICES[command]):
+            pytest.skip(f"{module_name} does not exist yet")
+        raise
+    classes = [
+        cls
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+        if issubclass(cls, ServiceSettings) and cls is not ServiceSettings and cls.__module__ == module_name
+    ]
+    assert len(classes) == 1, f"{module_name}: expected one ServiceSettings subclass, found {classes}"
+    return classes[0]
+
+
+def _required_vars(cls: type[ServiceSettings]) -> set[str]:
+    prefix = str(cls.model_config.get("env_prefix", ""))
+    return {prefix + name.upper() for name, field in cls.model_fields.items() if field.is_required()}
+
+
+def _load_settings(
+    cls: type[ServiceSettings], env: Mapping[str, str], monkeypatch: pytest.MonkeyPatch
+) -> ServiceSettings:
+    """Build the settings from exactly `env` (the process' own ACM_* variables removed)."""
+    for key in [k for k in os.environ if k.startswith("ACM_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return load(cls)  # as the service does; exits naming each missing or invalid variable
+
+
+def _host_port(value: str) -> tuple[str | None, int | None]:
+    """Host and port of a URL (scheme://host:port/…) or an address (host:port)."""
+    parts = urlsplit(value if "://" in value else f"//{value}")
+    return parts.hostname, parts.port
+
+
+def _port(addr: str) -> int:
+    port = _host_port(addr)[1]
+    assert port, f"no port in {addr!r}"
+    return port
+
+
+# --------------------------------------------------------------------------- docker-compose.yml
+
+
+def _compose() -> dict[str, Any]:
+    data = yaml.safe_load(COMPOSE_FILE.read_text())
+    assert isinstance(data, dict) and isinstance(data.get("services"), dict)
+    return data
+
+
+def _command(service: Mapping[str, Any]) -> list[str]:
+    command = service.get("command") or []
+    return shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
+
+
+def _environment(service: Mapping[str, Any]) -> dict[str, str]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        env = dict(item.split("=", 1) for item in env)
+    return {str(k): str(v) for k, v in env.items() if v is not None}
+
+
+def _depends_on(service: Mapping[str, Any]) -> set[str]:
+    deps = service.get("depends_on") or {}
+    return set(deps) if isinstance(deps, (dict, list)) else set()
+
+
+def _compose_service(command: str) -> tuple[str, dict[str, Any]]:
+    matches = [(n, s) for n, s in _compose()["services"].items() if _command(s)[:1] == [command]]
+    assert len(matches) == 1, f"expected one compose service running {command}, found {len(matches)}"
+    return matches[0]
+
+
+def test_compose_has_the_infrastructure_images() -> None:
+    images = {str(s.get("image", "")).split(":")[0] for s in _compose()["services"].values()}
+    missing = {what: repo for what, repo in INFRA_IMAGES.items() if repo not in images}
+    assert not missing, f"docker-compose.yml lacks {missing}"
+
+
+def test_compose_runs_every_service_from_the_dockerfile() -> None:
+    services = _compose()["services"]
+    for command in SERVICES:
+        name, service = _compose_service(command)
+        build = service.get("build")
+        context = build if isinstance(build, str) else (build or {}).get("context")
+        assert context in (".", "./"), f"{name}: not built from the repo's Dockerfile"
+        assert service.get("healthcheck", {}).get("test"), f"{name}: no healthcheck"
+    assert (ROOT / "Dockerfile").is_file()
+    keys = services.get("acm-keys")
+    assert keys is not None, "no acm-keys tool service"
+    assert "tools" in keys.get("profiles", [])
+    assert _command(keys)[:5] == ["acm", "keys", "create", "--client", "demo"]
+    assert "--database-url" in _command(keys)
+
+
+@pytest.mark.parametrize("command", sorted(SERVICES))
+def test_compose_env_covers_required_settings(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    cls = _settings_class(command)
+    name, service = _compose_service(command)
+    env = _environment(service)
+    missing = _required_vars(cls) - set(env)
+    assert not missing, f"compose service {name} ({command}) lacks {sorted(missing)} for {cls.__name__}"
+    _load_settings(cls, env, monkeypatch)  # the values validate, too
+    # The gRPC port (gRPC servers) or the health port (consumers) must be reachable from other
+    # containers and from the healthcheck, so it listens on all interfaces, not the 127.0.0.1 default.
+    var = "ACM_LISTEN_ADDR" if "listen_addr" in cls.model_fields else "ACM_HEALTH_ADDR"
+    assert var in env, f"{name}: {var} not set"
+    assert _host_port(env[var])[0] == "0.0.0.0", f"{name}: {var}={env[var]} is not reachable"
+    assert env.get("OTEL_SERVICE_NAME"), f"{name}: no OTEL_SERVICE_NAME"
+    assert env.get("OTEL_EXPORTER_OTLP_ENDPOINT"), f"{name}: no OTEL_EXPORTER_OTLP_ENDPOINT"
+    healthcheck = service["healthcheck"]["test"]
+    if healthcheck[0] == "CMD" and healthcheck[1:3] == ["python", "-c"]:
+        compile(healthcheck[3], f"{name} healthcheck", "exec")
+
+
+def test_compose_urls_point_to_compose_services() -> None:
+    services = _compose()["services"]
+    listen_ports = {
+        name: _port(_environment(s)["ACM_LISTEN_ADDR"])
+        for name, s in services.items()
+        if "ACM_LISTEN_ADDR" in _environment(s)
+    }
+    for command in SERVICES:
+        name, service = _compose_service(command)
+        deps = _depends_on(service)
+        for key, value in _environment(service).items():
+            if key in ("ACM_LISTEN_ADDR", "ACM_HEALTH_ADDR"):
+                continue  # where it listens itself (checked above)
+            if not (key.endswith(("_URL", "_ADDR")) or key == "OTEL_EXPORTER_OTLP_ENDPOINT"):
+                continue
+            host, port = _host_port(value)
+            assert host in services, f"{name}: {key}={value} names no compose service"
+            assert host in deps, f"{name}: {key} needs {host} but does not depend on it"
+            if key in SERVER_SCHEMES:
+                assert urlsplit(value).scheme in SERVER_SCHEMES[key], f"{name}: {key}={value}"
+            if host in listen_ports:
+                assert port == listen_ports[host], (
+                    f"{name}: {key}={value}, {host} listens on {listen_ports[host]}"
+                )
+    keys_command = _command(services["acm-keys"])
+    keys_url = keys_command[keys_command.index("--database-url") + 1]
+    assert _host_port(keys_url)[0] in services
+    assert "postgres" in _depends_on(services["acm-keys"])
+
+
+def test_compose_otel_collector_config_is_mounted() -> None:
+    services = _compose()["services"]
+    [collector] = [s for s in services.values() if "opentelemetry-collector" in str(s.get("image", ""))]
+    sources = [str(v).split(":")[0] for v in collector.get("volumes", [])]
+    assert sources, "the collector mounts no config"
+    for source in sources:
+        config = yaml.safe_load((ROOT / source).read_text())
+        assert "otlp" in config["receivers"]
+        for pipeline in config["service"]["pipelines"].values():
+            assert set(pipeline["receivers"]) <= set(config["receivers"])
+            assert set(pipeline["exporters"]) <= set(config["exporters"])
+
+
+# --------------------------------------------------------------------------- k8s/ (kustomize)
+
+
+@pytest.fixture(scope="module")
+def kustomize() -> str:
+    if shutil.which("go") is None and shutil.which("kustomize") is None:
+        pytest.skip("neither the Go toolchain nor kustomize is installed")
+    result = subprocess.run(
+        ["bash", str(KUSTOMIZE_SH)], capture_output=True, text=True, timeout=900, check=False
+    )
+    assert result.returncode == 0, f"kustomize.sh failed:\n{result.stderr}"
+    path = result.stdout.strip().splitlines()[-1]
+    assert Path(path).is_file(), path
+    return path
+
+
+@pytest.fixture(scope="module", params=OVERLAYS)
+def rendered(request: pytest.FixtureRequest, kustomize: str) -> tuple[str, list[dict[str, Any]]]:
+    overlay = str(request.param)
+    result = subprocess.run(
+        [kustomize, "build", str(ROOT / "k8s/overlays" / overlay)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"kustomize build {overlay} failed:\n{result.stderr}"
+    docs = [d for d in yaml.safe_load_all(result.stdout) if d]
+    return overlay, docs
+
+
+def _by_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
+
+
+def _containers(deployment: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    yield from deployment["spec"]["template"]["spec"]["containers"]
+
+
+def _container_env(container: Mapping[str, Any], docs: list[dict[str, Any]]) -> dict[str, str]:
+    """What the container's process sees: envFrom ConfigMaps / Secrets, then env values."""
+    config_maps, secrets = _by_kind(docs, "ConfigMap"), _by_kind(docs, "Secret")
+    env: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        if "configMapRef" in source:
+            env.update(config_maps[source["configMapRef"]["name"]].get("data", {}))
+        if "secretRef" in source:
+            secret = secrets[source["secretRef"]["name"]]
+            env.update({k: base64.b64decode(v).decode() for k, v in secret.get("data", {}).items()})
+            env.update(secret.get("stringData", {}))
+    for item in container.get("env", []):
+        env[item["name"]] = str(item.get("value", ""))
+    return env
+
+
+@pytest.mark.infra
+def test_k8s_has_a_deployment_and_service_per_acm_service(
+    rendered: tuple[str, list[dict[str, Any]]],
+) -> None:
+    overlay, docs = rendered
+    deployments, services = _by_kind(docs, "Deployment"), _by_kind(docs, "Service")
+    assert set(deployments) == set(SERVICES), f"{overlay}: Deployments {sorted(deployments)}"
+    assert set(services) == set(SERVICES), f"{overlay}: Services {sorted(services)}"
+    for name, deployment in deployments.items():
+        [container] = list(_containers(deployment))
+        assert container["command"][:1] == [name], f"{overlay}/{name}: runs {container['command']}"
+        pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+        selector = deployment["spec"]["selector"]["matchLabels"]
+        assert selector.items() <= pod_labels.items()
+        service = services[name]
+        assert service["spec"]["selector"].items() <= pod_labels.items(), f"{overlay}/{name}: selector"
+        port_names = {p["name"]: p["containerPort"] for p in container["ports"]}
+        for port in service["spec"]["ports"]:
+            target = port["targetPort"]
+            assert target in port_names or target in port_names.values(), f"{overlay}/{name}: {target}"
+
+
+@pytest.mark.infra
+def test_k8s_containers_have_grpc_probes_resources_and_settings(
+    rendered: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    overlay, docs = rendered
+    for name, deployment in _by_kind(docs, "Deployment").items():
+        pod = deployment["spec"]["template"]["spec"]
+        for container in _containers(deployment):
+            where = f"{overlay}/{name}/{container['name']}"
+            env = _container_env(container, docs)
+            cls = _settings_class(name)
+            missing = _required_vars(cls) - set(env)
+            assert not missing, f"{where}: lacks {sorted(missing)} for {cls.__name__}"
+            _load_settings(cls, env, monkeypatch)
+            var = "ACM_LISTEN_ADDR" if "listen_addr" in cls.model_fields else "ACM_HEALTH_ADDR"
+            assert _host_port(env.get(var, ""))[0] == "0.0.0.0", f"{where}: {var} must listen on 0.0.0.0"
+            port = _port(env[var])
+            exposed = {p["containerPort"] for p in container.get("ports", [])}
+            assert port in exposed, f"{where}: {var} port {port} is not a containerPort ({exposed})"
+            for probe in ("readinessProbe", "livenessProbe"):
+                assert probe in container, f"{where}: no {probe}"
+                grpc = container[probe].get("grpc")
+                assert grpc, f"{where}: {probe} is not a gRPC probe"
+                assert grpc["port"] == port, f"{where}: {probe} port != {var}"
+            resources = container.get("resources", {})
+            for kind in ("requests", "limits"):
+                assert {"cpu", "memory"} <= set(resources.get(kind, {})), f"{where}: resources.{kind}"
+            non_root = container.get("securityContext", {}).get(
+                "runAsNonRoot", pod.get("securityContext", {}).get("runAsNonRoot")
+            )
+            assert non_root is True, f"{where}: runAsNonRoot"
+            image = str(container["image"])
+            if overlay == "dev":
+                assert image.endswith(":dev"), f"{where}: image {image}"
+
+
+@pytest.mark.infra
+def test_k8s_overlay_replicas_and_scaling(rendered: tuple[str, list[dict[str, Any]]]) -> None:
+    overlay, docs = rendered
+    deployments = _by_kind(docs, "Deployment")
+    replicas = {name: d["spec"].get("replicas", 1) for name, d in deployments.items()}
+    hpas = _by_kind(docs, "HorizontalPodAutoscaler")
+    pdbs = _by_kind(docs, "PodDisruptionBudget")
+    if overlay == "dev":
+        assert set(replicas.values()) == {1}, replicas
+        return
+    assert replicas["acm-gateway"] == 3
+    assert replicas["acm-retrieve"] == 3
+    assert replicas["acm-ingest"] == 3
+    targets = {h["spec"]["scaleTargetRef"]["name"]: h for h in hpas.values()}
+    for name in ("acm-gateway", "acm-retrieve"):
+        assert name in targets, f"prod: no HorizontalPodAutoscaler for {name}"
+        hpa = targets[name]["spec"]
+        assert hpa["scaleTargetRef"]["kind"] == "Deployment"
+        assert hpa["minReplicas"] <= replicas[name] <= hpa["maxReplicas"]
+    gateway_labels = deployments["acm-gateway"]["spec"]["template"]["metadata"]["labels"]
+    assert any(
+        p["spec"]["selector"]["matchLabels"].items() <= gateway_labels.items() for p in pdbs.values()
+    ), "prod: no PodDisruptionBudget for the gateway"
