@@ -44,7 +44,11 @@ async def run(settings: GatewaySettings) -> None:
     timeout = settings.store_timeout_s
     rel = await open_relational(settings.database_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
-    channel = grpc.aio.insecure_channel(settings.retrieve_addr)
+    # round_robin over every address the name resolves to (a headless Service in k8s), so one
+    # gateway spreads its calls over all retrieve replicas instead of pinning one.
+    channel = grpc.aio.insecure_channel(
+        settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")]
+    )
     servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
     server = build_server(servicer, settings.listen_addr)
     await bus.start()

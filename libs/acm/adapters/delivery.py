@@ -1,0 +1,165 @@
+"""Consumer-side logic shared by every EventBus adapter: retry, dead-letter, and a stoppable worker.
+
+An adapter calls `deliver` for each record and commits the record's offset only when it returns.
+`deliver` returns once the record was either handled or safely written to the group's dead-letter
+topic; it raises only when that dead-letter write failed, so the record is redelivered (nothing lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+from google.protobuf.message import DecodeError
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from acm import topics
+from acm.ports.bus import EventBus, PermanentError, Record, RecordHandler
+from acm.v1 import events_pb2
+
+log = logging.getLogger("acm.bus")
+
+
+async def deliver(
+    bus: EventBus,
+    group: str,
+    record: Record,
+    handler: RecordHandler,
+    *,
+    attempts: int = 4,
+    backoff_s: float = 0.2,
+) -> None:
+    """Run `handler` on `record` with retries; dead-letter it if it cannot succeed."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            await handler(record)
+            return
+        except PermanentError as exc:
+            # Retrying input that can never succeed only delays the records behind it.
+            await dead_letter(bus, group, record, f"{_describe(exc)} (permanent)", attempt)
+            return
+        except Exception as exc:  # CancelledError is a BaseException: a stopping bus passes through
+            if attempt >= attempts:
+                await dead_letter(
+                    bus, group, record, f"{_describe(exc)} (gave up after {attempt} attempts)", attempt
+                )
+                return
+            delay = backoff_s * 2 ** (attempt - 1)
+            log.info(
+                "group %s: %s@%d/%d attempt %d failed (%s), retrying in %.2fs",
+                group,
+                record.topic,
+                record.partition,
+                record.offset,
+                attempt,
+                _describe(exc),
+                delay,
+            )
+            await asyncio.sleep(delay)
+
+
+async def dead_letter(bus: EventBus, group: str, record: Record, reason: str, attempts: int) -> None:
+    """Publish `record` (original bytes kept) to the group's dead-letter topic; raise if that fails."""
+    failed_at = Timestamp()
+    failed_at.FromDatetime(datetime.now(UTC))
+    letter = events_pb2.DeadLetter(
+        group=group,
+        topic=record.topic,
+        key=record.key,
+        value=record.value,
+        reason=reason,
+        attempts=attempts,
+        failed_at=failed_at,
+        event_id=_event_id(record.value),
+    )
+    target = topics.dead_letter(group)
+    try:
+        await bus.publish(target, record.key, letter.SerializeToString())
+    except Exception:
+        # The caller must not commit the offset: the record comes back and nothing is lost.
+        log.error(
+            "group %s: could not dead-letter %s@%d/%d to %s",
+            group,
+            record.topic,
+            record.partition,
+            record.offset,
+            target,
+            exc_info=True,
+        )
+        raise
+    log.warning(
+        "group %s: dead-lettered %s@%d/%d (key %r, event_id %r) to %s: %s",
+        group,
+        record.topic,
+        record.partition,
+        record.offset,
+        record.key,
+        letter.event_id,
+        target,
+        reason,
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _event_id(value: bytes) -> str:
+    """The envelope's event_id if the value is an Envelope, else "" (malformed input is dead-lettered too)."""
+    try:
+        return events_pb2.Envelope.FromString(value).event_id
+    except (DecodeError, ValueError):
+        return ""
+
+
+class Worker:
+    """One subscription's consumer task. stop() lets the record being handled finish (so its offset is
+    committed) but does not wait for new records; a handler stuck longer than the timeout is cancelled
+    and its record, not committed, is redelivered later."""
+
+    def __init__(self, name: str, run: Callable[[Worker], Awaitable[None]]) -> None:
+        self.name = name
+        self.stopping = False
+        self._run = run
+        self._busy = False
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.stopping = False
+        self._task = asyncio.create_task(self._main(), name=self.name)
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """Wrap the handling + commit of one record: stop() waits for it instead of cancelling."""
+        self._busy = True
+        try:
+            yield
+        finally:
+            self._busy = False
+
+    async def stop(self, timeout_s: float) -> None:
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self.stopping = True
+        if not self._busy:
+            task.cancel()  # idle (polling or waiting): nothing to finish
+        done, _ = await asyncio.wait({task}, timeout=timeout_s)
+        if not done:
+            log.warning("%s: handler still running after %.1fs, cancelling it", self.name, timeout_s)
+            task.cancel()
+            await asyncio.wait({task})
+
+    async def _main(self) -> None:
+        try:
+            await self._run(self)
+        except asyncio.CancelledError:
+            pass  # only stop() cancels us
+        except Exception:
+            log.exception("%s: consumer loop crashed", self.name)

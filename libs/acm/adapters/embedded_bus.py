@@ -1,0 +1,191 @@
+"""EventBus for the single-process embedded mode: an append-only log in one SQLite file.
+
+`records` holds every published record (seq is global and increasing, so it orders each topic);
+`offsets` holds, per (group, topic), the seq of the last record the group is done with. publish()
+returns after its INSERT is committed, and a group's offset moves only after `deliver` returned, so a
+crash loses nothing and a restart (a new EmbeddedBus on the same file) redelivers what was not done.
+SQLite calls are short and run inline on the event loop. The log is never pruned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from acm.adapters.delivery import Worker, deliver
+from acm.ports.bus import BusUnavailable, Record, RecordHandler
+
+log = logging.getLogger("acm.bus")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- AUTOINCREMENT: a seq is never reused
+    topic TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_by_topic ON records (topic, seq);
+CREATE TABLE IF NOT EXISTS offsets (
+    consumer_group TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (consumer_group, topic)
+);
+"""
+
+
+@dataclass(eq=False)
+class _Subscription:
+    topic: str
+    group: str
+    handler: RecordHandler
+    worker: Worker
+    # Set by publish() so the consumer does not wait for the next poll.
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class EmbeddedBus:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        poll_interval_s: float = 1.0,
+        batch_size: int = 100,
+        stop_timeout_s: float = 10.0,
+        busy_timeout_ms: int = 5000,
+        deliver_attempts: int = 4,
+        deliver_backoff_s: float = 0.2,
+    ) -> None:
+        self._path = Path(path)
+        self._poll_interval_s = poll_interval_s
+        self._batch_size = batch_size
+        self._stop_timeout_s = stop_timeout_s
+        self._busy_timeout_ms = busy_timeout_ms
+        self._deliver_attempts = deliver_attempts
+        self._deliver_backoff_s = deliver_backoff_s
+        self._subscriptions: list[_Subscription] = []
+        self._conn: sqlite3.Connection | None = None
+        self._started = False
+
+    # -- EventBus --------------------------------------------------------------------------------
+
+    async def publish(self, topic: str, key: str, value: bytes) -> None:
+        try:
+            # Autocommit mode: this single INSERT is its own transaction, committed (and, with
+            # synchronous=FULL, synced) before execute() returns.
+            self._db().execute(
+                "INSERT INTO records (topic, key, value) VALUES (?, ?, ?)", (topic, key, value)
+            )
+        except sqlite3.OperationalError as exc:  # locked past busy_timeout, disk full, I/O error
+            raise BusUnavailable(f"embedded bus {self._path}: could not append to {topic}: {exc}") from exc
+        for sub in self._subscriptions:
+            if sub.topic == topic:
+                sub.wake.set()
+
+    def subscribe(self, topic: str, group: str, handler: RecordHandler) -> None:
+        if self._started:
+            raise RuntimeError("subscribe() must be called before start()")
+        if any(s.topic == topic and s.group == group for s in self._subscriptions):
+            raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
+        sub = _Subscription(
+            topic, group, handler, Worker(f"embedded:{group}:{topic}", lambda w: self._consume(sub, w))
+        )
+        self._subscriptions.append(sub)
+
+    async def start(self) -> None:
+        if self._started:
+            return
+        self._db()  # fail here, not in a consumer task, if the file cannot be opened
+        for sub in self._subscriptions:
+            sub.worker.start()
+        self._started = True
+
+    async def stop(self) -> None:
+        """Stop the consumers (the record being handled finishes and is committed), then close the file."""
+        await asyncio.gather(*(s.worker.stop(self._stop_timeout_s) for s in self._subscriptions))
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+        self._started = False
+
+    # -- consuming -------------------------------------------------------------------------------
+
+    async def _consume(self, sub: _Subscription, worker: Worker) -> None:
+        done = self._committed(sub)
+        while not worker.stopping:
+            sub.wake.clear()  # before reading: a publish after this read sets it again, none is missed
+            try:
+                rows = self._fetch(sub.topic, done)
+            except sqlite3.Error as exc:
+                log.warning("%s: read failed (%r), retrying", worker.name, exc)
+                rows = []
+            if not rows:
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(sub.wake.wait(), self._poll_interval_s)
+                continue
+            for seq, key, value in rows:
+                if worker.stopping:
+                    break
+                record = Record(topic=sub.topic, key=key, value=value, partition=0, offset=seq)
+                with worker.busy():
+                    try:
+                        await deliver(
+                            self,
+                            sub.group,
+                            record,
+                            sub.handler,
+                            attempts=self._deliver_attempts,
+                            backoff_s=self._deliver_backoff_s,
+                        )
+                        self._commit(sub, seq)
+                        done = seq
+                        ok = True
+                    except Exception as exc:
+                        # Dead-letter write or commit failed (deliver logged the former): re-read from
+                        # the last committed record, so this one and those after it come again, in order.
+                        log.warning("%s: record %d not committed (%r), retrying", worker.name, seq, exc)
+                        ok = False
+                if not ok:
+                    await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
+                    break
+
+    # -- storage ---------------------------------------------------------------------------------
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: autocommit, each statement commits on its own.
+            # check_same_thread=False: the bus may be built on one thread and used on the loop's.
+            conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")  # survive power loss too, not only a crash
+            conn.executescript(_SCHEMA)
+            self._conn = conn
+        return self._conn
+
+    def _committed(self, sub: _Subscription) -> int:
+        row = (
+            self._db()
+            .execute("SELECT seq FROM offsets WHERE consumer_group = ? AND topic = ?", (sub.group, sub.topic))
+            .fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    def _fetch(self, topic: str, after: int) -> list[tuple[int, str, bytes]]:
+        cursor = self._db().execute(
+            "SELECT seq, key, value FROM records WHERE topic = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (topic, after, self._batch_size),
+        )
+        return [(int(seq), str(key), bytes(value)) for seq, key, value in cursor]
+
+    def _commit(self, sub: _Subscription, seq: int) -> None:
+        self._db().execute(
+            "INSERT INTO offsets (consumer_group, topic, seq) VALUES (?, ?, ?)"
+            " ON CONFLICT (consumer_group, topic) DO UPDATE SET seq = excluded.seq",
+            (sub.group, sub.topic, seq),
+        )
