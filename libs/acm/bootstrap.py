@@ -15,6 +15,7 @@ from acm.ports.stores import (
     JobRepo,
     MemoryRepo,
     ProcessedEvents,
+    SchemaRepo,
     VectorStore,
 )
 
@@ -39,6 +40,7 @@ class Relational:
     api_keys: ApiKeyRepo
     processed: ProcessedEvents
     audit: AuditLog
+    schemas: SchemaRepo
     _handle: object
 
     async def close(self) -> None:
@@ -51,12 +53,12 @@ async def open_relational(url: str, timeout_s: float = 5.0) -> Relational:
         from acm.adapters.postgres_store import PostgresStore
 
         pg = await PostgresStore.open(url, timeout_s=timeout_s)
-        return Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg)
+        return Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg.schemas, pg)
     if scheme == "sqlite":
         from acm.adapters.sqlite_store import SqliteStore
 
         lite = await SqliteStore.open(_sqlite_path(url))
-        return Relational(lite.memories, lite.jobs, lite.api_keys, lite.processed, lite.audit, lite)
+        return Relational(lite.memories, lite.jobs, lite.api_keys, lite.processed, lite.audit, lite.schemas, lite)
     raise ConfigError(f"database url {url!r}: use postgresql://… or sqlite:///path")
 
 

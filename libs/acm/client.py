@@ -41,9 +41,7 @@ class AcmClient:
         turn_id: str = "",
         metadata: dict[str, str] | None = None,
     ) -> gateway_pb2.IngestResponse:
-        turn = common_pb2.Turn(
-            turn_id=turn_id, role=ROLE_TO_PB[role], content=content, metadata=metadata or {}
-        )
+        turn = common_pb2.Turn(turn_id=turn_id, role=ROLE_TO_PB[role], content=content, metadata=metadata or {})
         if occurred_at is not None:
             turn.occurred_at.CopyFrom(ts(occurred_at))
         response: gateway_pb2.IngestResponse = await self._stub.Ingest(
@@ -61,9 +59,7 @@ class AcmClient:
         )
         return job
 
-    async def wait_job(
-        self, scope: common_pb2.Scope, job_id: str, timeout_s: float = 30.0
-    ) -> gateway_pb2.Job:
+    async def wait_job(self, scope: common_pb2.Scope, job_id: str, timeout_s: float = 30.0) -> gateway_pb2.Job:
         """Poll until the job is no longer pending (or raise TimeoutError)."""
         deadline = time.monotonic() + timeout_s
         delay = 0.01
@@ -86,7 +82,11 @@ class AcmClient:
     ) -> gateway_pb2.FetchResponse:
         response: gateway_pb2.FetchResponse = await self._stub.Fetch(
             gateway_pb2.FetchRequest(
-                scope=scope, query=query, budget_tokens=budget_tokens, encoding=encoding, tiers=tiers or []
+                scope=scope,
+                query=query,
+                budget_tokens=budget_tokens,
+                encoding=encoding,
+                tiers=tiers or [],  # type: ignore[arg-type]
             ),
             metadata=self._metadata,
             timeout=self._timeout_s,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -66,13 +67,13 @@ def scope_from_pb(pb: common_pb2.Scope, client_id: str | None = None) -> Scope:
     )
 
 
-def tiers_from_pb(values: list[int]) -> tuple[Tier, ...]:
+def tiers_from_pb(values: Sequence[int]) -> tuple[Tier, ...]:
     if not values:
         return (Tier.USER, Tier.CUSTOMER, Tier.CLIENT)
     unknown = [v for v in values if v not in TIER_FROM_PB]
     if unknown:
         raise ValueError(f"unknown tier value(s) {unknown}; use TIER_USER, TIER_CUSTOMER or TIER_CLIENT")
-    return tuple(dict.fromkeys(TIER_FROM_PB[v] for v in values))
+    return tuple(dict.fromkeys(TIER_FROM_PB[v] for v in values))  # type: ignore[index]
 
 
 def memory_to_pb(memory: Memory, tokens: int, score: float) -> common_pb2.Memory:

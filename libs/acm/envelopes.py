@@ -72,9 +72,7 @@ def decode(value: bytes, expected_body: str) -> tuple[events_pb2.Envelope, Scope
     if body != expected_body:
         raise PermanentError(f"expected a {expected_body} body, got {body or 'none'}")
     if env.schema_version > SCHEMA_VERSION:
-        raise PermanentError(
-            f"schema_version {env.schema_version} is newer than this consumer ({SCHEMA_VERSION})"
-        )
+        raise PermanentError(f"schema_version {env.schema_version} is newer than this consumer ({SCHEMA_VERSION})")
     try:
         scope = scope_from_pb(env.scope)
     except ScopeError as exc:

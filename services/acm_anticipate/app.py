@@ -10,7 +10,6 @@ from acm.ports.bus import EventBus
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
 from acm.settings import load
-
 from acm_anticipate import GROUP
 from acm_anticipate.handlers.forget import ForgetHandler
 from acm_anticipate.handlers.memories import MemoriesHandler

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from pydantic import Field
+
 from acm.adapters.embedders import build_embedder
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
@@ -20,6 +22,7 @@ from acm.runtime import HealthServer
 from acm.settings import ServiceSettings
 from acm_anticipate.app import register as register_anticipate
 from acm_anticipate.settings import AnticipateSettings
+from acm_architect.app import register as register_architect
 from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
 from acm_gateway.app import build_server, build_servicer
@@ -29,7 +32,6 @@ from acm_ingest.settings import IngestSettings
 from acm_retrieve.app import build_api
 from acm_retrieve.app import register as register_retrieve
 from acm_retrieve.settings import RetrieveSettings
-from pydantic import Field
 
 log = logging.getLogger("acm.embedded")
 
@@ -90,24 +92,29 @@ class EmbeddedAcm:
         self.cache = await open_cache(u.cache, timeout)
         self.bus = open_bus(u.bus, client_id="acm-embedded", timeout_s=timeout)
 
-        common = {"database_url": u.database, "bus_url": u.bus, "store_timeout_s": timeout}
-        register_ingest(
+        ingest_settings = IngestSettings(
+            database_url=u.database, bus_url=u.bus, graph_url=u.graph, cache_url=u.cache, embedder=s.embedder
+        )
+        retrieve_settings = RetrieveSettings(
+            database_url=u.database, bus_url=u.bus, vector_url=u.vectors, embedder=s.embedder
+        )
+        register_ingest(self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings)
+        register_retrieve(self.bus, self.rel, self.vectors, embedder)
+        register_architect(self.bus, self.rel)
+        register_anticipate(
             self.bus,
             self.rel,
-            self.graph,
             self.cache,
-            embedder,
-            IngestSettings(graph_url=u.graph, cache_url=u.cache, embedder=s.embedder, **common),
+            AnticipateSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache),
         )
-        retrieve_settings = RetrieveSettings(vector_url=u.vectors, embedder=s.embedder, **common)
-        register_retrieve(self.bus, self.rel, self.vectors, embedder)
-        register_anticipate(self.bus, self.rel, self.cache, AnticipateSettings(cache_url=u.cache, **common))
-        register_compact(self.bus, self.rel, self.cache, CompactSettings(cache_url=u.cache, **common))
-        gateway_settings = GatewaySettings(retrieve_addr="in-process", listen_addr=s.listen_addr, **common)
+        register_compact(
+            self.bus, self.rel, self.cache, CompactSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache)
+        )
+        gateway_settings = GatewaySettings(
+            database_url=u.database, bus_url=u.bus, retrieve_addr="in-process", listen_addr=s.listen_addr
+        )
         retriever = build_api(self.rel, self.vectors, embedder, retrieve_settings)
-        self._server = build_server(
-            build_servicer(self.rel, self.bus, retriever, gateway_settings), s.listen_addr
-        )
+        self._server = build_server(build_servicer(self.rel, self.bus, retriever, gateway_settings), s.listen_addr)
         self.api_key = await self._dev_key()
         await self.bus.start()
         await self._server.start()

@@ -18,11 +18,12 @@ from datetime import datetime
 from pathlib import Path
 
 import grpc
+from rich.console import Console
+from rich.table import Table
+
 from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.v1 import common_pb2, gateway_pb2
-from rich.console import Console
-from rich.table import Table
 
 console = Console()
 TIER_NAMES = {
@@ -43,9 +44,7 @@ def _api_key(args: argparse.Namespace) -> str:
     key_file = Path(args.data_dir) / "dev-api-key"
     if key_file.exists():
         return key_file.read_text().strip()
-    raise SystemExit(
-        f"no API key: set ACM_API_KEY, pass --api-key, or run `acm serve` (it writes {key_file})"
-    )
+    raise SystemExit(f"no API key: set ACM_API_KEY, pass --api-key, or run `acm serve` (it writes {key_file})")
 
 
 def _scope(args: argparse.Namespace) -> common_pb2.Scope:
@@ -61,7 +60,6 @@ def _client(args: argparse.Namespace) -> AcmClient:
 async def _serve(args: argparse.Namespace) -> None:
     from acm.runtime import configure_logging, wait_for_stop_signal
     from acm.settings import load
-
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
     settings = load(EmbeddedSettings)
@@ -71,9 +69,7 @@ async def _serve(args: argparse.Namespace) -> None:
     console.print(f"[bold]ACM embedded[/bold]: loading models and stores in {settings.data_dir.resolve()} …")
     async with EmbeddedAcm(settings) as acm:
         console.print(f"gateway (acm.v1.Gateway) on [bold]127.0.0.1:{acm.port}[/bold]")
-        console.print(
-            f"API key for client 'local': {acm.api_key}  (saved in {settings.data_dir}/dev-api-key)"
-        )
+        console.print(f"API key for client 'local': {acm.api_key}  (saved in {settings.data_dir}/dev-api-key)")
         console.print('try:  acm ingest -c acme -u alice -s s1 "I moved to Lisbon in May" --wait')
         console.print('      acm fetch  -c acme -u alice "where do I live?"')
         console.print("Ctrl-C stops.")
@@ -85,9 +81,7 @@ async def _ingest(args: argparse.Namespace) -> None:
     at = datetime.fromisoformat(args.at) if args.at else None
     async with _client(args) as client:
         scope = _scope(args)
-        response = await client.ingest(
-            scope, text, Role(args.role), occurred_at=at, turn_id=args.turn_id or ""
-        )
+        response = await client.ingest(scope, text, Role(args.role), occurred_at=at, turn_id=args.turn_id or "")
         console.print(f"accepted: job [bold]{response.job_id}[/bold]")
         if args.wait:
             _print_job(await client.wait_job(scope, response.job_id))
@@ -107,9 +101,7 @@ async def _job(args: argparse.Namespace) -> None:
 async def _fetch(args: argparse.Namespace) -> None:
     async with _client(args) as client:
         response = await client.fetch(_scope(args), args.query, args.budget, args.encoding or "")
-    table = Table(
-        title=f"{len(response.memories)} memories, {response.total_tokens}/{response.budget_tokens} tokens"
-    )
+    table = Table(title=f"{len(response.memories)} memories, {response.total_tokens}/{response.budget_tokens} tokens")
     for column in ("#", "tier", "score", "tokens", "source turns", "text"):
         table.add_column(column, overflow="fold")
     for i, m in enumerate(response.memories, start=1):

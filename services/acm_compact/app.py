@@ -10,7 +10,6 @@ from acm.ports.bus import EventBus
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
 from acm.settings import load
-
 from acm_compact import GROUP
 from acm_compact.handlers.compaction_requests import CompactionRequestsHandler
 from acm_compact.handlers.forget import ForgetHandler

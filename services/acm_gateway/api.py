@@ -7,13 +7,13 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import grpc
+
 from acm.convert import InvalidTurn, ts
 from acm.domain.models import Job, JobStatus
 from acm.domain.scope import ScopeError
 from acm.envelopes import new_traceparent
 from acm.ports.stores import ApiKey
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
-
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob, RequestForget
 
@@ -75,9 +75,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self._fetch = fetch
         self._forget = forget
 
-    async def _call(
-        self, context: grpc.aio.ServicerContext, work: Callable[[ApiKey, str], Awaitable[R]]
-    ) -> R:
+    async def _call(self, context: grpc.aio.ServicerContext, work: Callable[[ApiKey, str], Awaitable[R]]) -> R:
         md = _metadata(context)
         try:
             key = await self._auth.authenticate(_secret(md))
@@ -87,9 +85,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 if isinstance(exc, kind):
                     await context.abort(code, str(exc))
             log.exception("internal error")
-            await context.abort(
-                grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see server logs"
-            )
+            await context.abort(grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see server logs")
             raise  # unreachable: abort raises
 
     async def Ingest(
@@ -101,9 +97,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
         return await self._call(context, work)
 
-    async def GetJob(
-        self, request: gateway_pb2.GetJobRequest, context: grpc.aio.ServicerContext
-    ) -> gateway_pb2.Job:
+    async def GetJob(self, request: gateway_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> gateway_pb2.Job:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.Job:
             scope = await self._auth.scope(key, request.scope)
             return job_to_pb(await self._get_job(scope, request.job_id))

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 
 import grpc
+
 from acm.bootstrap import Relational, open_bus, open_relational
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
 from acm.settings import load
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
-
 from acm_gateway.api import GatewayServicer
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.settings import GatewaySettings
@@ -22,9 +22,7 @@ log = logging.getLogger("acm.gateway")
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 
 
-def build_servicer(
-    rel: Relational, bus: EventBus, retriever: Retriever, settings: GatewaySettings
-) -> GatewayServicer:
+def build_servicer(rel: Relational, bus: EventBus, retriever: Retriever, settings: GatewaySettings) -> GatewayServicer:
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
         accept_turn=AcceptTurn(bus, rel.jobs, settings.max_turn_bytes),
@@ -46,9 +44,7 @@ async def run(settings: GatewaySettings) -> None:
     bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
     # round_robin over every address the name resolves to (a headless Service in k8s), so one
     # gateway spreads its calls over all retrieve replicas instead of pinning one.
-    channel = grpc.aio.insecure_channel(
-        settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")]
-    )
+    channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
     servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
     server = build_server(servicer, settings.listen_addr)
     await bus.start()

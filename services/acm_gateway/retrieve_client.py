@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import grpc
-from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 
+from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_gateway.errors import Unavailable
 
 
@@ -15,9 +15,7 @@ class GrpcRetriever:
 
     async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
         try:
-            response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
-                request, timeout=self._timeout_s
-            )
+            response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(request, timeout=self._timeout_s)
             return response
         except grpc.aio.AioRpcError as exc:
             if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:

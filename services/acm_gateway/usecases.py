@@ -15,7 +15,6 @@ from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, retrieve_pb2
-
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 
 FORGET_LEVELS_PB = {
@@ -70,9 +69,7 @@ async def _publish(bus: EventBus, topic: str, key: str, value: bytes) -> None:
         await bus.publish(topic, key, value)
     except Exception as exc:
         # Nothing was acknowledged, so nothing is reported as accepted: the caller may retry.
-        raise Unavailable(
-            f"the event bus did not accept the event ({type(exc).__name__}); retry later"
-        ) from exc
+        raise Unavailable(f"the event bus did not accept the event ({type(exc).__name__}); retry later") from exc
 
 
 @dataclass
@@ -147,9 +144,7 @@ class RequestForget:
         try:
             level = ForgetLevel(level_name or "user")
         except ValueError:
-            raise ValueError(
-                f"level {level_name[:32]!r} is not one of: session, user, customer, client"
-            ) from None
+            raise ValueError(f"level {level_name[:32]!r} is not one of: session, user, customer, client") from None
         if level is ForgetLevel.SESSION and not scope.session_id:
             raise ValueError("forgetting a session needs scope.session_id")
         job_id = new_id()

@@ -13,7 +13,6 @@ from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore
 from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
 from acm.settings import load
-
 from acm_ingest import GROUP
 from acm_ingest.handlers.forget import ForgetHandler
 from acm_ingest.handlers.turns import TurnsHandler
@@ -38,6 +37,7 @@ def register(
         bus=bus,
         embedder=embedder,
         tokens=TiktokenCounter(),
+        schemas=rel.schemas,
         session_budget_tokens=settings.session_budget_tokens,
         session_soft_ratio=settings.session_soft_ratio,
     )

@@ -19,7 +19,6 @@ from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.v1 import events_pb2
 
-
 MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bounded for long tool outputs
 
 
@@ -66,9 +65,7 @@ class IngestTurn:
         await self.memories.upsert([memory])
         if entities:
             await self.graph.upsert_entities(entities)
-            await self.graph.link_mentions(
-                owner, memory.memory_id, [e.entity_id for e in entities], memory.session_id
-            )
+            await self.graph.link_mentions(owner, memory.memory_id, [e.entity_id for e in entities], memory.session_id)
         if relations:
             await self.graph.upsert_relations(relations)
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import grpc
+
 from acm.convert import memory_to_pb, scope_from_pb, tiers_from_pb
 from acm.domain.scope import ScopeError
 from acm.domain.tokens import DEFAULT_ENCODING, ENCODINGS
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
-
 from acm_retrieve.usecases import Retrieve
 
 

@@ -14,7 +14,6 @@ from acm.ports.stores import VectorStore
 from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
 from acm.settings import load
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
-
 from acm_retrieve import GROUP
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
 from acm_retrieve.handlers.forget import ForgetHandler
@@ -25,9 +24,7 @@ from acm_retrieve.usecases import Retrieve
 log = logging.getLogger("acm.retrieve")
 
 
-def build_api(
-    rel: Relational, vectors: VectorStore, embedder: Embedder, settings: RetrieveSettings
-) -> RetrieveApi:
+def build_api(rel: Relational, vectors: VectorStore, embedder: Embedder, settings: RetrieveSettings) -> RetrieveApi:
     return RetrieveApi(Retrieve(rel.memories, vectors, embedder, TiktokenCounter(), settings.candidates))
 
 
@@ -44,9 +41,7 @@ async def run(settings: RetrieveSettings) -> None:
     await vectors.ensure(embedder.dim)
     bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
     register(bus, rel, vectors, embedder)
-    server = HealthServer(
-        settings.listen_addr, [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name]
-    )
+    server = HealthServer(settings.listen_addr, [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name])
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
         RetrieveServicer(build_api(rel, vectors, embedder, settings)), server.server
     )

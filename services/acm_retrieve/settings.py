@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from acm.settings import ServiceSettings
 from pydantic import Field
+
+from acm.settings import ServiceSettings
 
 
 class RetrieveSettings(ServiceSettings):

@@ -60,9 +60,7 @@ class Retrieve:
         else:
             ranked = []
         sizes = [
-            m.token_count
-            if encoding == DEFAULT_ENCODING and m.token_count
-            else self.tokens.count(m.text, encoding)
+            m.token_count if encoding == DEFAULT_ENCODING and m.token_count else self.tokens.count(m.text, encoding)
             for m, _ in ranked
         ]
         packed = pack(ranked, sizes, budget)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from acm import topics
 from acm.adapters.embedded_bus import EmbeddedBus
 from acm.adapters.kafka_bus import KafkaBus
@@ -123,9 +124,7 @@ async def test_publish_reaches_a_subscriber(make_bus: BusFactory, names: Callabl
     assert (record.topic, record.key, record.value) == (topic, "client/customer/user/session", b"hello")
 
 
-async def test_a_record_published_before_start_is_not_missed(
-    make_bus: BusFactory, names: Callable[[str], str]
-) -> None:
+async def test_a_record_published_before_start_is_not_missed(make_bus: BusFactory, names: Callable[[str], str]) -> None:
     topic, group = names("t"), names("g")
     publisher = make_bus()  # publish-only: another process, or before the consumer ever ran
     await publisher.publish(topic, "k", b"early")

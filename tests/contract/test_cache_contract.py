@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
+
 from acm.adapters.memory_cache import MemoryCache
 from acm.adapters.redis_cache import RedisCache
 from acm.domain.scope import ForgetLevel, Scope

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
 from acm.adapters.neo4j_graph import Neo4jGraphStore
 from acm.adapters.sqlite_graph import SqliteGraphStore
 from acm.domain.models import Entity, Relation
@@ -63,12 +64,8 @@ class Harness:
             )
         conn = self.store._conn
         with self.store._lock:
-            ents2 = conn.execute(
-                "SELECT entity_id FROM entities WHERE client_id = ?", (client_id,)
-            ).fetchall()
-            mems2 = conn.execute(
-                "SELECT memory_id FROM mentions WHERE client_id = ?", (client_id,)
-            ).fetchall()
+            ents2 = conn.execute("SELECT entity_id FROM entities WHERE client_id = ?", (client_id,)).fetchall()
+            mems2 = conn.execute("SELECT memory_id FROM mentions WHERE client_id = ?", (client_id,)).fetchall()
             rels2 = conn.execute(
                 "SELECT src_entity_id, dst_entity_id, type, memory_id FROM relations WHERE client_id = ?",
                 (client_id,),
@@ -287,9 +284,7 @@ async def test_path_through_invisible_entity_is_not_followed(graph: Harness) -> 
     bob = Scope(c, "cu1", "bob")
     shared = alice.owner(Tier.CLIENT)
     # P (client) - Q (alice's private) - R (client); a client-tier memory mentions R.
-    await g.upsert_entities(
-        [ent("P", shared, "P"), ent("Q", alice.owner(Tier.USER), "Q"), ent("R", shared, "R")]
-    )
+    await g.upsert_entities([ent("P", shared, "P"), ent("Q", alice.owner(Tier.USER), "Q"), ent("R", shared, "R")])
     await g.upsert_relations([Relation("P", "Q", "r", "m0", shared), Relation("Q", "R", "r", "m0", shared)])
     await g.link_mentions(shared, "mR", ["R"])
 

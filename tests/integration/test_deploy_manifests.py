@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+
 from acm.settings import ServiceSettings, load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,9 +54,7 @@ SERVER_SCHEMES = {
 def _entry_points() -> dict[str, str]:
     """The services' console scripts (acm-gateway, …) and their packages, from pyproject.toml."""
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    return {
-        cmd: target.split(":")[0].split(".")[0] for cmd, target in scripts.items() if cmd.startswith("acm-")
-    }
+    return {cmd: target.split(":")[0].split(".")[0] for cmd, target in scripts.items() if cmd.startswith("acm-")}
 
 
 SERVICES = _entry_points()
@@ -202,9 +201,7 @@ def test_compose_urls_point_to_compose_services() -> None:
             if key in SERVER_SCHEMES:
                 assert urlsplit(value).scheme in SERVER_SCHEMES[key], f"{name}: {key}={value}"
             if host in listen_ports:
-                assert port == listen_ports[host], (
-                    f"{name}: {key}={value}, {host} listens on {listen_ports[host]}"
-                )
+                assert port == listen_ports[host], f"{name}: {key}={value}, {host} listens on {listen_ports[host]}"
     keys_command = _command(services["acm-keys"])
     keys_url = keys_command[keys_command.index("--database-url") + 1]
     assert _host_port(keys_url)[0] in services
@@ -231,9 +228,7 @@ def test_compose_otel_collector_config_is_mounted() -> None:
 def kustomize() -> str:
     if shutil.which("go") is None and shutil.which("kustomize") is None:
         pytest.skip("neither the Go toolchain nor kustomize is installed")
-    result = subprocess.run(
-        ["bash", str(KUSTOMIZE_SH)], capture_output=True, text=True, timeout=900, check=False
-    )
+    result = subprocess.run(["bash", str(KUSTOMIZE_SH)], capture_output=True, text=True, timeout=900, check=False)
     assert result.returncode == 0, f"kustomize.sh failed:\n{result.stderr}"
     path = result.stdout.strip().splitlines()[-1]
     assert Path(path).is_file(), path
@@ -357,6 +352,6 @@ def test_k8s_overlay_replicas_and_scaling(rendered: tuple[str, list[dict[str, An
         assert hpa["scaleTargetRef"]["kind"] == "Deployment"
         assert hpa["minReplicas"] <= replicas[name] <= hpa["maxReplicas"]
     gateway_labels = deployments["acm-gateway"]["spec"]["template"]["metadata"]["labels"]
-    assert any(
-        p["spec"]["selector"]["matchLabels"].items() <= gateway_labels.items() for p in pdbs.values()
-    ), "prod: no PodDisruptionBudget for the gateway"
+    assert any(p["spec"]["selector"]["matchLabels"].items() <= gateway_labels.items() for p in pdbs.values()), (
+        "prod: no PodDisruptionBudget for the gateway"
+    )

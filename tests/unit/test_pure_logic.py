@@ -22,7 +22,9 @@ def test_rrf_rewards_agreement() -> None:
 
 
 def test_mentions_finds_names_ids_and_amounts() -> None:
-    found = {(m.text, m.type) for m in mentions("Hi Sarah, approve PO-20261028-0098 for 125,000.00 CNY in New York City.")}
+    found = {
+        (m.text, m.type) for m in mentions("Hi Sarah, approve PO-20261028-0098 for 125,000.00 CNY in New York City.")
+    }
     assert ("Sarah", "name") in found
     assert ("PO-20261028-0098", "id") in found
     assert ("125,000.00 CNY", "amount") in found

@@ -45,9 +45,7 @@ async def deliver(
             return
         except Exception as exc:  # CancelledError is a BaseException: a stopping bus passes through
             if attempt >= attempts:
-                await dead_letter(
-                    bus, group, record, f"{_describe(exc)} (gave up after {attempt} attempts)", attempt
-                )
+                await dead_letter(bus, group, record, f"{_describe(exc)} (gave up after {attempt} attempts)", attempt)
                 return
             delay = backoff_s * 2 ** (attempt - 1)
             log.info(

@@ -77,9 +77,7 @@ class EmbeddedBus:
         try:
             # Autocommit mode: this single INSERT is its own transaction, committed (and, with
             # synchronous=FULL, synced) before execute() returns.
-            self._db().execute(
-                "INSERT INTO records (topic, key, value) VALUES (?, ?, ?)", (topic, key, value)
-            )
+            self._db().execute("INSERT INTO records (topic, key, value) VALUES (?, ?, ?)", (topic, key, value))
         except sqlite3.OperationalError as exc:  # locked past busy_timeout, disk full, I/O error
             raise BusUnavailable(f"embedded bus {self._path}: could not append to {topic}: {exc}") from exc
         for sub in self._subscriptions:
@@ -91,9 +89,7 @@ class EmbeddedBus:
             raise RuntimeError("subscribe() must be called before start()")
         if any(s.topic == topic and s.group == group for s in self._subscriptions):
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
-        sub = _Subscription(
-            topic, group, handler, Worker(f"embedded:{group}:{topic}", lambda w: self._consume(sub, w))
-        )
+        sub = _Subscription(topic, group, handler, Worker(f"embedded:{group}:{topic}", lambda w: self._consume(sub, w)))
         self._subscriptions.append(sub)
 
     async def start(self) -> None:

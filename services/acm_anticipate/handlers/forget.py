@@ -9,7 +9,6 @@ from acm.convert import forget_level
 from acm.envelopes import decode
 from acm.ports.bus import Record
 from acm.ports.stores import ApiKeyRepo, AuditLog
-
 from acm_anticipate.usecases import DropHotState
 
 

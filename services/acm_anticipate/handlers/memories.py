@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from acm.envelopes import decode
 from acm.ports.bus import Record
-
 from acm_anticipate.usecases import TrackMentions
 
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from acm.envelopes import decode
 from acm.ports.bus import PermanentError, Record
-
 from acm_compact.usecases import TrimSession
 
 log = logging.getLogger("acm.compact")

@@ -10,7 +10,6 @@ from acm.domain.models import JobStatus
 from acm.envelopes import decode
 from acm.ports.bus import Record
 from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
-
 from acm_ingest import GROUP
 from acm_ingest.usecases import ForgetScope
 

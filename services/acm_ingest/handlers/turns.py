@@ -12,7 +12,6 @@ from acm.domain.models import JobStatus
 from acm.envelopes import decode
 from acm.ports.bus import PermanentError, Record
 from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
-
 from acm_ingest import GROUP
 from acm_ingest.usecases import IngestTurn
 

@@ -1,0 +1,130 @@
+"""Agent schemas: the per-agent rules every service reads (versioned data, validated here).
+
+This is the first cut: a default template that later grows into the archetype library of the
+architect issue. Validation errors name the field, so a bad override gets an actionable message."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from acm.domain.scope import Tier
+
+DEFAULT_AGENT = "default"  # the agent id of turns that name none
+DEFAULT_CATEGORIES = ("turn", "fact", "preference")
+
+
+class SchemaInvalid(ValueError):
+    """An agent schema that cannot be used; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    short_ttl_days: float = 2.0
+    mid_ttl_days: float = 30.0
+    long_ttl_days: float = 365.0
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalWeights:
+    alpha_similarity: float = 0.7
+    beta_recency: float = 0.2
+    gamma_frequency: float = 0.1
+    k: int = 20
+    graph_depth: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionRules:
+    budget_tokens: int = 4000
+    soft_ratio: float = 0.7
+    recent_turns_verbatim: int = 6
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSchema:
+    agent_id: str
+    version: int
+    archetype: str
+    description: str
+    categories: tuple[str, ...] = DEFAULT_CATEGORIES
+    category_tiers: dict[str, Tier] = field(default_factory=dict)
+    retention: Retention = Retention()
+    retrieval: RetrievalWeights = RetrievalWeights()
+    compaction: CompactionRules = CompactionRules()
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, raw: str) -> AgentSchema:
+        return parse(json.loads(raw))
+
+
+def default_schema(agent_id: str, description: str = "") -> AgentSchema:
+    return validate(
+        AgentSchema(
+            agent_id=agent_id,
+            version=1,
+            archetype="general",
+            description=description,
+            category_tiers={"turn": Tier.USER, "fact": Tier.USER, "preference": Tier.USER},
+        )
+    )
+
+
+def _number(path: str, value: Any, *, integer: bool = False, minimum: float = 0.0) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or (integer and not isinstance(value, int)):
+        raise SchemaInvalid(f"{path} must be {'an integer' if integer else 'a number'}, got {value!r}")
+    if value < minimum:
+        raise SchemaInvalid(f"{path} must be ≥ {minimum}, got {value!r}")
+    return value
+
+
+def _section(cls: type, path: str, raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        raise SchemaInvalid(f"{path} must be an object")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise SchemaInvalid(f"{path} has unknown field(s): {', '.join(unknown)}")
+    values = {name: _number(f"{path}.{name}", value, integer=known[name].type == "int") for name, value in raw.items()}
+    return cls(**values)
+
+
+def parse(raw: dict[str, Any]) -> AgentSchema:
+    """Build a schema from JSON-like data, naming the first field that is wrong."""
+    try:
+        tiers = {str(k): Tier(v) for k, v in dict(raw.get("category_tiers", {})).items()}
+    except ValueError as exc:
+        raise SchemaInvalid(f"category_tiers: {exc} (use user, customer or client)") from None
+    schema = AgentSchema(
+        agent_id=str(raw.get("agent_id", "")),
+        version=_number("version", raw.get("version", 1), integer=True, minimum=1),
+        archetype=str(raw.get("archetype", "general")),
+        description=str(raw.get("description", "")),
+        categories=tuple(str(c) for c in raw.get("categories", DEFAULT_CATEGORIES)),
+        category_tiers=tiers,
+        retention=_section(Retention, "retention", raw.get("retention", {})),
+        retrieval=_section(RetrievalWeights, "retrieval", raw.get("retrieval", {})),
+        compaction=_section(CompactionRules, "compaction", raw.get("compaction", {})),
+    )
+    return validate(schema)
+
+
+def validate(schema: AgentSchema) -> AgentSchema:
+    if not schema.agent_id:
+        raise SchemaInvalid("agent_id is required")
+    if schema.compaction.soft_ratio <= 0 or schema.compaction.soft_ratio > 1:
+        raise SchemaInvalid("compaction.soft_ratio must be in (0, 1]")
+    if schema.compaction.budget_tokens < 1:
+        raise SchemaInvalid("compaction.budget_tokens must be ≥ 1")
+    missing = [c for c in schema.category_tiers if c not in schema.categories]
+    if missing:
+        raise SchemaInvalid(f"category_tiers names unknown categor(ies): {', '.join(missing)}")
+    return schema
+
+
+def next_version(schema: AgentSchema, previous: AgentSchema | None) -> AgentSchema:
+    return replace(schema, version=(previous.version + 1) if previous else 1)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine (called by `make test`, after `make install`):
+# start the real servers the tests need, check lint and types, run pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+INFRA_DIR="${ACM_INFRA_DIR:-/var/tmp/acm-infra}"
+
+docker_answers() { command -v docker >/dev/null && timeout 5 docker info >/dev/null 2>&1; }
+
+if docker_answers; then
+  echo "[test] a Docker engine answers: the fixtures will use testcontainers"
+else
+  echo "[test] no Docker engine: starting Kafka, Neo4j, Postgres and Redis as local processes"
+  bash scripts/infra/up.sh
+  set -a
+  # shellcheck disable=SC1091
+  source "$INFRA_DIR/env"
+  set +a
+fi
+
+echo "[test] ruff"
+$BIN/ruff check libs services tests scripts
+echo "[test] mypy"
+$BIN/mypy
+echo "[test] pytest"
+$BIN/pytest -p no:cacheprovider -ra "$@"

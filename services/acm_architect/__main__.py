@@ -1,0 +1,4 @@
+from acm_architect.app import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,528 @@
+"""One contract for the relational ports (MemoryRepo, JobRepo, ApiKeyRepo, ProcessedEvents, AuditLog),
+run against every adapter: Postgres (a real server, each test in its own fresh schema) and SQLite.
+
+Isolation is the point of most cases: every read is checked from the owner's side (sees it) and from each
+neighbour's side (another user of the customer, another customer of the client, another client that even
+reuses the same customer and user ids).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+import pytest
+
+from acm.adapters.postgres_store import PostgresStore
+from acm.adapters.sqlite_store import SqliteStore
+from acm.domain.models import Job, JobStatus, Layer, Memory, MemoryStatus
+from acm.domain.schema import default_schema
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier, forgets, visible
+from acm.ports.stores import (
+    ApiKey,
+    ApiKeyRepo,
+    AuditLog,
+    JobRepo,
+    MemoryRepo,
+    ProcessedEvents,
+    SchemaRepo,
+)
+
+
+class Fetcher(Protocol):
+    async def fetch(self, sql: str) -> Sequence[Any]: ...
+
+
+class RelationalStore(Protocol):
+    @property
+    def executor(self) -> Fetcher: ...
+
+    memories: MemoryRepo
+    jobs: JobRepo
+    api_keys: ApiKeyRepo
+    processed: ProcessedEvents
+    audit: AuditLog
+    schemas: SchemaRepo
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class Backend:
+    """Opens stores on one private database (several opens share it, like several processes would)."""
+
+    name: str
+    opener: Callable[[float], Awaitable[RelationalStore]]
+    slow_sql: str  # a statement that runs for seconds
+    opened: list[RelationalStore] = field(default_factory=list)
+
+    async def open(self, timeout_s: float = 5.0) -> RelationalStore:
+        store = await self.opener(timeout_s)
+        self.opened.append(store)
+        return store
+
+
+@pytest.fixture(params=[pytest.param("sqlite"), pytest.param("postgres", marks=pytest.mark.infra)])
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    if request.param == "sqlite":
+        db = tmp_path / "acm.db"
+
+        async def open_sqlite(timeout_s: float) -> RelationalStore:
+            return await SqliteStore.open(db, timeout_s=timeout_s)
+
+        count_far = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n"
+        b = Backend("sqlite", open_sqlite, count_far)
+        yield b
+        for s in b.opened:
+            await s.close()
+        return
+
+    dsn: str = request.getfixturevalue("postgres_dsn")
+    schema = f"contract_{uuid.uuid4().hex[:12]}"  # fresh tables per test: no test sees another's rows
+
+    async def open_pg(timeout_s: float) -> RelationalStore:
+        return await PostgresStore.open(dsn, schema=schema, timeout_s=timeout_s)
+
+    b = Backend("postgres", open_pg, "SELECT pg_sleep(30)")
+    try:
+        yield b
+    finally:
+        for s in b.opened:
+            await s.close()
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@pytest.fixture
+async def store(backend: Backend) -> RelationalStore:
+    return await backend.open()
+
+
+# --- data ---------------------------------------------------------------------------------------------
+
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+ALICE = Scope("c1", "acme", "alice", session_id="s1")
+ALICE_S2 = Scope("c1", "acme", "alice", session_id="s2")
+BOB = Scope("c1", "acme", "bob", session_id="s1")  # same customer, same session id as ALICE
+CAROL = Scope("c1", "globex", "carol", session_id="s1")  # another customer of the client
+GLOBEX_ALICE = Scope("c1", "globex", "alice", session_id="s1")  # same user id, another customer
+C2_ALICE = Scope("c2", "acme", "alice", session_id="s1")  # another client reusing every id
+
+
+def mem(
+    memory_id: str,
+    owner: Owner,
+    text: str,
+    *,
+    session_id: str = "",
+    minutes: int = 0,
+    status: MemoryStatus = MemoryStatus.ACTIVE,
+) -> Memory:
+    return Memory(
+        memory_id=memory_id,
+        owner=owner,
+        text=text,
+        layer=Layer.LONG,
+        kind="fact",
+        source_turn_ids=(f"turn-{memory_id}",),
+        created_at=T0 + timedelta(minutes=minutes),
+        session_id=session_id,
+        status=status,
+    )
+
+
+# Every memory mentions "refund", so one keyword query can probe every tier of every tenant.
+SEED: tuple[Memory, ...] = (
+    mem("alice-s1", ALICE.owner(Tier.USER), "Alice wants a refund for invoice 42", session_id="s1", minutes=1),
+    mem("alice-s2", ALICE.owner(Tier.USER), "Alice refund follow-up call", session_id="s2", minutes=2),
+    mem("alice-nos", ALICE.owner(Tier.USER), "Alice prefers refund by bank transfer", minutes=3),
+    mem("bob-s1", BOB.owner(Tier.USER), "Bob wants a refund for invoice 43", session_id="s1", minutes=4),
+    mem("acme-cust", ALICE.owner(Tier.CUSTOMER), "Acme refund policy: thirty days", session_id="s1", minutes=5),
+    mem("carol-s1", CAROL.owner(Tier.USER), "Carol asked about a refund", session_id="s1", minutes=6),
+    mem("galice-s1", GLOBEX_ALICE.owner(Tier.USER), "Globex Alice refund request", session_id="s1", minutes=7),
+    mem("globex-cust", CAROL.owner(Tier.CUSTOMER), "Globex refund policy: no refunds", minutes=8),
+    mem("c1-client", ALICE.owner(Tier.CLIENT), "Refund requests go to the billing team", minutes=9),
+    mem("c2-alice-s1", C2_ALICE.owner(Tier.USER), "Other client Alice refund", session_id="s1", minutes=10),
+    mem("c2-acme-cust", C2_ALICE.owner(Tier.CUSTOMER), "Other client Acme refund policy", minutes=11),
+    mem("c2-client", C2_ALICE.owner(Tier.CLIENT), "Other client refund handbook", minutes=12),
+)
+ALL_IDS = [m.memory_id for m in SEED]
+
+
+async def seeded(store: RelationalStore) -> RelationalStore:
+    await store.memories.upsert(SEED)
+    return store
+
+
+async def ids_seen_by_get(store: RelationalStore, scope: Scope) -> set[str]:
+    return {m.memory_id for m in await store.memories.get(scope, ALL_IDS)}
+
+
+async def ids_seen_by_search(
+    store: RelationalStore, scope: Scope, query: str = "refund", tiers: tuple[Tier, ...] = ALL_TIERS
+) -> set[str]:
+    return {s.memory.memory_id for s in await store.memories.keyword_search(scope, query, 100, tiers)}
+
+
+async def ids_seen_by_session(store: RelationalStore, scope: Scope) -> set[str]:
+    return {m.memory_id for m in await store.memories.session_memories(scope, 100)}
+
+
+def expected_visible(scope: Scope, tiers: tuple[Tier, ...] = ALL_TIERS) -> set[str]:
+    return {m.memory_id for m in SEED if visible(scope, m.owner, tiers)}
+
+
+async def present_ids(store: RelationalStore) -> set[str]:
+    """Which seeded rows still exist, each read through a scope that owns it."""
+    present = set()
+    for m in SEED:
+        o = m.owner
+        reader = Scope(o.client_id, o.customer_id or "probe", o.user_id or "probe")
+        if await store.memories.get(reader, [m.memory_id]):
+            present.add(m.memory_id)
+    return present
+
+
+# --- memories: writes and round trips -----------------------------------------------------------------
+
+
+async def test_upsert_then_get_round_trips_every_field(store: RelationalStore) -> None:
+    plus2 = timezone(timedelta(hours=2))
+    original = Memory(
+        memory_id="m-full",
+        owner=ALICE.owner(Tier.USER),
+        text="Sarah Chen approved the €1,200 refund (ticket #77) — 'urgent'",
+        layer=Layer.MID,
+        kind="preference",
+        source_turn_ids=("t1", "t2", "t3"),
+        created_at=datetime(2025, 4, 2, 9, 30, 15, 123456, tzinfo=UTC),
+        agent_id="billing-bot",
+        session_id="s1",
+        updated_at=datetime(2025, 4, 3, 10, 0, 0, 654321, tzinfo=plus2),
+        valid_from=datetime(2025, 4, 1, tzinfo=UTC),
+        valid_to=datetime(2025, 4, 30, 23, 59, 59, tzinfo=UTC),
+        token_count=17,
+        mention_count=3,
+        access_count=5,
+        status=MemoryStatus.STALE,
+        superseded_by="m-newer",
+        schema_version=4,
+    )
+    await store.memories.upsert([original])
+    [got] = await store.memories.get(ALICE, ["m-full"])
+    assert got == original
+    assert got.created_at.tzinfo is not None and got.updated_at is not None
+    assert got.updated_at == original.updated_at  # same instant, whatever zone it comes back in
+    assert isinstance(got.layer, Layer) and isinstance(got.status, MemoryStatus)
+    assert isinstance(got.owner.tier, Tier) and isinstance(got.source_turn_ids, tuple)
+
+    # Optional fields left empty stay empty.
+    bare = mem("m-bare", ALICE.owner(Tier.CLIENT), "bare client fact")
+    await store.memories.upsert([bare])
+    assert await store.memories.get(ALICE, ["m-bare"]) == [bare]
+
+
+async def test_get_keeps_the_callers_order_and_skips_unknown_ids(store: RelationalStore) -> None:
+    await seeded(store)
+    got = await store.memories.get(ALICE, ["c1-client", "nope", "alice-s1", "acme-cust", "alice-s1"])
+    assert [m.memory_id for m in got] == ["c1-client", "alice-s1", "acme-cust"]
+    assert await store.memories.get(ALICE, []) == []
+
+
+async def test_upsert_twice_is_one_row_with_the_newer_content(store: RelationalStore) -> None:
+    first = mem("m1", ALICE.owner(Tier.USER), "the parcel was lost in transit", session_id="s1")
+    await store.memories.upsert([first])
+    await store.memories.upsert([first])  # a redelivered event
+    newer = replace(first, text="the parcel arrived damaged", mention_count=2, updated_at=T0)
+    await store.memories.upsert([newer])
+
+    assert await store.memories.get(ALICE, ["m1"]) == [newer]
+    assert [m.memory_id for m in await store.memories.session_memories(ALICE, 10)] == ["m1"]
+    # The keyword index follows the row: the old words are gone, the new ones are found.
+    assert await store.memories.keyword_search(ALICE, "lost transit", 10) == []
+    [hit] = await store.memories.keyword_search(ALICE, "damaged", 10)
+    assert hit.memory == newer
+
+
+async def test_upsert_cannot_take_over_another_clients_memory_id(store: RelationalStore) -> None:
+    await seeded(store)
+    hijack = mem("c1-client", C2_ALICE.owner(Tier.CLIENT), "overwritten by client 2")
+    with pytest.raises(ScopeError):
+        await store.memories.upsert([hijack])
+    [kept] = await store.memories.get(ALICE, ["c1-client"])
+    assert kept.text == "Refund requests go to the billing team"
+    assert await store.memories.get(C2_ALICE, ["c1-client"]) == []
+
+
+# --- memories: keyword search -------------------------------------------------------------------------
+
+
+async def test_keyword_search_answers_a_natural_question_best_match_first(store: RelationalStore) -> None:
+    owner = ALICE.owner(Tier.USER)
+    await store.memories.upsert(
+        [
+            mem("refund", owner, "The customer asked for a refund because the charger broke", minutes=1),
+            mem("customer", owner, "The customer likes the new dashboard", minutes=2),
+            mem("shipping", owner, "Shipping takes three business days", minutes=3),
+        ]
+    )
+    hits = await store.memories.keyword_search(ALICE, "What did the customer say about the refund?", 10)
+    ids = [h.memory.memory_id for h in hits]
+    assert ids[0] == "refund"  # matches two of the question's words
+    assert "customer" in ids and "shipping" not in ids
+    assert all(h.score > 0 for h in hits)
+    assert hits[0].score > hits[-1].score or len(hits) == 1
+
+    # Stemming: "refunds"/"refunded" find "refund".
+    assert [h.memory.memory_id for h in await store.memories.keyword_search(ALICE, "refunded?", 10)] == ["refund"]
+    assert len(await store.memories.keyword_search(ALICE, "What did the customer say?", 1)) == 1  # limit
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['refund AND "NEAR(', "refund* OR -charger:", "'); DROP TABLE memories; --", "what is the", "", "?!"],
+)
+async def test_keyword_search_treats_query_syntax_as_plain_words(store: RelationalStore, query: str) -> None:
+    await store.memories.upsert([mem("r", ALICE.owner(Tier.USER), "refund for the charger")])
+    hits = await store.memories.keyword_search(ALICE, query, 10)  # must not raise
+    assert {h.memory.memory_id for h in hits} <= {"r"}
+    assert await store.memories.get(ALICE, ["r"])  # and the table is still there
+
+
+async def test_keyword_search_skips_stale_memories(store: RelationalStore) -> None:
+    owner = ALICE.owner(Tier.USER)
+    old = mem("old", owner, "Alice lives in Berlin", status=MemoryStatus.STALE)
+    new = mem("new", owner, "Alice lives in Munich", minutes=1)
+    await store.memories.upsert([replace(old, superseded_by="new"), new])
+    assert {h.memory.memory_id for h in await store.memories.keyword_search(ALICE, "Where does Alice live?", 10)} == {
+        "new"
+    }
+    # Stale is kept, not deleted: a direct read still returns it.
+    assert [m.memory_id for m in await store.memories.get(ALICE, ["old"])] == ["old"]
+
+
+# --- memories: isolation ------------------------------------------------------------------------------
+
+
+async def test_a_user_sees_own_customer_and_client_tiers(store: RelationalStore) -> None:
+    await seeded(store)
+    want = {"alice-s1", "alice-s2", "alice-nos", "acme-cust", "c1-client"}
+    assert expected_visible(ALICE) == want
+    assert await ids_seen_by_get(store, ALICE) == want
+    assert await ids_seen_by_search(store, ALICE) == want
+
+
+async def test_another_user_of_the_same_customer_never_sees_user_tier(store: RelationalStore) -> None:
+    await seeded(store)
+    assert await ids_seen_by_get(store, BOB) == {"bob-s1", "acme-cust", "c1-client"}
+    assert await ids_seen_by_search(store, BOB) == {"bob-s1", "acme-cust", "c1-client"}
+    assert await ids_seen_by_search(store, BOB, "Alice invoice 42") == {"bob-s1"}  # "invoice"
+    assert await store.memories.get(BOB, ["alice-s1", "alice-s2", "alice-nos"]) == []
+    # Same session id as Alice's, yet only Bob's own rows.
+    assert await ids_seen_by_session(store, BOB) == {"bob-s1"}
+
+
+async def test_another_customer_never_sees_customer_tier(store: RelationalStore) -> None:
+    await seeded(store)
+    for reader in (CAROL, GLOBEX_ALICE):
+        seen = await ids_seen_by_get(store, reader)
+        assert "acme-cust" not in seen and not seen & {"alice-s1", "alice-s2", "alice-nos", "bob-s1"}
+        assert seen == expected_visible(reader)
+        assert await ids_seen_by_search(store, reader) == expected_visible(reader)
+        assert await ids_seen_by_search(store, reader, "Acme thirty days policy") & {"acme-cust"} == set()
+    # Same user id and session id, other customer: Alice@acme's session is not Alice@globex's.
+    assert await ids_seen_by_session(store, GLOBEX_ALICE) == {"galice-s1"}
+    assert await ids_seen_by_session(store, ALICE) == {"alice-s1"}
+
+
+async def test_another_client_never_sees_anything_even_client_tier(store: RelationalStore) -> None:
+    await seeded(store)
+    c1_ids = [m.memory_id for m in SEED if m.owner.client_id == "c1"]
+    assert await store.memories.get(C2_ALICE, c1_ids) == []
+    want = {"c2-alice-s1", "c2-acme-cust", "c2-client"}
+    assert await ids_seen_by_get(store, C2_ALICE) == want
+    assert await ids_seen_by_search(store, C2_ALICE) == want
+    assert await ids_seen_by_search(store, C2_ALICE, "billing team", (Tier.CLIENT,)) == set()
+    assert await ids_seen_by_session(store, C2_ALICE) == {"c2-alice-s1"}
+    # And the other way round.
+    assert not await ids_seen_by_get(store, ALICE) & want
+
+
+async def test_tiers_argument_restricts_the_search(store: RelationalStore) -> None:
+    await seeded(store)
+    for tiers in [(Tier.CLIENT,), (Tier.CUSTOMER,), (Tier.USER,), (Tier.USER, Tier.CUSTOMER), ()]:
+        assert await ids_seen_by_search(store, ALICE, tiers=tiers) == expected_visible(ALICE, tiers)
+    assert await ids_seen_by_search(store, ALICE, tiers=(Tier.CLIENT,)) == {"c1-client"}
+
+
+async def test_session_memories_newest_first_and_limited(store: RelationalStore) -> None:
+    owner = ALICE.owner(Tier.USER)
+    await store.memories.upsert(
+        [mem(f"t{i}", owner, f"turn {i}", session_id="s1", minutes=i) for i in (3, 1, 4, 2)]
+        + [mem("other-session", owner, "elsewhere", session_id="s2", minutes=9)]
+    )
+    assert [m.memory_id for m in await store.memories.session_memories(ALICE, 10)] == ["t4", "t3", "t2", "t1"]
+    assert [m.memory_id for m in await store.memories.session_memories(ALICE, 2)] == ["t4", "t3"]
+    with pytest.raises(ScopeError):
+        await store.memories.session_memories(Scope("c1", "acme", "alice"), 10)
+
+
+# --- memories: forget ---------------------------------------------------------------------------------
+
+FORGET_CASES = [
+    (ForgetLevel.SESSION, ALICE, {"alice-s1"}),
+    (ForgetLevel.USER, ALICE, {"alice-s1", "alice-s2", "alice-nos"}),
+    (ForgetLevel.CUSTOMER, ALICE, {"alice-s1", "alice-s2", "alice-nos", "bob-s1", "acme-cust"}),
+    (ForgetLevel.CLIENT, ALICE, {m.memory_id for m in SEED if m.owner.client_id == "c1"}),
+    (ForgetLevel.USER, GLOBEX_ALICE, {"galice-s1"}),
+    (ForgetLevel.CLIENT, C2_ALICE, {"c2-alice-s1", "c2-acme-cust", "c2-client"}),
+]
+
+
+@pytest.mark.parametrize(("level", "scope", "erased"), FORGET_CASES, ids=lambda v: str(v)[:40])
+async def test_forget_removes_exactly_what_forgets_covers(
+    store: RelationalStore, level: ForgetLevel, scope: Scope, erased: set[str]
+) -> None:
+    await seeded(store)
+    # The hand-written expectation is the domain rule's.
+    assert erased == {m.memory_id for m in SEED if forgets(scope, level, m.owner, m.session_id)}
+    assert await store.memories.forget(scope, level) == len(erased)
+    assert await present_ids(store) == set(ALL_IDS) - erased
+    assert await store.memories.forget(scope, level) == 0  # nothing left to erase
+
+
+async def test_forget_session_needs_a_session_id(store: RelationalStore) -> None:
+    await seeded(store)
+    with pytest.raises(ScopeError):
+        await store.memories.forget(Scope("c1", "acme", "alice"), ForgetLevel.SESSION)
+    assert await present_ids(store) == set(ALL_IDS)
+
+
+# --- jobs ---------------------------------------------------------------------------------------------
+
+
+async def test_job_create_is_insert_if_absent(store: RelationalStore) -> None:
+    job = Job("job-1", ALICE, "ingest", created_at=T0, updated_at=T0)
+    await store.jobs.create(job)
+    assert await store.jobs.get(ALICE, "job-1") == job
+
+    await store.jobs.finish(ALICE, "job-1", JobStatus.DONE, {"memories": 3, "dropped": 1})
+    await store.jobs.create(job)  # a retried Ingest
+    got = await store.jobs.get(ALICE, "job-1")
+    assert got is not None
+    assert (got.status, got.counts, got.kind, got.created_at) == (
+        JobStatus.DONE,
+        {"memories": 3, "dropped": 1},
+        "ingest",
+        T0,
+    )
+    assert got.updated_at > T0
+    assert got.scope == ALICE
+
+
+async def test_job_get_by_another_client_is_none(store: RelationalStore) -> None:
+    await store.jobs.create(Job("job-1", ALICE, "ingest"))
+    assert await store.jobs.get(C2_ALICE, "job-1") is None
+    assert await store.jobs.get(BOB, "job-1") is not None  # jobs are per client
+    assert await store.jobs.get(ALICE, "missing") is None
+    # Another client finishing "its" job with the same id must not touch ours.
+    await store.jobs.finish(C2_ALICE, "job-1", JobStatus.FAILED, {}, "nope")
+    got = await store.jobs.get(ALICE, "job-1")
+    assert got is not None and got.status is JobStatus.PENDING
+
+
+async def test_job_finish_creates_a_lost_row(store: RelationalStore) -> None:
+    await store.jobs.finish(ALICE, "job-lost", JobStatus.FAILED, {"turns": 2}, error="extractor crashed")
+    got = await store.jobs.get(ALICE, "job-lost")
+    assert got is not None
+    assert (got.status, got.counts, got.error, got.scope) == (
+        JobStatus.FAILED,
+        {"turns": 2},
+        "extractor crashed",
+        ALICE,
+    )
+
+
+# --- API keys, processed events, audit ----------------------------------------------------------------
+
+
+async def test_api_keys(store: RelationalStore) -> None:
+    key = ApiKey("k1", "c1", "ab" * 32, "ci key", T0)
+    await store.api_keys.add(key)
+    assert await store.api_keys.by_hash("ab" * 32) == key
+    assert await store.api_keys.by_hash("cd" * 32) is None
+    assert await store.api_keys.by_id("c1", "k1") == key
+    assert await store.api_keys.by_id("c2", "k1") is None
+    # Re-adding revokes, but can never move the key to another client.
+    await store.api_keys.add(replace(key, revoked=True))
+    assert await store.api_keys.by_id("c1", "k1") == replace(key, revoked=True)
+    await store.api_keys.add(replace(key, client_id="c2", key_hash="ef" * 32))
+    assert await store.api_keys.by_id("c2", "k1") is None
+
+
+async def test_processed_events_are_idempotent(store: RelationalStore) -> None:
+    assert not await store.processed.seen("ingest", "e1")
+    await store.processed.mark("ingest", "e1")
+    await store.processed.mark("ingest", "e1")  # marking twice is fine
+    assert await store.processed.seen("ingest", "e1")
+    assert not await store.processed.seen("anticipate", "e1")  # per consumer group
+    assert not await store.processed.seen("ingest", "e2")
+
+
+async def test_audit_is_scoped_to_the_client_newest_first(store: RelationalStore) -> None:
+    await store.audit.record("c1", "denied", "first")
+    await store.audit.record("c2", "denied", "other client")
+    await store.audit.record("c1", "forget", "second")
+    entries = await store.audit.list(ALICE)
+    assert [(e.client_id, e.action, e.detail) for e in entries] == [
+        ("c1", "forget", "second"),
+        ("c1", "denied", "first"),
+    ]
+    assert entries[0].at >= entries[1].at and entries[0].at.tzinfo is not None
+    assert [e.detail for e in await store.audit.list(C2_ALICE)] == ["other client"]
+    assert [e.detail for e in await store.audit.list(ALICE, limit=1)] == ["second"]
+
+
+async def test_agent_schemas_are_versioned_per_client(store: RelationalStore) -> None:
+    v1 = default_schema("billing-bot", "SaaS billing support agent")
+    v2 = replace(v1, version=2, description="billing and refunds")
+    assert await store.schemas.latest(ALICE, "billing-bot") is None
+    assert await store.schemas.put("c1", v1) is True
+    assert await store.schemas.put("c1", v2) is True
+    assert await store.schemas.latest(ALICE, "billing-bot") == v2
+    # A version, once written, never changes.
+    assert await store.schemas.put("c1", replace(v2, description="rewritten")) is False
+    assert await store.schemas.latest(BOB, "billing-bot") == v2  # schemas are per client, not per user
+    assert await store.schemas.latest(C2_ALICE, "billing-bot") is None
+    assert await store.schemas.latest(ALICE, "other-agent") is None
+
+
+# --- lifecycle ----------------------------------------------------------------------------------------
+
+
+async def test_opening_twice_at_once_is_safe_and_shares_the_data(backend: Backend) -> None:
+    # Two processes starting together both run the migrations; neither may fail or wipe the other.
+    first, second = await asyncio.gather(backend.open(), backend.open())
+    await first.memories.upsert([mem("shared", ALICE.owner(Tier.USER), "shared row")])
+    assert [m.memory_id for m in await second.memories.get(ALICE, ["shared"])] == ["shared"]
+    third = await backend.open()
+    assert [m.memory_id for m in await third.memories.get(ALICE, ["shared"])] == ["shared"]
+
+
+async def test_statements_run_under_a_deadline(backend: Backend) -> None:
+    store = await backend.open(timeout_s=0.5)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        await store.executor.fetch(backend.slow_sql)
+    assert time.monotonic() - started < 3
+    # The store is still usable afterwards (the pool replaced or reset the cancelled connection).
+    await store.memories.upsert([mem("after", ALICE.owner(Tier.USER), "after the timeout")])
+    assert [m.memory_id for m in await store.memories.get(ALICE, ["after"])] == ["after"]
