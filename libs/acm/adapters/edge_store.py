@@ -1,0 +1,187 @@
+"""VectorStore over qdrant-edge: Qdrant's Rust engine in-process, one shard in one folder (embedded mode).
+
+Same payload layout and the same visibility / erasure filters as the server adapter (qdrant_store), in
+qdrant-edge's own classes. This module deliberately does not import qdrant_client (≈1.7 s to import).
+
+Shard calls are synchronous and sub-millisecond, so they run inline on the event loop; only opening,
+flushing, optimising and closing (which can take seconds on a big shard) go to a worker thread. The shard
+is thread-safe, so an inline call overlapping one of those is fine. One process per folder (WAL lock).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import qdrant_edge as qe
+
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
+from acm.ports.stores import VectorPoint
+
+# Fields every read or erase filters on; keyword indexes let the engine pick candidates by payload.
+INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier")
+
+
+def _payload(point: VectorPoint) -> dict[str, str | float]:
+    owner = point.owner
+    return {
+        "memory_id": point.memory_id,
+        "client_id": owner.client_id,
+        "customer_id": owner.customer_id,
+        "user_id": owner.user_id,
+        "tier": owner.tier.value,
+        "layer": point.layer.value,
+        "session_id": point.session_id,
+        "created_at": point.created_at.timestamp(),
+    }
+
+
+def _eq(key: str, value: str) -> qe.FieldCondition:
+    return qe.FieldCondition(key, match=qe.MatchValue(value))
+
+
+def visibility_filter(scope: Scope, tiers: tuple[Tier, ...]) -> qe.Filter:
+    """acm.domain.scope.visible as a filter. ``tiers`` must be non-empty: an empty ``should`` matches all."""
+    if not tiers:
+        raise ValueError("visibility_filter needs at least one tier")
+    should: list[qe.ConditionType] = []
+    if Tier.CLIENT in tiers:
+        should.append(_eq("tier", Tier.CLIENT.value))
+    if Tier.CUSTOMER in tiers:
+        should.append(qe.Filter(must=[_eq("tier", Tier.CUSTOMER.value), _eq("customer_id", scope.customer_id)]))
+    if Tier.USER in tiers:
+        should.append(
+            qe.Filter(
+                must=[
+                    _eq("tier", Tier.USER.value),
+                    _eq("customer_id", scope.customer_id),
+                    _eq("user_id", scope.user_id),
+                ]
+            )
+        )
+    return qe.Filter(must=[_eq("client_id", scope.client_id)], should=should)
+
+
+def forget_filter(scope: Scope, level: ForgetLevel) -> qe.Filter:
+    """acm.domain.scope.forgets as a filter: each level narrows the previous one by one id."""
+    must: list[qe.ConditionType] = [_eq("client_id", scope.client_id)]
+    if level is not ForgetLevel.CLIENT:
+        must.append(_eq("customer_id", scope.customer_id))
+    if level in (ForgetLevel.USER, ForgetLevel.SESSION):
+        must.append(_eq("user_id", scope.user_id))
+    if level is ForgetLevel.SESSION:
+        must.append(_eq("session_id", scope.session_id))
+    return qe.Filter(must=must)
+
+
+def _memory_id(pid: object) -> str:
+    return pid.hex if isinstance(pid, uuid.UUID) else uuid.UUID(str(pid)).hex
+
+
+class EdgeVectorStore:
+    """VectorStore over one qdrant-edge shard in ``path`` (created by ensure, reopened if present)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._path = Path(path)
+        self._shard: qe.EdgeShard | None = None
+        self._open_lock = asyncio.Lock()
+        self._closed = False
+        self._dim: int | None = None  # known once ensure() opened the shard with a config
+
+    def _check_open(self) -> None:
+        if self._closed:
+            # Reopening silently would leave a shard (and its WAL lock) that nobody closes.
+            raise RuntimeError(f"vector store at {self._path} is closed")
+
+    def _exists(self) -> bool:
+        return (self._path / "edge_config.json").exists()
+
+    async def ensure(self, dim: int) -> None:
+        async with self._open_lock:
+            self._check_open()
+            if self._shard is None:
+                config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
+                if self._exists():
+                    try:
+                        # With a config, load checks it against the stored vectors: a dim mismatch fails.
+                        self._shard = await asyncio.to_thread(qe.EdgeShard.load, str(self._path), config)
+                    except Exception as e:
+                        if "ncompatible" in str(e):
+                            raise ValueError(f"vector shard at {self._path}: {e}") from e
+                        raise
+                else:
+                    self._shard = await asyncio.to_thread(qe.EdgeShard.create, str(self._path), config)
+                self._dim = dim
+            elif self._dim is not None and self._dim != dim:
+                raise ValueError(f"vector shard at {self._path} holds {self._dim}-d vectors, not {dim}-d")
+            shard = self._shard
+        existing = shard.info().payload_schema
+        for field in INDEXED_FIELDS:
+            if field not in existing:
+                shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+
+    async def _open(self) -> qe.EdgeShard:
+        """The shard; loads an existing one on first use, so a reopened store works before ensure()."""
+        if self._shard is not None:
+            return self._shard
+        async with self._open_lock:
+            self._check_open()
+            if self._shard is None:
+                if not self._exists():
+                    raise RuntimeError(f"no vector shard at {self._path}: call ensure(dim) first")
+                self._shard = await asyncio.to_thread(qe.EdgeShard.load, str(self._path))
+            return self._shard
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        if not points:
+            return
+        shard = await self._open()
+        batch = [
+            # A malformed memory id raises ValueError here, before anything is written.
+            qe.Point(uuid.UUID(p.memory_id), [float(x) for x in p.vector], _payload(p))
+            for p in points
+        ]
+        shard.update(qe.UpdateOperation.upsert_points(batch))
+
+    async def search(
+        self, scope: Scope, vector: Sequence[float], limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+    ) -> list[tuple[str, float]]:
+        if not tiers or limit <= 0:
+            return []
+        shard = await self._open()
+        request = qe.QueryRequest(
+            limit=limit,
+            query=qe.Query.Nearest([float(x) for x in vector]),
+            filter=visibility_filter(scope, tiers),
+            with_payload=False,
+        )
+        return [(_memory_id(p.id), p.score) for p in shard.query(request)]
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> None:
+        shard = await self._open()
+        shard.update(qe.UpdateOperation.delete_points_by_filter(forget_filter(scope, level)))
+
+    async def count(self) -> int:
+        """Points in the shard (for health checks)."""
+        shard = await self._open()
+        return shard.count(qe.CountRequest(exact=True))
+
+    async def optimize(self) -> bool:
+        """Build HNSW / merge segments; the shard never does this by itself. Slow: run off the hot path."""
+        shard = await self._open()
+        return await asyncio.to_thread(shard.optimize)
+
+    async def flush(self) -> None:
+        """Updates are already durable through the WAL; flushing just shortens the replay on next open."""
+        shard = await self._open()
+        await asyncio.to_thread(shard.flush)
+
+    async def close(self) -> None:
+        async with self._open_lock:
+            self._closed = True
+            shard, self._shard = self._shard, None
+            if shard is not None:
+                await asyncio.to_thread(shard.flush)
+                await asyncio.to_thread(shard.close)
