@@ -70,6 +70,11 @@ async def _serving(addr: str) -> bool:
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
+def _start(name: str, env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+    with log_path.open("wb") as log:
+        return subprocess.Popen([sys.executable, "-m", f"acm_{name}"], env=env, stdout=log, stderr=log)
+
+
 def _stop(procs: dict[str, subprocess.Popen[bytes]]) -> None:
     for proc in procs.values():
         if proc.poll() is None:
@@ -99,10 +104,9 @@ async def stack(
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for name in SERVICES:
-            env = {**os.environ, **common}
-            env["ACM_LISTEN_ADDR" if name in ("gateway", "retrieve") else "ACM_HEALTH_ADDR"] = f"127.0.0.1:{ports[name]}"
-            log = (work / f"{name}.log").open("wb")
-            procs[name] = subprocess.Popen([sys.executable, "-m", f"acm_{name}"], env=env, stdout=log, stderr=log)
+            addr_var = "ACM_LISTEN_ADDR" if name in ("gateway", "retrieve") else "ACM_HEALTH_ADDR"
+            env = {**os.environ, **common, addr_var: f"127.0.0.1:{ports[name]}"}
+            procs[name] = _start(name, env, work / f"{name}.log")
         for _ in range(240):
             dead = [n for n, p in procs.items() if p.poll() is not None]
             assert not dead, f"{dead} exited: " + (work / f"{dead[0]}.log").read_text()[-3000:]
