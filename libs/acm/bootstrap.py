@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 from acm.ports.bus import EventBus
 from acm.ports.stores import (
@@ -113,7 +113,10 @@ def open_bus(url: str, client_id: str, timeout_s: float = 5.0) -> EventBus:
     if scheme == "kafka":
         from acm.adapters.kafka_bus import KafkaBus
 
-        return KafkaBus(url.removeprefix("kafka://"), client_id=client_id, publish_timeout_s=timeout_s)
+        # kafka://host:9092[,host2:9092][?namespace=prefix.]
+        parsed = urlparse(url)
+        namespace = parse_qs(parsed.query).get("namespace", [""])[0]
+        return KafkaBus(parsed.netloc, client_id=client_id, publish_timeout_s=timeout_s, namespace=namespace)
     if scheme == "sqlite":
         from acm.adapters.embedded_bus import EmbeddedBus
 

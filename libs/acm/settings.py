@@ -5,7 +5,7 @@ Store and bus backends are picked by URL scheme, so one code path serves both mo
   vectors   http(s)://qdrant:6333     | qdrant-local:///path | qdrant-local://:memory: | edge:///path
   graph     bolt:// or neo4j://…      | sqlite:///path/graph.db
   cache     redis://…                 | memory://
-  bus       kafka://host:9092[,host2] | sqlite:///path/bus.db  (embedded only)
+  bus       kafka://host:9092[,host2][?namespace=prefix.] | sqlite:///path/bus.db  (embedded only)
 """
 
 from __future__ import annotations

@@ -73,8 +73,12 @@ class KafkaBus:
         heartbeat_interval_ms: int = 1000,
         deliver_attempts: int = 4,
         deliver_backoff_s: float = 0.2,
+        namespace: str = "",
     ) -> None:
         self._bootstrap = bootstrap_servers
+        # Prefixed to every topic and consumer group: several ACM deployments (or test runs) can share
+        # one Kafka cluster without reading each other's events.
+        self._namespace = namespace
         self._client_id = client_id
         self._num_partitions = num_partitions
         self._replication_factor = replication_factor
@@ -99,6 +103,7 @@ class KafkaBus:
     # -- EventBus --------------------------------------------------------------------------------
 
     async def publish(self, topic: str, key: str, value: bytes) -> None:
+        topic = self._namespace + topic
         try:
             async with asyncio.timeout(self._publish_timeout_s):
                 producer = await self._get_producer()
@@ -116,6 +121,7 @@ class KafkaBus:
             raise RuntimeError("subscribe() must be called before start()")
         if any(s.topic == topic and s.group == group for s in self._subscriptions):
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
+        topic = self._namespace + topic
         sub = _Subscription(topic, group, handler, Worker(f"kafka:{group}:{topic}", lambda w: self._consume(sub, w)))
         self._subscriptions.append(sub)
 
@@ -127,7 +133,7 @@ class KafkaBus:
         try:
             async with asyncio.timeout(self._start_timeout_s):
                 wanted = {s.topic for s in self._subscriptions} | {
-                    topics.dead_letter(s.group) for s in self._subscriptions
+                    self._namespace + topics.dead_letter(s.group) for s in self._subscriptions
                 }
                 await self._ensure_topics(sorted(wanted))
                 for sub in self._subscriptions:
@@ -156,7 +162,7 @@ class KafkaBus:
             sub.topic,
             bootstrap_servers=self._bootstrap,
             client_id=self._client_id,
-            group_id=sub.group,
+            group_id=self._namespace + sub.group,
             enable_auto_commit=False,
             auto_offset_reset="earliest",  # a new group starts at the beginning: nothing is skipped
             request_timeout_ms=max(self._request_timeout_ms, self._session_timeout_ms + 5000),
