@@ -23,5 +23,6 @@ echo "[test] ruff"
 $BIN/ruff check libs services tests scripts
 echo "[test] mypy"
 $BIN/mypy
+$BIN/mypy tests
 echo "[test] pytest"
 $BIN/pytest -p no:cacheprovider -ra "$@"

@@ -64,6 +64,9 @@ KINDS = [
 ]
 
 
+PERSISTENT = [k for k in KINDS if k.persistent]  # the persistence tests need a store on disk
+
+
 @pytest.fixture(params=KINDS, ids=[k.name for k in KINDS])
 def kind(request: pytest.FixtureRequest) -> Kind:
     return request.param  # type: ignore[no-any-return]
@@ -306,9 +309,8 @@ async def test_forget_levels_spelled_out(store: VectorStore) -> None:
 # ---- persistence ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("kind", PERSISTENT, ids=[k.name for k in PERSISTENT])
 async def test_persists_across_close_and_reopen(kind: Kind, tmp_path: Path) -> None:
-    if not kind.persistent:
-        pytest.skip("in-memory store")
     first = kind.make(tmp_path)
     await first.ensure(DIM)
     await load_grid(first)
@@ -331,9 +333,8 @@ async def test_persists_across_close_and_reopen(kind: Kind, tmp_path: Path) -> N
         await second.close()
 
 
+@pytest.mark.parametrize("kind", PERSISTENT, ids=[k.name for k in PERSISTENT])
 async def test_reopen_with_another_dimension_fails(kind: Kind, tmp_path: Path) -> None:
-    if not kind.persistent:
-        pytest.skip("in-memory store")
     first = kind.make(tmp_path)
     await first.ensure(DIM)
     await first.upsert([pt("p", unit(1), A.owner(Tier.USER))])

@@ -132,11 +132,17 @@ async def stack(
             keys = [await create_api_key(rel.api_keys, c, "e2e") for c in client_ids]
         finally:
             await rel.close()
-        stack = Stack(
-            f"127.0.0.1:{ports['gateway']}", database, neo4j_uri, work / "qdrant", work, procs, client_ids, namespace
+        yield Stack(
+            addr=f"127.0.0.1:{ports['gateway']}",
+            dsn=database,
+            neo4j_uri=neo4j_uri,
+            vector_path=work / "qdrant",
+            logs=work,
+            procs=procs,
+            client_ids=client_ids,
+            namespace=namespace,
+            keys=(keys[0][1], keys[1][1]),
         )
-        stack.keys = tuple(secret for _, secret in keys)
-        yield stack
     finally:
         _stop(procs)
 
@@ -224,9 +230,16 @@ async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack)
     vectors = QdrantVectorStore.from_url(f"qdrant-local://{stack.vector_path}")
     try:
         bob = Scope(stack.client_ids[0], "acme", "bob")
+        bob_session = Scope(stack.client_ids[0], "acme", "bob", "support-bot", "s1")
         alice = Scope(stack.client_ids[0], "acme", "alice")
         probe = [1.0] + [0.0] * 255
-        assert len(await vectors.search(bob, probe, 10)) == 1  # Bob's one turn
+        rel = await open_relational(stack.dsn)
+        try:
+            bob_memories = {m.memory_id for m in await rel.memories.session_memories(bob_session, 50)}
+        finally:
+            await rel.close()
+        assert bob_memories  # every memory of Bob's has its vector, and nothing else is visible to him
+        assert {memory_id for memory_id, _ in await vectors.search(bob, probe, 50)} == bob_memories
         assert await vectors.search(alice, probe, 10) == []  # forgotten
     finally:
         await vectors.close()
