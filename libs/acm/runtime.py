@@ -5,11 +5,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Protocol, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
+from acm.settings import ServiceSettings, load
+
+S = TypeVar("S", bound=ServiceSettings)
 
 
 def configure_logging(level: str) -> None:
@@ -48,3 +53,38 @@ async def wait_for_stop_signal() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+
+
+class Closeable(Protocol):
+    async def close(self) -> None: ...
+
+
+class Startable(Protocol):
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+async def serve_until_stopped(
+    name: str, server: HealthServer, bus: Startable, resources: Sequence[Closeable], channels: Sequence[Any] = ()
+) -> None:
+    """Start consuming and serving, wait for SIGINT/SIGTERM, then stop in reverse order."""
+    await bus.start()
+    await server.start()
+    logging.getLogger(f"acm.{name}").info("%s running (gRPC/health on port %d)", name, server.port)
+    try:
+        await wait_for_stop_signal()
+    finally:
+        await server.stop()
+        for channel in channels:
+            await channel.close()
+        await bus.stop()
+        for resource in reversed(resources):
+            await resource.close()
+
+
+def service_main(settings_cls: type[S], run: Callable[[S], Coroutine[Any, Any, None]]) -> None:
+    """A service's console script: settings once at start-up (fail fast), logging, then run."""
+    settings = load(settings_cls)
+    configure_logging(settings.log_level)
+    asyncio.run(run(settings))

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import logging
-
 from acm import topics
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.ports.bus import EventBus
 from acm.ports.stores import Cache
-from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
-from acm.settings import load
+from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm_compact import GROUP
 from acm_compact.handlers.compaction_requests import CompactionRequestsHandler
 from acm_compact.handlers.forget import ForgetHandler
 from acm_compact.settings import CompactSettings
 from acm_compact.usecases import DropWorkingContext, TrimSession
-
-log = logging.getLogger("acm.compact")
 
 
 def register(bus: EventBus, rel: Relational, cache: Cache, settings: CompactSettings) -> TrimSession:
@@ -32,22 +27,8 @@ async def run(settings: CompactSettings) -> None:
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-compact", timeout_s=timeout)
     register(bus, rel, cache, settings)
-    health = HealthServer(settings.health_addr)
-    await bus.start()
-    await health.start()
-    log.info("compact running (health on port %d)", health.port)
-    try:
-        await wait_for_stop_signal()
-    finally:
-        await health.stop()
-        await bus.stop()
-        await cache.close()
-        await rel.close()
+    await serve_until_stopped("compact", HealthServer(settings.health_addr), bus, [rel, cache])
 
 
 def main() -> None:
-    import asyncio
-
-    settings = load(CompactSettings)
-    configure_logging(settings.log_level)
-    asyncio.run(run(settings))
+    service_main(CompactSettings, run)

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import logging
-
 import grpc
 
 from acm.bootstrap import Relational, open_bus, open_relational
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
-from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
-from acm.settings import load
+from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_gateway.api import GatewayServicer
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.settings import GatewaySettings
 from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob, RequestForget
-
-log = logging.getLogger("acm.gateway")
 
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 
@@ -47,21 +42,8 @@ async def run(settings: GatewaySettings) -> None:
     channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
     servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
     server = build_server(servicer, settings.listen_addr)
-    await bus.start()
-    await server.start()
-    log.info("gateway serving acm.v1.Gateway on port %d", server.port)
-    try:
-        await wait_for_stop_signal()
-    finally:
-        await server.stop()
-        await channel.close()
-        await bus.stop()
-        await rel.close()
+    await serve_until_stopped("gateway", server, bus, [rel], channels=[channel])
 
 
 def main() -> None:
-    import asyncio
-
-    settings = load(GatewaySettings)
-    configure_logging(settings.log_level)
-    asyncio.run(run(settings))
+    service_main(GatewaySettings, run)

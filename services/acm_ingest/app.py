@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
@@ -11,15 +9,12 @@ from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_rel
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore
-from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
-from acm.settings import load
+from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm_ingest import GROUP
 from acm_ingest.handlers.forget import ForgetHandler
 from acm_ingest.handlers.turns import TurnsHandler
 from acm_ingest.settings import IngestSettings
 from acm_ingest.usecases import ForgetScope, IngestTurn
-
-log = logging.getLogger("acm.ingest")
 
 
 def register(
@@ -60,23 +55,8 @@ async def run(settings: IngestSettings) -> None:
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout)
     register(bus, rel, graph, cache, build_embedder(settings.embedder), settings)
-    health = HealthServer(settings.health_addr)
-    await bus.start()
-    await health.start()
-    log.info("ingest running (health on port %d)", health.port)
-    try:
-        await wait_for_stop_signal()
-    finally:
-        await health.stop()
-        await bus.stop()
-        await cache.close()
-        await graph.close()
-        await rel.close()
+    await serve_until_stopped("ingest", HealthServer(settings.health_addr), bus, [rel, graph, cache])
 
 
 def main() -> None:
-    import asyncio
-
-    settings = load(IngestSettings)
-    configure_logging(settings.log_level)
-    asyncio.run(run(settings))
+    service_main(IngestSettings, run)

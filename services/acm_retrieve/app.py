@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
@@ -11,8 +9,7 @@ from acm.bootstrap import Relational, open_bus, open_relational, open_vectors
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import VectorStore
-from acm.runtime import HealthServer, configure_logging, wait_for_stop_signal
-from acm.settings import load
+from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
@@ -20,8 +17,6 @@ from acm_retrieve.handlers.forget import ForgetHandler
 from acm_retrieve.handlers.memories import MemoriesHandler
 from acm_retrieve.settings import RetrieveSettings
 from acm_retrieve.usecases import Retrieve
-
-log = logging.getLogger("acm.retrieve")
 
 
 def build_api(rel: Relational, vectors: VectorStore, embedder: Embedder, settings: RetrieveSettings) -> RetrieveApi:
@@ -45,21 +40,8 @@ async def run(settings: RetrieveSettings) -> None:
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
         RetrieveServicer(build_api(rel, vectors, embedder, settings)), server.server
     )
-    await bus.start()
-    await server.start()
-    log.info("retrieve serving on port %d", server.port)
-    try:
-        await wait_for_stop_signal()
-    finally:
-        await server.stop()
-        await bus.stop()
-        await vectors.close()
-        await rel.close()
+    await serve_until_stopped("retrieve", server, bus, [rel, vectors])
 
 
 def main() -> None:
-    import asyncio
-
-    settings = load(RetrieveSettings)
-    configure_logging(settings.log_level)
-    asyncio.run(run(settings))
+    service_main(RetrieveSettings, run)
