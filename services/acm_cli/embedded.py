@@ -31,7 +31,6 @@ from acm_ingest.app import register as register_ingest
 from acm_ingest.settings import IngestSettings
 from acm_retrieve.app import build_api
 from acm_retrieve.app import register as register_retrieve
-from acm_retrieve.settings import RetrieveSettings
 
 log = logging.getLogger("acm.embedded")
 
@@ -95,9 +94,6 @@ class EmbeddedAcm:
         ingest_settings = IngestSettings(
             database_url=u.database, bus_url=u.bus, graph_url=u.graph, cache_url=u.cache, embedder=s.embedder
         )
-        retrieve_settings = RetrieveSettings(
-            database_url=u.database, bus_url=u.bus, vector_url=u.vectors, embedder=s.embedder
-        )
         register_ingest(self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings)
         register_retrieve(self.bus, self.rel, self.vectors, embedder)
         register_architect(self.bus, self.rel)
@@ -113,7 +109,7 @@ class EmbeddedAcm:
         gateway_settings = GatewaySettings(
             database_url=u.database, bus_url=u.bus, retrieve_addr="in-process", listen_addr=s.listen_addr
         )
-        retriever = build_api(self.rel, self.vectors, embedder, retrieve_settings)
+        retriever = build_api(self.rel, self.vectors, self.graph, embedder)
         self._server = build_server(build_servicer(self.rel, self.bus, retriever, gateway_settings), s.listen_addr)
         self.api_key = await self._dev_key()
         await self.bus.start()

@@ -5,10 +5,10 @@ from __future__ import annotations
 from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_bus, open_relational, open_vectors
+from acm.bootstrap import Relational, open_bus, open_graph, open_relational, open_vectors
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
-from acm.ports.stores import VectorStore
+from acm.ports.stores import GraphStore, VectorStore
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
@@ -19,8 +19,8 @@ from acm_retrieve.settings import RetrieveSettings
 from acm_retrieve.usecases import Retrieve
 
 
-def build_api(rel: Relational, vectors: VectorStore, embedder: Embedder, settings: RetrieveSettings) -> RetrieveApi:
-    return RetrieveApi(Retrieve(rel.memories, vectors, embedder, TiktokenCounter(), settings.candidates))
+def build_api(rel: Relational, vectors: VectorStore, graph: GraphStore, embedder: Embedder) -> RetrieveApi:
+    return RetrieveApi(Retrieve(rel.memories, vectors, graph, rel.schemas, embedder, TiktokenCounter()))
 
 
 def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder) -> None:
@@ -33,14 +33,15 @@ async def run(settings: RetrieveSettings) -> None:
     embedder = build_embedder(settings.embedder)
     rel = await open_relational(settings.database_url, timeout)
     vectors = await open_vectors(settings.vector_url, timeout)
+    graph = await open_graph(settings.graph_url, timeout)
     await vectors.ensure(embedder.dim)
     bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
     register(bus, rel, vectors, embedder)
     server = HealthServer(settings.listen_addr, [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name])
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
-        RetrieveServicer(build_api(rel, vectors, embedder, settings)), server.server
+        RetrieveServicer(build_api(rel, vectors, graph, embedder)), server.server
     )
-    await serve_until_stopped("retrieve", server, bus, [rel, vectors])
+    await serve_until_stopped("retrieve", server, bus, [rel, vectors, graph])
 
 
 def main() -> None:

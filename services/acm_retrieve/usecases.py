@@ -1,16 +1,24 @@
-"""Retrieval: keyword and vector candidates in the reader's scope, fused by RRF, packed in a budget."""
+"""Retrieval: keyword, vector and entity-graph candidates in the reader's scope, fused, re-scored by
+the agent's preset (similarity, recency, frequency, time window), packed best-first into the budget."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
+from datetime import datetime
 
-from acm.domain.models import Memory
-from acm.domain.ranking import reciprocal_rank_fusion
+from acm.domain.extract import mentions
+from acm.domain.models import Memory, MemoryStatus
+from acm.domain.retrieval import Candidate, RetrievalPreset, preset, rescore, weighted_rrf
+from acm.domain.schema import DEFAULT_AGENT
 from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter, pack
 from acm.ports.embedder import Embedder
-from acm.ports.stores import MemoryRepo, VectorStore
+from acm.ports.stores import GraphStore, MemoryRepo, SchemaRepo, VectorStore
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+MAX_QUERY_NAMES = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,37 +33,48 @@ class Bundle:
     items: list[Retrieved]
     total_tokens: int
     dropped: int
+    preset: str
+
+
+def query_names(query: str) -> list[str]:
+    """Strings that may name an entity: extracted mentions first, then each content word (entities are
+    matched case-insensitively by name or alias, so "caroline" finds "Caroline")."""
+    names = [m.text for m in mentions(query)]
+    names += [w for w in _WORD.findall(query) if w[0].isupper() or len(w) > 3]
+    return list(dict.fromkeys(names))[:MAX_QUERY_NAMES]
 
 
 @dataclass
 class Retrieve:
     memories: MemoryRepo
     vectors: VectorStore
+    graph: GraphStore
+    schemas: SchemaRepo
     embedder: Embedder
     tokens: TokenCounter
-    candidates: int
+
+    async def strategy(self, scope: Scope) -> RetrievalPreset:
+        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT)
+        if schema is None:
+            return preset("balanced")
+        r = schema.retrieval
+        return preset(r.preset, r.alpha_similarity, r.beta_recency, r.gamma_frequency)
 
     async def __call__(
-        self, scope: Scope, query: str, budget: int, tiers: tuple[Tier, ...], encoding: str = DEFAULT_ENCODING
+        self,
+        scope: Scope,
+        query: str,
+        budget: int,
+        tiers: tuple[Tier, ...],
+        encoding: str = DEFAULT_ENCODING,
+        window: tuple[datetime, datetime] | None = None,
     ) -> Bundle:
+        p = await self.strategy(scope)
         if query.strip():
-            vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
-            keyword, nearest = await asyncio.gather(
-                self.memories.keyword_search(scope, query, self.candidates, tiers),
-                self.vectors.search(scope, vector, self.candidates, tiers),
-            )
-            fused = reciprocal_rank_fusion(
-                [[s.memory.memory_id for s in keyword], [memory_id for memory_id, _ in nearest]]
-            )
-            known = {s.memory.memory_id: s.memory for s in keyword}
-            missing = [mid for mid, _ in fused if mid not in known]
-            # The store checks the scope again: a vector hit never bypasses visibility.
-            for memory in await self.memories.get(scope, missing):
-                known[memory.memory_id] = memory
-            ranked = [(known[mid], score) for mid, score in fused if mid in known and _active(known[mid])]
+            ranked = await self._search(scope, query, tiers, p, window)
         elif scope.session_id:
             # No query: the session's latest turns are the best guess at what matters.
-            recent = await self.memories.session_memories(scope, self.candidates)
+            recent = await self.memories.session_memories(scope, p.keyword_k)
             ranked = [(m, 1.0 / (i + 1)) for i, m in enumerate(recent) if m.tier in tiers]
         else:
             ranked = []
@@ -65,8 +84,56 @@ class Retrieve:
         ]
         packed = pack(ranked, sizes, budget)
         items = [Retrieved(m, size, score) for (m, score), size in packed.items]
-        return Bundle(items, packed.total_tokens, packed.dropped)
+        return Bundle(items, packed.total_tokens, packed.dropped, p.name)
 
+    async def _search(
+        self,
+        scope: Scope,
+        query: str,
+        tiers: tuple[Tier, ...],
+        p: RetrievalPreset,
+        window: tuple[datetime, datetime] | None,
+    ) -> list[tuple[Memory, float]]:
+        vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+        keyword, nearest, graph = await asyncio.gather(
+            self.memories.keyword_search(scope, query, p.keyword_k, tiers),
+            self.vectors.search(scope, vector, p.vector_k, tiers),
+            self._graph_candidates(scope, query, tiers, p),
+        )
+        fused = weighted_rrf(
+            {
+                "keyword": [s.memory.memory_id for s in keyword],
+                "vector": [memory_id for memory_id, _ in nearest],
+                "graph": graph,
+            },
+            p.list_weights,
+            p.rrf_k,
+        )
+        known = {s.memory.memory_id: s.memory for s in keyword}
+        missing = [mid for mid in fused if mid not in known]
+        # The store checks the scope again: a vector or graph hit never bypasses visibility.
+        for memory in await self.memories.get(scope, missing):
+            known[memory.memory_id] = memory
+        candidates = [
+            Candidate(
+                memory_id=mid,
+                fused=score,
+                at=known[mid].valid_from or known[mid].created_at,
+                mentions=known[mid].mention_count,
+                accesses=known[mid].access_count,
+            )
+            for mid, score in fused.items()
+            if mid in known and known[mid].status is MemoryStatus.ACTIVE
+        ]
+        return [(known[mid], score) for mid, score in rescore(candidates, p, window)]
 
-def _active(memory: Memory) -> bool:
-    return memory.status.value == "active"
+    async def _graph_candidates(
+        self, scope: Scope, query: str, tiers: tuple[Tier, ...], p: RetrievalPreset
+    ) -> list[str]:
+        if p.graph_depth < 0 or p.graph_k <= 0:
+            return []
+        entities = await self.graph.find_entities(scope, query_names(query), tiers)
+        if not entities:
+            return []
+        hits = await self.graph.expand(scope, [e.entity_id for e in entities], p.graph_depth, p.graph_k, tiers)
+        return [memory_id for memory_id, _hops in hits]

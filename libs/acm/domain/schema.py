@@ -9,6 +9,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from acm.domain.retrieval import PRESETS
 from acm.domain.scope import Tier
 
 DEFAULT_AGENT = "default"  # the agent id of turns that name none
@@ -28,8 +29,9 @@ class Retention:
 
 @dataclass(frozen=True, slots=True)
 class RetrievalWeights:
-    alpha_similarity: float = 0.7
-    beta_recency: float = 0.2
+    preset: str = "balanced"  # a name from acm.domain.retrieval.PRESETS
+    alpha_similarity: float = 0.8
+    beta_recency: float = 0.1
     gamma_frequency: float = 0.1
     k: int = 20
     graph_depth: int = 1
@@ -82,6 +84,12 @@ def _number(path: str, value: Any, *, integer: bool = False, minimum: float = 0.
     return value
 
 
+def _text(path: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise SchemaInvalid(f"{path} must be a string, got {value!r}")
+    return value
+
+
 def _section(cls: type, path: str, raw: Any) -> Any:
     if not isinstance(raw, dict):
         raise SchemaInvalid(f"{path} must be an object")
@@ -89,7 +97,12 @@ def _section(cls: type, path: str, raw: Any) -> Any:
     unknown = sorted(set(raw) - set(known))
     if unknown:
         raise SchemaInvalid(f"{path} has unknown field(s): {', '.join(unknown)}")
-    values = {name: _number(f"{path}.{name}", value, integer=known[name].type == "int") for name, value in raw.items()}
+    values = {
+        name: _text(f"{path}.{name}", value)
+        if known[name].type == "str"
+        else _number(f"{path}.{name}", value, integer=known[name].type == "int")
+        for name, value in raw.items()
+    }
     return cls(**values)
 
 
@@ -120,6 +133,8 @@ def validate(schema: AgentSchema) -> AgentSchema:
         raise SchemaInvalid("compaction.soft_ratio must be in (0, 1]")
     if schema.compaction.budget_tokens < 1:
         raise SchemaInvalid("compaction.budget_tokens must be ≥ 1")
+    if schema.retrieval.preset not in PRESETS:
+        raise SchemaInvalid(f"retrieval.preset {schema.retrieval.preset!r} is not one of: {', '.join(PRESETS)}")
     missing = [c for c in schema.category_tiers if c not in schema.categories]
     if missing:
         raise SchemaInvalid(f"category_tiers names unknown categor(ies): {', '.join(missing)}")

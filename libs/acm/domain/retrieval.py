@@ -1,0 +1,104 @@
+"""Retrieval strategies as data, and the re-scoring every strategy shares (pure).
+
+A preset says how many candidates each retriever contributes, how the ranked lists are fused and how the
+fused score is re-weighted: S = α·similarity + β·recency + γ·frequency (+ a boost for memories inside the
+time window a question asks about). Agent schemas pick a preset and may override α, β, γ.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalPreset:
+    name: str
+    keyword_k: int = 50
+    vector_k: int = 50
+    graph_depth: int = 1
+    graph_k: int = 30
+    rrf_k: int = 60
+    # Weight of each ranked list in the fusion (weighted RRF).
+    list_weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "vector": 1.0, "graph": 0.5})
+    alpha_similarity: float = 0.8
+    beta_recency: float = 0.1
+    gamma_frequency: float = 0.1
+    recency_half_life_days: float = 30.0
+    time_window_boost: float = 0.3
+
+
+PRESETS: dict[str, RetrievalPreset] = {
+    p.name: p
+    for p in (
+        RetrievalPreset("balanced"),
+        # Multi-hop questions: more candidates and a deeper walk over the entity graph.
+        RetrievalPreset("recall", keyword_k=100, vector_k=100, graph_depth=2, graph_k=60),
+        # Support / operations agents: the latest state matters most.
+        RetrievalPreset("recent", alpha_similarity=0.6, beta_recency=0.3, gamma_frequency=0.1),
+        RetrievalPreset(
+            "precise", keyword_k=30, vector_k=30, graph_depth=0, list_weights={"keyword": 1.0, "vector": 1.0}
+        ),
+    )
+}
+DEFAULT_PRESET = "balanced"
+
+
+def preset(
+    name: str, alpha: float | None = None, beta: float | None = None, gamma: float | None = None
+) -> RetrievalPreset:
+    if name not in PRESETS:
+        raise ValueError(f"unknown retrieval preset {name!r}; use one of {', '.join(PRESETS)}")
+    base = PRESETS[name]
+    return replace(
+        base,
+        alpha_similarity=base.alpha_similarity if alpha is None else alpha,
+        beta_recency=base.beta_recency if beta is None else beta,
+        gamma_frequency=base.gamma_frequency if gamma is None else gamma,
+    )
+
+
+def weighted_rrf(rankings: dict[str, Sequence[str]], weights: dict[str, float], k: int) -> dict[str, float]:
+    """Σ over lists of weight / (k + rank); lists without a weight count 1."""
+    scores: dict[str, float] = {}
+    for name, ranking in rankings.items():
+        w = weights.get(name, 1.0)
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + w / (k + rank)
+    return scores
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    memory_id: str
+    fused: float
+    at: datetime  # when the fact holds (valid_from) or was said
+    mentions: int = 1
+    accesses: int = 0
+
+
+def rescore(
+    candidates: Sequence[Candidate],
+    p: RetrievalPreset,
+    window: tuple[datetime, datetime] | None = None,
+) -> list[tuple[str, float]]:
+    """Best first. Recency is relative to the newest candidate, not the wall clock, so an old
+    conversation is not penalised as a whole; frequency is log-scaled against the most frequent."""
+    if not candidates:
+        return []
+    top = max(c.fused for c in candidates) or 1.0
+    newest = max(c.at for c in candidates)
+    most = max(math.log1p(c.mentions + c.accesses) for c in candidates) or 1.0
+    scored = []
+    for c in candidates:
+        age_days = max((newest - c.at).total_seconds(), 0.0) / 86400
+        recency = 0.5 ** (age_days / p.recency_half_life_days)
+        frequency = math.log1p(c.mentions + c.accesses) / most
+        s = p.alpha_similarity * (c.fused / top) + p.beta_recency * recency + p.gamma_frequency * frequency
+        if window is not None and window[0] <= c.at < window[1]:
+            s += p.time_window_boost
+        scored.append((c.memory_id, s))
+    scored.sort(key=lambda kv: -kv[1])
+    return scored
