@@ -1,0 +1,63 @@
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from acm.domain.retrieval import PRESETS, Candidate, preset, rescore, weighted_rrf
+from acm.domain.schema import SchemaInvalid, default_schema, parse
+
+T0 = datetime(2024, 6, 1, tzinfo=UTC)
+
+
+def test_weighted_rrf_counts_each_list_by_its_weight() -> None:
+    scores = weighted_rrf({"keyword": ["a", "b"], "graph": ["b"]}, {"keyword": 1.0, "graph": 0.5}, k=60)
+    assert scores["a"] == pytest.approx(1 / 61)
+    assert scores["b"] == pytest.approx(1 / 62 + 0.5 / 61)
+
+
+def test_similarity_dominates_with_the_default_weights() -> None:
+    ranked = rescore(
+        [Candidate("old-but-relevant", 0.03, T0), Candidate("new-but-weak", 0.01, T0 + timedelta(days=300))],
+        preset("balanced"),
+    )
+    assert ranked[0][0] == "old-but-relevant"
+
+
+def test_recency_preset_prefers_the_latest_of_two_equal_matches() -> None:
+    ranked = rescore(
+        [Candidate("older", 0.02, T0), Candidate("newer", 0.02, T0 + timedelta(days=60))], preset("recent")
+    )
+    assert [mid for mid, _ in ranked] == ["newer", "older"]
+
+
+def test_frequency_breaks_ties() -> None:
+    ranked = rescore([Candidate("once", 0.02, T0), Candidate("often", 0.02, T0, mentions=9)], preset("balanced"))
+    assert ranked[0][0] == "often"
+
+
+def test_time_window_boosts_memories_inside_it() -> None:
+    window = (datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 6, 1, tzinfo=UTC))
+    ranked = rescore(
+        [Candidate("may", 0.015, datetime(2023, 5, 20, tzinfo=UTC)), Candidate("june", 0.02, T0)],
+        preset("balanced"),
+        window,
+    )
+    assert ranked[0][0] == "may"
+
+
+def test_presets_are_data_and_overrides_apply() -> None:
+    assert set(PRESETS) >= {"balanced", "recall", "recent", "precise"}
+    tuned = preset("recall", alpha=0.5, beta=0.4, gamma=0.1)
+    assert (tuned.alpha_similarity, tuned.beta_recency, tuned.graph_depth) == (0.5, 0.4, 2)
+    with pytest.raises(ValueError, match="unknown retrieval preset"):
+        preset("fastest")
+
+
+def test_schema_rejects_an_unknown_preset_naming_the_field() -> None:
+    raw = json.loads(default_schema("a").to_json())
+    raw["retrieval"]["preset"] = "fastest"
+    with pytest.raises(SchemaInvalid, match=r"retrieval\.preset"):
+        parse(raw)
+    raw["retrieval"]["preset"] = 3
+    with pytest.raises(SchemaInvalid, match=r"retrieval\.preset must be a string"):
+        parse(raw)
