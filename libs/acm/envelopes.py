@@ -16,6 +16,7 @@ from acm.convert import scope_from_pb, scope_to_pb, ts
 from acm.domain.models import new_id, utcnow
 from acm.domain.scope import Scope, ScopeError
 from acm.ports.bus import PermanentError
+from acm.telemetry import traceparent_of_current_span
 from acm.v1 import events_pb2
 
 SCHEMA_VERSION = 1
@@ -32,13 +33,16 @@ def new_traceparent() -> str:
 def envelope(
     scope: Scope, *, event_id: str | None = None, occurred_at: datetime | None = None, traceparent: str = ""
 ) -> events_pb2.Envelope:
-    """An envelope without a body; set exactly one body field on it (e.g. env.turn_received.CopyFrom(...))."""
+    """An envelope without a body; set exactly one body field on it (e.g. env.turn_received.CopyFrom(...)).
+
+    Without a `traceparent` the event's parent is the current span (so an event published while handling
+    another one is a child of that consumer span); with no span current it starts a new trace."""
     return events_pb2.Envelope(
         event_id=event_id or new_id(),
         scope=scope_to_pb(scope),
         occurred_at=ts(occurred_at or utcnow()),
         schema_version=SCHEMA_VERSION,
-        traceparent=traceparent or new_traceparent(),
+        traceparent=traceparent or traceparent_of_current_span() or new_traceparent(),
     )
 
 

@@ -1,4 +1,4 @@
-"""Process plumbing shared by the services: logging, a health server, waiting for a stop signal."""
+"""Process plumbing shared by the services: logging, tracing, a health server, waiting for a stop signal."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from acm.settings import ServiceSettings, load
+from acm.telemetry import configure_tracing
 
 S = TypeVar("S", bound=ServiceSettings)
 
@@ -83,8 +84,14 @@ async def serve_until_stopped(
             await resource.close()
 
 
-def service_main(settings_cls: type[S], run: Callable[[S], Coroutine[Any, Any, None]]) -> None:
-    """A service's console script: settings once at start-up (fail fast), logging, then run."""
+def service_main(
+    settings_cls: type[S], run: Callable[[S], Coroutine[Any, Any, None]], service_name: str | None = None
+) -> None:
+    """A service's console script: settings once at start-up (fail fast), logging, tracing, then run.
+
+    The service name (for traces) defaults to the settings' package: acm_gateway.settings → acm-gateway,
+    the console script's and the compose service's name."""
     settings = load(settings_cls)
     configure_logging(settings.log_level)
+    configure_tracing(service_name or settings_cls.__module__.split(".")[0].replace("_", "-"))
     asyncio.run(run(settings))

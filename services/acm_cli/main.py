@@ -6,6 +6,7 @@ acm fetch  -c acme -u alice "where do I live?"
 acm job    -c acme -u alice <job id>
 acm forget -c acme -u alice --level user
 acm keys create --client acme --database-url postgresql://…   (distributed mode)
+acm bench locomo --data locomo.json --json results/locomo.json   (benchmarks, against embedded ACM)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rich.table import Table
 from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.v1 import common_pb2, gateway_pb2
+from acm_cli.bench import add_bench_parsers
 
 console = Console()
 TIER_NAMES = {
@@ -60,12 +62,14 @@ def _client(args: argparse.Namespace) -> AcmClient:
 async def _serve(args: argparse.Namespace) -> None:
     from acm.runtime import configure_logging, wait_for_stop_signal
     from acm.settings import load
+    from acm.telemetry import configure_tracing
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
     settings = load(EmbeddedSettings)
     overrides = {k: v for k, v in (("data_dir", args.serve_data_dir), ("listen_addr", args.listen)) if v}
     settings = settings.model_copy(update=overrides)
     configure_logging(settings.log_level)
+    configure_tracing("acm-embedded")
     console.print(f"[bold]ACM embedded[/bold]: loading models and stores in {settings.data_dir.resolve()} …")
     async with EmbeddedAcm(settings) as acm:
         console.print(f"gateway (acm.v1.Gateway) on [bold]127.0.0.1:{acm.port}[/bold]")
@@ -193,6 +197,9 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--name", default="")
     create.add_argument("--database-url", default=os.environ.get("ACM_DATABASE_URL", "sqlite:///.acm/acm.db"))
     create.set_defaults(run=_keys_create)
+
+    bench = sub.add_parser("bench", help="run a benchmark (starts its own embedded ACM)")
+    add_bench_parsers(bench)
     return p
 
 

@@ -7,18 +7,22 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import grpc
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from acm.convert import InvalidTurn, ts
 from acm.domain.models import Job, JobStatus
 from acm.domain.scope import ScopeError
-from acm.envelopes import new_traceparent
 from acm.ports.stores import ApiKey
+from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob, RequestForget
 
 log = logging.getLogger("acm.gateway")
+tracer = trace.get_tracer(__name__)
 R = TypeVar("R")
+SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name  # acm.v1.Gateway
 
 _STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
@@ -29,6 +33,8 @@ _STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
     (InvalidTurn, grpc.StatusCode.INVALID_ARGUMENT),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
 ]
+# Codes that are the server's fault: only these mark a SERVER span as failed (OTel gRPC conventions).
+_SERVER_FAULTS = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL}
 
 _JOB_STATUS = {
     JobStatus.PENDING: gateway_pb2.JOB_STATUS_PENDING,
@@ -60,6 +66,13 @@ def job_to_pb(job: Job) -> gateway_pb2.Job:
     )
 
 
+def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str]:
+    for kind, code in _STATUS:
+        if isinstance(exc, kind):
+            return code, str(exc)
+    return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see server logs"
+
+
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     def __init__(
         self,
@@ -75,18 +88,38 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self._fetch = fetch
         self._forget = forget
 
-    async def _call(self, context: grpc.aio.ServicerContext, work: Callable[[ApiKey, str], Awaitable[R]]) -> R:
+    async def _call(
+        self, method: str, context: grpc.aio.ServicerContext, work: Callable[[ApiKey, str], Awaitable[R]]
+    ) -> R:
+        """Authenticate and run `work(key, traceparent)` in a SERVER span; errors become status codes.
+
+        The span continues the caller's trace when it sent a `traceparent` header; `work` gets this
+        span's traceparent, so the events it publishes are children of the RPC."""
         md = _metadata(context)
-        try:
-            key = await self._auth.authenticate(_secret(md))
-            return await work(key, md.get("traceparent") or new_traceparent())
-        except Exception as exc:
-            for kind, code in _STATUS:
-                if isinstance(exc, kind):
-                    await context.abort(code, str(exc))
-            log.exception("internal error")
-            await context.abort(grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see server logs")
-            raise  # unreachable: abort raises
+        with tracer.start_as_current_span(
+            f"{SERVICE}/{method}",
+            context=context_from_traceparent(md.get("traceparent", "")),
+            kind=SpanKind.SERVER,
+            attributes={"rpc.system": "grpc", "rpc.service": SERVICE, "rpc.method": method},
+            # abort() raises to end the RPC; the span's status is set from the gRPC code below instead.
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            try:
+                key = await self._auth.authenticate(_secret(md))
+                result = await work(key, traceparent_of_current_span())
+            except Exception as exc:
+                code, message = _status_of(exc)
+                span.set_attribute("rpc.grpc.status_code", code.value[0])
+                if code in _SERVER_FAULTS:
+                    span.record_exception(exc)
+                    span.set_status(Status(StatusCode.ERROR, message))
+                if code is grpc.StatusCode.INTERNAL:
+                    log.exception("internal error")
+                await context.abort(code, message)
+                raise  # unreachable: abort raises
+            span.set_attribute("rpc.grpc.status_code", grpc.StatusCode.OK.value[0])
+            return result
 
     async def Ingest(
         self, request: gateway_pb2.IngestRequest, context: grpc.aio.ServicerContext
@@ -95,14 +128,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             scope = await self._auth.scope(key, request.scope)
             return await self._accept_turn(key, scope, request.turn, trace)
 
-        return await self._call(context, work)
+        return await self._call("Ingest", context, work)
 
     async def GetJob(self, request: gateway_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> gateway_pb2.Job:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.Job:
             scope = await self._auth.scope(key, request.scope)
             return job_to_pb(await self._get_job(scope, request.job_id))
 
-        return await self._call(context, work)
+        return await self._call("GetJob", context, work)
 
     async def Fetch(
         self, request: gateway_pb2.FetchRequest, context: grpc.aio.ServicerContext
@@ -111,7 +144,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             scope = await self._auth.scope(key, request.scope)
             return await self._fetch(scope, request)
 
-        return await self._call(context, work)
+        return await self._call("Fetch", context, work)
 
     async def Forget(
         self, request: gateway_pb2.ForgetRequest, context: grpc.aio.ServicerContext
@@ -120,4 +153,4 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             scope = await self._auth.scope(key, request.scope)
             return gateway_pb2.ForgetResponse(job_id=await self._forget(key, scope, request.level, trace))
 
-        return await self._call(context, work)
+        return await self._call("Forget", context, work)

@@ -17,6 +17,7 @@ from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
+from acm.telemetry import traceparent_of_current_span
 from acm.v1 import events_pb2
 
 MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bounded for long tool outputs
@@ -35,6 +36,9 @@ class IngestTurn:
     session_soft_ratio: float
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
+        # Follow-up events are children of the span handling this turn (the consumer span); the turn's
+        # own traceparent is their parent only when no span is current (called outside a consumer).
+        parent = traceparent_of_current_span() or traceparent
         scope = turn.scope
         owner = scope.owner(Tier.USER)
         schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT)
@@ -80,7 +84,7 @@ class IngestTurn:
             created_at=ts(memory.created_at),
             entity_names=[e.name for e in entities],
         )
-        event = envelope(scope, event_id=stable_id("memories", job_id), traceparent=traceparent)
+        event = envelope(scope, event_id=stable_id("memories", job_id), traceparent=parent)
         event.memories_written.CopyFrom(
             events_pb2.MemoriesWritten(job_id=job_id, memories=[written], embedding_model=self.embedder.name)
         )
@@ -91,7 +95,7 @@ class IngestTurn:
             if schema
             else (self.session_budget_tokens, self.session_soft_ratio)
         )
-        await self._maybe_request_compaction(scope, memory.token_count, budget, soft_ratio, traceparent)
+        await self._maybe_request_compaction(scope, memory.token_count, budget, soft_ratio, parent)
         return {"memories": 1, "entities": len(entities), "relations": len(relations)}
 
     async def _maybe_request_compaction(

@@ -3,6 +3,8 @@
 An adapter calls `deliver` for each record and commits the record's offset only when it returns.
 `deliver` returns once the record was either handled or safely written to the group's dead-letter
 topic; it raises only when that dead-letter write failed, so the record is redelivered (nothing lost).
+Each delivery is a CONSUMER span, a child of the span that published the event (the envelope's
+traceparent), so a turn can be followed from the gateway through every consumer.
 """
 
 from __future__ import annotations
@@ -15,12 +17,17 @@ from datetime import UTC, datetime
 
 from google.protobuf.message import DecodeError
 from google.protobuf.timestamp_pb2 import Timestamp
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
 
 from acm import topics
 from acm.ports.bus import EventBus, PermanentError, Record, RecordHandler
+from acm.telemetry import context_from_traceparent
 from acm.v1 import events_pb2
 
 log = logging.getLogger("acm.bus")
+tracer = trace.get_tracer(__name__)
 
 
 async def deliver(
@@ -32,7 +39,32 @@ async def deliver(
     attempts: int = 4,
     backoff_s: float = 0.2,
 ) -> None:
-    """Run `handler` on `record` with retries; dead-letter it if it cannot succeed."""
+    """Run `handler` on `record` with retries; dead-letter it if it cannot succeed.
+
+    All attempts share one CONSUMER span, current while the handler runs: the events it publishes
+    take it as their parent (acm.envelopes.envelope)."""
+    env = _envelope(record.value)
+    attributes: dict[str, AttributeValue] = {
+        "messaging.system": _messaging_system(bus),
+        "messaging.operation.type": "process",
+        "messaging.destination.name": record.topic,
+        "messaging.destination.partition.id": str(record.partition),
+        "messaging.consumer.group.name": group,
+    }
+    if env is not None and env.event_id:
+        attributes["messaging.message.id"] = env.event_id
+    with tracer.start_as_current_span(
+        f"{group} process {record.topic}",
+        context=context_from_traceparent(env.traceparent if env is not None else ""),
+        kind=SpanKind.CONSUMER,
+        attributes=attributes,
+    ) as span:
+        await _with_retries(bus, group, record, handler, span, attempts, backoff_s)
+
+
+async def _with_retries(
+    bus: EventBus, group: str, record: Record, handler: RecordHandler, span: Span, attempts: int, backoff_s: float
+) -> None:
     attempt = 0
     while True:
         attempt += 1
@@ -41,12 +73,14 @@ async def deliver(
             return
         except PermanentError as exc:
             # Retrying input that can never succeed only delays the records behind it.
-            await dead_letter(bus, group, record, f"{_describe(exc)} (permanent)", attempt)
+            await _give_up(bus, group, record, span, exc, f"{_describe(exc)} (permanent)", attempt)
             return
         except Exception as exc:  # CancelledError is a BaseException: a stopping bus passes through
             if attempt >= attempts:
-                await dead_letter(bus, group, record, f"{_describe(exc)} (gave up after {attempt} attempts)", attempt)
+                reason = f"{_describe(exc)} (gave up after {attempt} attempts)"
+                await _give_up(bus, group, record, span, exc, reason, attempt)
                 return
+            span.record_exception(exc, attributes={"acm.delivery.attempt": attempt})
             delay = backoff_s * 2 ** (attempt - 1)
             log.info(
                 "group %s: %s@%d/%d attempt %d failed (%s), retrying in %.2fs",
@@ -59,6 +93,17 @@ async def deliver(
                 delay,
             )
             await asyncio.sleep(delay)
+
+
+async def _give_up(
+    bus: EventBus, group: str, record: Record, span: Span, exc: Exception, reason: str, attempts: int
+) -> None:
+    """The span ends as failed (the record did not reach its handler's goal), then the record is
+    dead-lettered; if that raises, the exception also ends the span (recorded by the context manager)."""
+    span.record_exception(exc, attributes={"acm.delivery.attempt": attempts})
+    span.set_status(Status(StatusCode.ERROR, reason))
+    span.set_attribute("acm.dead_letter.topic", topics.dead_letter(group))
+    await dead_letter(bus, group, record, reason, attempts)
 
 
 async def dead_letter(bus: EventBus, group: str, record: Record, reason: str, attempts: int) -> None:
@@ -108,12 +153,22 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _event_id(value: bytes) -> str:
-    """The envelope's event_id if the value is an Envelope, else "" (malformed input is dead-lettered too)."""
+def _envelope(value: bytes) -> events_pb2.Envelope | None:
+    """The value as an Envelope, or None if it is not one (malformed input is dead-lettered too)."""
     try:
-        return events_pb2.Envelope.FromString(value).event_id
+        return events_pb2.Envelope.FromString(value)
     except (DecodeError, ValueError):
-        return ""
+        return None
+
+
+def _event_id(value: bytes) -> str:
+    env = _envelope(value)
+    return env.event_id if env is not None else ""
+
+
+def _messaging_system(bus: EventBus) -> str:
+    # The OTel name for Kafka; the embedded SQLite log has none, so it gets its own.
+    return "kafka" if type(bus).__name__ == "KafkaBus" else "acm_embedded_log"
 
 
 class Worker:

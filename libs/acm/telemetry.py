@@ -1,0 +1,61 @@
+"""OpenTelemetry tracing: one turn followed across processes through the envelope's W3C traceparent.
+
+Spans are started with the API only (`opentelemetry.trace`); until `configure_tracing` installs an SDK
+provider they are the API's no-op spans, which still carry their parent's context, so a traceparent
+received from a client or an envelope is passed on unchanged even with tracing off.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+log = logging.getLogger("acm.telemetry")
+
+# Only the W3C header travels in an envelope, so only its propagator is used (not the global,
+# configurable one: the envelope field's format must not depend on OTEL_PROPAGATORS).
+_PROPAGATOR = TraceContextTextMapPropagator()
+_HEADER = "traceparent"
+
+
+def configure_tracing(service_name: str) -> None:
+    """Export spans over OTLP/gRPC when OTEL_EXPORTER_OTLP_ENDPOINT (or its _TRACES_ variant) is set.
+
+    Otherwise nothing is installed and every span stays a no-op. OTEL_SERVICE_NAME overrides
+    `service_name`; the other standard OTEL_* variables (headers, timeouts, sampler, resource
+    attributes) are read by the SDK itself. A provider installed earlier (by a host application or a
+    test) is kept: OpenTelemetry allows setting the global provider only once per process.
+    """
+    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    if not endpoint or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return
+    if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        return
+    # Imported here so that a process without tracing never loads the SDK or the exporter.
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    name = os.environ.get("OTEL_SERVICE_NAME") or service_name
+    provider = TracerProvider(resource=Resource.create({SERVICE_NAME: name}))  # flushed at exit by the SDK
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # endpoint etc. from the env
+    trace.set_tracer_provider(provider)
+    log.info("tracing: exporting spans of %s to %s", name, endpoint)
+
+
+def traceparent_of_current_span() -> str:
+    """The current span's W3C traceparent header value, or "" when no valid span is current."""
+    carrier: dict[str, str] = {}
+    _PROPAGATOR.inject(carrier)
+    return carrier.get(_HEADER, "")
+
+
+def context_from_traceparent(value: str) -> Context:
+    """A Context whose span is the (remote) one named by `value`, to start a child span in; an empty
+    Context (a new trace) when `value` is empty or not a valid traceparent."""
+    return _PROPAGATOR.extract({_HEADER: value})

@@ -1,0 +1,27 @@
+"""`acm bench <name>`: benchmarks that drive ACM the way an agent does (gRPC against embedded ACM).
+
+Each benchmark is a module here with ``add_parser(sub)``: it adds its subcommand and sets ``run`` (an async
+function of the parsed arguments), like every other `acm` command. Adding one = a module + a line in
+BENCHMARKS. Modules keep heavy imports (models, stores) inside their runner so `acm --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from acm_cli.bench.locomo import add_parser as add_locomo
+
+AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+# name → the module's add_parser; `tokens`, `retention`, `coverage`, `prefetch` will join here.
+BENCHMARKS: dict[str, AddParser] = {
+    "locomo": add_locomo,
+}
+
+
+def add_bench_parsers(bench: argparse.ArgumentParser) -> None:
+    """Fill the `acm bench` parser with one subcommand per benchmark."""
+    sub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCHMARK")
+    for add_parser in BENCHMARKS.values():
+        add_parser(sub)

@@ -1,0 +1,94 @@
+"""configure_tracing installs an exporter only when asked to; traceparents pass through spans, even no-op ones.
+
+The global tracer provider can be set only once per process, so these tests never set it: they watch
+(or stub) opentelemetry.trace's getter and setter instead."""
+
+from __future__ import annotations
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import SERVICE_NAME
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+from acm.domain.scope import Scope
+from acm.envelopes import envelope
+from acm.telemetry import configure_tracing, context_from_traceparent, traceparent_of_current_span
+
+SENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED")
+
+
+@pytest.fixture
+def installed(monkeypatch: pytest.MonkeyPatch) -> list[trace.TracerProvider]:
+    """What configure_tracing hands to set_tracer_provider (the real global is left alone)."""
+    for name in ENDPOINT_VARS:
+        monkeypatch.delenv(name, raising=False)
+    calls: list[trace.TracerProvider] = []
+    monkeypatch.setattr(trace, "set_tracer_provider", calls.append)
+    return calls
+
+
+def test_without_an_endpoint_nothing_is_installed(installed: list[trace.TracerProvider]) -> None:
+    before = trace.get_tracer_provider()
+    configure_tracing("acm-test")
+    assert installed == []
+    assert trace.get_tracer_provider() is before
+
+
+def test_sdk_disabled_wins_over_the_endpoint(
+    installed: list[trace.TracerProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+    monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+    configure_tracing("acm-test")
+    assert installed == []
+
+
+def test_an_endpoint_installs_a_batched_otlp_exporter_named_by_otel_service_name(
+    installed: list[trace.TracerProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "acm-renamed")
+    monkeypatch.setattr(trace, "get_tracer_provider", trace.ProxyTracerProvider)  # as in a fresh process
+    configure_tracing("acm-test")
+    assert len(installed) == 1
+    provider = installed[0]
+    assert isinstance(provider, TracerProvider)
+    try:
+        assert provider.resource.attributes[SERVICE_NAME] == "acm-renamed"
+        processors = provider._active_span_processor._span_processors
+        assert [type(p) for p in processors] == [BatchSpanProcessor]
+        assert isinstance(processors[0], BatchSpanProcessor)
+        assert isinstance(processors[0]._batch_processor._exporter, OTLPSpanExporter)
+    finally:
+        provider.shutdown()  # stops the batch thread; nothing was exported
+
+
+def test_a_provider_installed_earlier_is_kept(
+    installed: list[trace.TracerProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+    monkeypatch.setattr(trace, "get_tracer_provider", TracerProvider)
+    configure_tracing("acm-test")
+    assert installed == []
+
+
+def test_traceparent_helpers() -> None:
+    # A context from a traceparent names that span as the current one, and back.
+    with trace.use_span(trace.get_current_span(context_from_traceparent(SENT))):
+        assert traceparent_of_current_span() == SENT
+    assert traceparent_of_current_span() == ""
+    assert trace.get_current_span(context_from_traceparent("")) is trace.INVALID_SPAN
+    assert trace.get_current_span(context_from_traceparent("not-a-traceparent")) is trace.INVALID_SPAN
+
+
+def test_with_tracing_off_an_envelope_keeps_the_parent_trace() -> None:
+    # The API's no-op spans carry their parent's context: a consumer without an SDK still passes the
+    # received traceparent on to the events it publishes.
+    noop = trace.NoOpTracer()
+    with noop.start_as_current_span("consumer", context=context_from_traceparent(SENT)):
+        assert envelope(Scope("c1", "acme", "alice")).traceparent == SENT
+    fresh = envelope(Scope("c1", "acme", "alice")).traceparent
+    assert fresh != SENT and len(fresh) == len(SENT)
