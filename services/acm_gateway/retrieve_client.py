@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import grpc
 
+from acm.telemetry import traceparent_of_current_span
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_gateway.errors import Unavailable
 
@@ -15,7 +16,11 @@ class GrpcRetriever:
 
     async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
         try:
-            response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(request, timeout=self._timeout_s)
+            # The trace goes on into retrieve: it starts its span from this header.
+            metadata = (("traceparent", traceparent_of_current_span()),)
+            response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
+                request, timeout=self._timeout_s, metadata=metadata
+            )
             return response
         except grpc.aio.AioRpcError as exc:
             if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import grpc
+from opentelemetry import trace
 
 from acm.convert import memory_to_pb, scope_from_pb, tiers_from_pb
 from acm.domain.scope import ScopeError
 from acm.domain.tokens import DEFAULT_ENCODING, ENCODINGS
+from acm.telemetry import context_from_traceparent
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve.usecases import Retrieve
+
+_tracer = trace.get_tracer("acm.retrieve")
 
 
 class RetrieveApi:
@@ -40,8 +44,14 @@ class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
     async def Retrieve(
         self, request: retrieve_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
     ) -> retrieve_pb2.RetrieveResponse:
+        md = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
         try:
-            return await self._api.retrieve(request)
+            with _tracer.start_as_current_span(
+                "acm.v1.Retrieve/Retrieve",
+                context=context_from_traceparent(md.get("traceparent", "")),
+                kind=trace.SpanKind.SERVER,
+            ):
+                return await self._api.retrieve(request)
         except (ScopeError, ValueError) as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
             raise  # unreachable: abort raises

@@ -20,4 +20,4 @@ class TurnsHandler:
     async def __call__(self, record: Record) -> None:
         env, scope = decode(record.value, "turn_received")
         await verify_envelope(env, scope, self.api_keys, self.audit)  # no schema for an unverified agent
-        await self.ensure(scope, env.traceparent)
+        await self.ensure(scope)  # the schema event is traced as a child of this consumer span
