@@ -79,15 +79,19 @@ class AcmClient:
         budget_tokens: int = 0,
         encoding: str = "",
         tiers: list[int] | None = None,
+        as_of: datetime | None = None,
     ) -> gateway_pb2.FetchResponse:
+        request = gateway_pb2.FetchRequest(
+            scope=scope,
+            query=query,
+            budget_tokens=budget_tokens,
+            encoding=encoding,
+            tiers=tiers or [],  # type: ignore[arg-type]
+        )
+        if as_of is not None:
+            request.as_of.CopyFrom(ts(as_of))
         response: gateway_pb2.FetchResponse = await self._stub.Fetch(
-            gateway_pb2.FetchRequest(
-                scope=scope,
-                query=query,
-                budget_tokens=budget_tokens,
-                encoding=encoding,
-                tiers=tiers or [],  # type: ignore[arg-type]
-            ),
+            request,
             metadata=self._metadata,
             timeout=self._timeout_s,
         )

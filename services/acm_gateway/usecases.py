@@ -123,6 +123,7 @@ class FetchContext:
                 budget_tokens=budget,
                 encoding=request.encoding,
                 tiers=list(request.tiers),
+                as_of=request.as_of,
             )
         )
         return gateway_pb2.FetchResponse(

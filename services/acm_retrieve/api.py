@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import grpc
 from opentelemetry import trace
 
-from acm.convert import memory_to_pb, scope_from_pb, tiers_from_pb
+from acm.convert import from_ts, memory_to_pb, scope_from_pb, tiers_from_pb
 from acm.domain.scope import ScopeError
+from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, ENCODINGS
 from acm.telemetry import context_from_traceparent
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
@@ -29,7 +32,9 @@ class RetrieveApi:
             raise ValueError(f"encoding {encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
         if request.budget_tokens <= 0:
             raise ValueError("budget_tokens must be positive")
-        bundle = await self._retrieve(scope, request.query, request.budget_tokens, tiers, encoding)
+        as_of = from_ts(request.as_of) or datetime.now(UTC)
+        window = query_window(request.query, as_of) if request.query else None
+        bundle = await self._retrieve(scope, request.query, request.budget_tokens, tiers, encoding, window)
         return retrieve_pb2.RetrieveResponse(
             memories=[memory_to_pb(r.memory, r.tokens, r.score) for r in bundle.items],
             total_tokens=bundle.total_tokens,

@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from acm.v1 import common_pb2 as acm_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x63m/v1/gateway.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\"I\n\rIngestRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x1a\n\x04turn\x18\x02 \x01(\x0b\x32\x0c.acm.v1.Turn\"2\n\x0eIngestResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\"=\n\rGetJobRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"\x8d\x02\n\x03Job\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12!\n\x06status\x18\x03 \x01(\x0e\x32\x11.acm.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\'\n\x06\x63ounts\x18\x05 \x03(\x0b\x32\x17.acm.v1.Job.CountsEntry\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\x81\x01\n\x0c\x46\x65tchRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05query\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x04 \x01(\t\x12\x1b\n\x05tiers\x18\x05 \x03(\x0e\x32\x0c.acm.v1.Tier\"\x81\x01\n\rFetchResponse\x12 \n\x08memories\x18\x01 \x03(\x0b\x32\x0e.acm.v1.Memory\x12\x14\n\x0ctotal_tokens\x18\x02 \x01(\x05\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x0f\n\x07\x64ropped\x18\x04 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x05 \x01(\t\"<\n\rForgetRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05level\x18\x02 \x01(\t\" \n\x0e\x46orgetResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t*k\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x13\n\x0fJOB_STATUS_DONE\x10\x02\x12\x15\n\x11JOB_STATUS_FAILED\x10\x03\x32\xdf\x01\n\x07Gateway\x12\x37\n\x06Ingest\x12\x15.acm.v1.IngestRequest\x1a\x16.acm.v1.IngestResponse\x12,\n\x06GetJob\x12\x15.acm.v1.GetJobRequest\x1a\x0b.acm.v1.Job\x12\x34\n\x05\x46\x65tch\x12\x14.acm.v1.FetchRequest\x1a\x15.acm.v1.FetchResponse\x12\x37\n\x06\x46orget\x12\x15.acm.v1.ForgetRequest\x1a\x16.acm.v1.ForgetResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x63m/v1/gateway.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\"I\n\rIngestRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x1a\n\x04turn\x18\x02 \x01(\x0b\x32\x0c.acm.v1.Turn\"2\n\x0eIngestResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\"=\n\rGetJobRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"\x8d\x02\n\x03Job\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12!\n\x06status\x18\x03 \x01(\x0e\x32\x11.acm.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\'\n\x06\x63ounts\x18\x05 \x03(\x0b\x32\x17.acm.v1.Job.CountsEntry\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xac\x01\n\x0c\x46\x65tchRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05query\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x04 \x01(\t\x12\x1b\n\x05tiers\x18\x05 \x03(\x0e\x32\x0c.acm.v1.Tier\x12)\n\x05\x61s_of\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x81\x01\n\rFetchResponse\x12 \n\x08memories\x18\x01 \x03(\x0b\x32\x0e.acm.v1.Memory\x12\x14\n\x0ctotal_tokens\x18\x02 \x01(\x05\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x0f\n\x07\x64ropped\x18\x04 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x05 \x01(\t\"<\n\rForgetRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05level\x18\x02 \x01(\t\" \n\x0e\x46orgetResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t*k\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x13\n\x0fJOB_STATUS_DONE\x10\x02\x12\x15\n\x11JOB_STATUS_FAILED\x10\x03\x32\xdf\x01\n\x07Gateway\x12\x37\n\x06Ingest\x12\x15.acm.v1.IngestRequest\x1a\x16.acm.v1.IngestResponse\x12,\n\x06GetJob\x12\x15.acm.v1.GetJobRequest\x1a\x0b.acm.v1.Job\x12\x34\n\x05\x46\x65tch\x12\x14.acm.v1.FetchRequest\x1a\x15.acm.v1.FetchResponse\x12\x37\n\x06\x46orget\x12\x15.acm.v1.ForgetRequest\x1a\x16.acm.v1.ForgetResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,8 +35,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_JOB_COUNTSENTRY']._loaded_options = None
   _globals['_JOB_COUNTSENTRY']._serialized_options = b'8\001'
-  _globals['_JOBSTATUS']._serialized_start=908
-  _globals['_JOBSTATUS']._serialized_end=1015
+  _globals['_JOBSTATUS']._serialized_start=951
+  _globals['_JOBSTATUS']._serialized_end=1058
   _globals['_INGESTREQUEST']._serialized_start=86
   _globals['_INGESTREQUEST']._serialized_end=159
   _globals['_INGESTRESPONSE']._serialized_start=161
@@ -48,13 +48,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOB_COUNTSENTRY']._serialized_start=501
   _globals['_JOB_COUNTSENTRY']._serialized_end=546
   _globals['_FETCHREQUEST']._serialized_start=549
-  _globals['_FETCHREQUEST']._serialized_end=678
-  _globals['_FETCHRESPONSE']._serialized_start=681
-  _globals['_FETCHRESPONSE']._serialized_end=810
-  _globals['_FORGETREQUEST']._serialized_start=812
-  _globals['_FORGETREQUEST']._serialized_end=872
-  _globals['_FORGETRESPONSE']._serialized_start=874
-  _globals['_FORGETRESPONSE']._serialized_end=906
-  _globals['_GATEWAY']._serialized_start=1018
-  _globals['_GATEWAY']._serialized_end=1241
+  _globals['_FETCHREQUEST']._serialized_end=721
+  _globals['_FETCHRESPONSE']._serialized_start=724
+  _globals['_FETCHRESPONSE']._serialized_end=853
+  _globals['_FORGETREQUEST']._serialized_start=855
+  _globals['_FORGETREQUEST']._serialized_end=915
+  _globals['_FORGETRESPONSE']._serialized_start=917
+  _globals['_FORGETRESPONSE']._serialized_end=949
+  _globals['_GATEWAY']._serialized_start=1061
+  _globals['_GATEWAY']._serialized_end=1284
 # @@protoc_insertion_point(module_scope)

@@ -182,6 +182,7 @@ class FetchRequest(_message.Message):
     BUDGET_TOKENS_FIELD_NUMBER: _builtins.int
     ENCODING_FIELD_NUMBER: _builtins.int
     TIERS_FIELD_NUMBER: _builtins.int
+    AS_OF_FIELD_NUMBER: _builtins.int
     query: _builtins.str
     budget_tokens: _builtins.int
     """Token budget of the returned memories (tiktoken, see encoding). 0 → the server default."""
@@ -193,6 +194,10 @@ class FetchRequest(_message.Message):
     def tiers(self) -> _containers.RepeatedScalarFieldContainer[_common_pb2.Tier.ValueType]:
         """Tiers to search; empty → user, customer and client."""
 
+    @_builtins.property
+    def as_of(self) -> _timestamp_pb2.Timestamp:
+        """When the question is asked; relative times in the query ("last May") resolve against it. Unset → now."""
+
     def __init__(
         self,
         *,
@@ -201,10 +206,11 @@ class FetchRequest(_message.Message):
         budget_tokens: _builtins.int = ...,
         encoding: _builtins.str = ...,
         tiers: _abc.Iterable[_common_pb2.Tier.ValueType] | None = ...,
+        as_of: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["as_of", b"as_of", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "encoding", b"encoding", "query", b"query", "scope", b"scope", "tiers", b"tiers"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["as_of", b"as_of", "budget_tokens", b"budget_tokens", "encoding", b"encoding", "query", b"query", "scope", b"scope", "tiers", b"tiers"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -7,6 +7,7 @@ from acm.v1 import common_pb2 as _common_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 import builtins as _builtins
 import sys
@@ -28,6 +29,7 @@ class RetrieveRequest(_message.Message):
     BUDGET_TOKENS_FIELD_NUMBER: _builtins.int
     ENCODING_FIELD_NUMBER: _builtins.int
     TIERS_FIELD_NUMBER: _builtins.int
+    AS_OF_FIELD_NUMBER: _builtins.int
     query: _builtins.str
     budget_tokens: _builtins.int
     encoding: _builtins.str
@@ -35,6 +37,8 @@ class RetrieveRequest(_message.Message):
     def scope(self) -> _common_pb2.Scope: ...
     @_builtins.property
     def tiers(self) -> _containers.RepeatedScalarFieldContainer[_common_pb2.Tier.ValueType]: ...
+    @_builtins.property
+    def as_of(self) -> _timestamp_pb2.Timestamp: ...
     def __init__(
         self,
         *,
@@ -43,10 +47,11 @@ class RetrieveRequest(_message.Message):
         budget_tokens: _builtins.int = ...,
         encoding: _builtins.str = ...,
         tiers: _abc.Iterable[_common_pb2.Tier.ValueType] | None = ...,
+        as_of: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["as_of", b"as_of", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "encoding", b"encoding", "query", b"query", "scope", b"scope", "tiers", b"tiers"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["as_of", b"as_of", "budget_tokens", b"budget_tokens", "encoding", b"encoding", "query", b"query", "scope", b"scope", "tiers", b"tiers"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
