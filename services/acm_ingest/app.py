@@ -33,6 +33,7 @@ def register(
         embedder=embedder,
         tokens=TiktokenCounter(),
         schemas=rel.schemas,
+        audit=rel.audit,
         session_budget_tokens=settings.session_budget_tokens,
         session_soft_ratio=settings.session_soft_ratio,
     )

@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from dataclasses import dataclass
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
-from acm.domain.extract import mentions
-from acm.domain.models import Entity, Layer, Memory, Relation, Turn, stable_id
-from acm.domain.schema import DEFAULT_AGENT
+from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
+from acm.domain.extract import Mention
+from acm.domain.facts import normalised
+from acm.domain.models import Entity, Layer, Memory, Relation, Turn, stable_id, utcnow
+from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
-from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
+from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import events_pb2
+from acm_ingest.pipeline import TurnPlan, plan_turn
 
 MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bounded for long tool outputs
+SEEN_ERRORS_KEY = "gate_seen_errors"
+MAX_SEEN_ERRORS = 256
+SEEN_ERRORS_TTL_S = 7 * 86400.0
 
 
 @dataclass
@@ -32,6 +40,7 @@ class IngestTurn:
     embedder: Embedder
     tokens: TokenCounter
     schemas: SchemaRepo
+    audit: AuditLog
     session_budget_tokens: int  # used until the agent's schema exists
     session_soft_ratio: float
 
@@ -40,72 +49,197 @@ class IngestTurn:
         # own traceparent is their parent only when no span is current (called outside a consumer).
         parent = traceparent_of_current_span() or traceparent
         scope = turn.scope
+        agent_id = scope.agent_id or DEFAULT_AGENT
+        stored = await self.schemas.latest(scope, agent_id)
+        schema = stored or default_schema(agent_id)
+        seen = await self._seen_errors(scope)
+        plan = plan_turn(turn, schema, frozenset(seen))
+        counts = {f"redacted_{kind}": n for kind, n in plan.redactions.items()}
+        if not plan.gate.keep:
+            return {"dropped": 1, f"dropped_{plan.gate.reason}": 1}
+        if plan.gate.fingerprint:
+            await self._remember_error(scope, seen, plan.gate.fingerprint)
+
         owner = scope.owner(Tier.USER)
-        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT)
-        speaker = turn.metadata.get("speaker") or turn.role.value
-        text = f"{speaker}: {turn.content}"
-        memory = Memory(
+        turn_memory = self._turn_memory(turn, plan, owner, stored.version if stored else 0)
+        await self.memories.upsert([turn_memory])
+        await self._account(scope, turn_memory.token_count, schema, parent)
+        if plan.flagged:
+            await self.audit.record(
+                scope.client_id, "turn.flagged", f"turn {turn.turn_id}: {', '.join(plan.poisoning)}"
+            )
+            return {**counts, "turns": 1, "flagged": 1}
+
+        facts = await self._facts(turn, plan, owner, turn_memory.schema_version)
+        mentions_by_fact = [draft.mentions for draft in plan.facts]
+        entities = await self._resolve_entities(scope, owner, [m for ms in mentions_by_fact for m in ms])
+        relations = []
+        for fact, ms in zip(facts, mentions_by_fact, strict=True):
+            linked = list(dict.fromkeys(entities[m.text.lower()].entity_id for m in ms))
+            if linked:
+                await self.graph.link_mentions(owner, fact.memory_id, linked, fact.session_id)
+        turn_entities = list({e.entity_id: e for e in entities.values()}.values())
+        for a, b in itertools.islice(itertools.combinations(turn_entities, 2), MAX_RELATED_PAIRS):
+            relations.append(Relation(a.entity_id, b.entity_id, "co_mentioned", facts[0].memory_id, owner))
+        if relations:
+            await self.graph.upsert_relations(relations)
+        await self._publish(scope, job_id, facts, mentions_by_fact, parent)
+        return {
+            **counts,
+            "turns": 1,
+            "facts": len(facts),
+            "entities": len(turn_entities),
+            "relations": len(relations),
+        }
+
+    def _turn_memory(self, turn: Turn, plan: TurnPlan, owner: Owner, schema_version: int) -> Memory:
+        text = f"{plan.speaker}: {plan.text}"
+        return Memory(
             # Deterministic: a redelivered turn rewrites the same memory instead of adding one.
-            memory_id=stable_id(scope.client_id, "turn", turn.turn_id),
+            memory_id=stable_id(owner.client_id, "turn", turn.turn_id),
             owner=owner,
             text=text,
             layer=Layer.SHORT,
-            kind="turn",
+            kind="flagged_episode" if plan.flagged else "turn",
             source_turn_ids=(turn.turn_id,),
             created_at=turn.occurred_at,
-            agent_id=scope.agent_id,
-            session_id=scope.session_id,
+            agent_id=turn.scope.agent_id,
+            session_id=turn.scope.session_id,
             valid_from=turn.occurred_at,
             token_count=self.tokens.count(text),
-            schema_version=schema.version if schema else 0,
+            schema_version=schema_version,
         )
-        entities = _entities(owner, turn.content)
-        relations = [
-            Relation(a.entity_id, b.entity_id, "co_mentioned", memory.memory_id, owner)
-            for a, b in itertools.islice(itertools.combinations(entities, 2), MAX_RELATED_PAIRS)
+
+    async def _facts(self, turn: Turn, plan: TurnPlan, owner: Owner, schema_version: int) -> list[Memory]:
+        """One MID memory per fact; the same fact said again is the same memory, mentioned once more."""
+        fresh: list[Memory] = []
+        for draft in plan.facts:
+            memory_id = stable_id(owner.client_id, owner.customer_id, owner.user_id, "fact", normalised(draft.text))
+            fresh.append(
+                Memory(
+                    memory_id=memory_id,
+                    owner=owner,
+                    text=draft.text,
+                    layer=Layer.MID,
+                    kind="fact",
+                    source_turn_ids=(turn.turn_id,),
+                    created_at=turn.occurred_at,
+                    agent_id=turn.scope.agent_id,
+                    session_id=turn.scope.session_id,
+                    valid_from=draft.valid_from,
+                    valid_to=draft.valid_to,
+                    token_count=self.tokens.count(draft.text),
+                    schema_version=schema_version,
+                )
+            )
+        existing = {m.memory_id: m for m in await self.memories.get(turn.scope, [f.memory_id for f in fresh])}
+        facts = []
+        for fact in fresh:
+            old = existing.get(fact.memory_id)
+            if old is not None:
+                if turn.turn_id in old.source_turn_ids:  # a redelivery: nothing new happened
+                    fact = old
+                else:
+                    fact = replace(
+                        old,
+                        source_turn_ids=(*old.source_turn_ids, turn.turn_id),
+                        mention_count=old.mention_count + 1,
+                        updated_at=utcnow(),
+                    )
+            facts.append(fact)
+        unique = list({f.memory_id: f for f in facts}.values())
+        await self.memories.upsert(unique)
+        return facts
+
+    async def _resolve_entities(self, scope: Scope, owner: Owner, mentions: Sequence[Mention]) -> dict[str, Entity]:
+        """Each mention → the one entity it denotes (found by alias, in scope) or a new one."""
+        if not mentions:
+            return {}
+        keys = sorted({a for m in mentions for a in aliases(m.text, m.type)} | {m.text for m in mentions})
+        known = {e.entity_id: e for e in await self.graph.find_entities(scope, keys)}
+        candidates = [
+            Candidate(e.entity_id, e.name, e.type, frozenset(e.aliases), owner_key(e.owner)) for e in known.values()
         ]
-        vector = (await asyncio.to_thread(self.embedder.embed, [text]))[0]
+        mine = owner_key(owner)
+        resolved: dict[str, Entity] = {}
+        changed: dict[str, Entity] = {}
+        for m in mentions:
+            if m.text.lower() in resolved:
+                continue
+            hit = resolve_mention(m.text, m.type, candidates, mine)
+            if hit.entity_id is not None and hit.entity_id in known:
+                entity = known[hit.entity_id]
+                if entity.owner == owner and m.text not in entity.aliases and m.text != entity.name:
+                    entity = replace(entity, aliases=(*entity.aliases, m.text))  # learn the new alias
+                    known[entity.entity_id] = changed[entity.entity_id] = entity
+            else:
+                entity = Entity(
+                    entity_id=stable_id(
+                        owner.client_id, owner.customer_id, owner.user_id, m.type, normalise_name(m.text)
+                    ),
+                    owner=owner,
+                    name=m.text,
+                    type=m.type,
+                    aliases=tuple(sorted(aliases(m.text, m.type))),
+                )
+                known[entity.entity_id] = changed[entity.entity_id] = entity
+                candidates.append(
+                    Candidate(entity.entity_id, entity.name, entity.type, frozenset(entity.aliases), mine)
+                )
+            resolved[m.text.lower()] = entity
+        if changed:
+            await self.graph.upsert_entities(list(changed.values()))
+        return resolved
 
-        await self.memories.upsert([memory])
-        if entities:
-            await self.graph.upsert_entities(entities)
-            await self.graph.link_mentions(owner, memory.memory_id, [e.entity_id for e in entities], memory.session_id)
-        if relations:
-            await self.graph.upsert_relations(relations)
-
-        written = events_pb2.WrittenMemory(
-            memory_id=memory.memory_id,
-            tier=TIER_TO_PB[owner.tier],
-            layer=LAYER_TO_PB[memory.layer],
-            kind=memory.kind,
-            text=memory.text,
-            source_turn_ids=list(memory.source_turn_ids),
-            embedding=vector,
-            created_at=ts(memory.created_at),
-            entity_names=[e.name for e in entities],
-        )
-        event = envelope(scope, event_id=stable_id("memories", job_id), traceparent=parent)
+    async def _publish(
+        self,
+        scope: Scope,
+        job_id: str,
+        facts: Sequence[Memory],
+        mentions_by_fact: Sequence[Sequence[Mention]],
+        traceparent: str,
+    ) -> None:
+        if not facts:
+            return
+        vectors = await asyncio.to_thread(self.embedder.embed, [f.text for f in facts])
+        written = [
+            events_pb2.WrittenMemory(
+                memory_id=f.memory_id,
+                tier=TIER_TO_PB[f.tier],
+                layer=LAYER_TO_PB[f.layer],
+                kind=f.kind,
+                text=f.text,
+                source_turn_ids=list(f.source_turn_ids),
+                embedding=vector,
+                created_at=ts(f.created_at),
+                entity_names=[m.text for m in ms],
+            )
+            for f, vector, ms in zip(facts, vectors, mentions_by_fact, strict=True)
+        ]
+        event = envelope(scope, event_id=stable_id("memories", job_id), traceparent=traceparent)
         event.memories_written.CopyFrom(
-            events_pb2.MemoriesWritten(job_id=job_id, memories=[written], embedding_model=self.embedder.name)
+            events_pb2.MemoriesWritten(job_id=job_id, memories=written, embedding_model=self.embedder.name)
         )
         await self.bus.publish(topics.MEMORIES, scope.session_key, event.SerializeToString())
 
-        budget, soft_ratio = (
-            (schema.compaction.budget_tokens, schema.compaction.soft_ratio)
-            if schema
-            else (self.session_budget_tokens, self.session_soft_ratio)
-        )
-        await self._maybe_request_compaction(scope, memory.token_count, budget, soft_ratio, parent)
-        return {"memories": 1, "entities": len(entities), "relations": len(relations)}
+    async def _seen_errors(self, scope: Scope) -> list[str]:
+        raw = await self.cache.get(scope, SEEN_ERRORS_KEY)
+        return list(json.loads(raw)) if raw else []
 
-    async def _maybe_request_compaction(
-        self, scope: Scope, added: int, budget: int, soft_ratio: float, traceparent: str
-    ) -> None:
+    async def _remember_error(self, scope: Scope, seen: list[str], fingerprint: str) -> None:
+        if fingerprint in seen:
+            return
+        kept = [*seen, fingerprint][-MAX_SEEN_ERRORS:]
+        await self.cache.set(scope, SEEN_ERRORS_KEY, json.dumps(kept).encode(), SEEN_ERRORS_TTL_S)
+
+    async def _account(self, scope: Scope, added: int, schema: AgentSchema, traceparent: str) -> None:
+        """Session token count; crossing the soft limit asks compact (once per crossing) to shrink it."""
         if not scope.session_id:
             return
-        soft = int(budget * soft_ratio)
+        budget = schema.compaction.budget_tokens
+        soft = int(budget * schema.compaction.soft_ratio)
         total = await self.cache.incr(scope, "session_tokens", added)
-        if total - added < soft <= total:  # ask once per crossing, not on every later turn
+        if total - added < soft <= total:
             event = envelope(scope, traceparent=traceparent)
             event.compaction_requested.CopyFrom(
                 events_pb2.CompactionRequested(session_tokens=total, budget_tokens=budget)
@@ -113,16 +247,14 @@ class IngestTurn:
             await self.bus.publish(topics.COMPACTION_REQUESTS, scope.session_key, event.SerializeToString())
 
 
-def _entities(owner: Owner, content: str) -> list[Entity]:
-    return [
-        Entity(
-            entity_id=stable_id(owner.client_id, owner.customer_id, owner.user_id, m.type, m.text.lower()),
-            owner=owner,
-            name=m.text,
-            type=m.type,
-        )
-        for m in mentions(content)
-    ]
+def _new_entity(owner: Owner, m: Mention) -> Entity:
+    return Entity(
+        entity_id=stable_id(owner.client_id, owner.customer_id, owner.user_id, m.type, normalise_name(m.text)),
+        owner=owner,
+        name=m.text,
+        type=m.type,
+        aliases=tuple(sorted(aliases(m.text, m.type))),
+    )
 
 
 @dataclass

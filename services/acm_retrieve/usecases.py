@@ -71,7 +71,7 @@ class Retrieve:
     ) -> Bundle:
         p = await self.strategy(scope)
         if query.strip():
-            ranked = await self._search(scope, query, tiers, p, window)
+            ranked = await self._search(scope, query, budget, tiers, p, window)
         elif scope.session_id:
             # No query: the session's latest turns are the best guess at what matters.
             recent = await self.memories.session_memories(scope, p.keyword_k)
@@ -90,14 +90,17 @@ class Retrieve:
         self,
         scope: Scope,
         query: str,
+        budget: int,
         tiers: tuple[Tier, ...],
         p: RetrievalPreset,
         window: tuple[datetime, datetime] | None,
     ) -> list[tuple[Memory, float]]:
         vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+        # A bigger budget needs more candidates to fill it (facts are ~20 tokens each).
+        wanted = budget // 15
         keyword, nearest, graph = await asyncio.gather(
-            self.memories.keyword_search(scope, query, p.keyword_k, tiers),
-            self.vectors.search(scope, vector, p.vector_k, tiers),
+            self.memories.keyword_search(scope, query, max(p.keyword_k, wanted), tiers, p.layers),
+            self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers),
             self._graph_candidates(scope, query, tiers, p),
         )
         fused = weighted_rrf(

@@ -309,6 +309,17 @@ async def test_keyword_search_skips_stale_memories(store: RelationalStore) -> No
     assert [m.memory_id for m in await store.memories.get(ALICE, ["old"])] == ["old"]
 
 
+async def test_keyword_search_restricts_to_the_layers_asked_for(store: RelationalStore) -> None:
+    owner = ALICE.owner(Tier.USER)
+    turn = replace(mem("turn", owner, "Alice: I moved to Lisbon in May"), layer=Layer.SHORT, kind="turn")
+    fact = replace(mem("fact", owner, "Alice moved to Lisbon", minutes=1), layer=Layer.MID)
+    await store.memories.upsert([turn, fact])
+    found = await store.memories.keyword_search(ALICE, "Lisbon", 10, layers=(Layer.MID, Layer.LONG))
+    assert [h.memory.memory_id for h in found] == ["fact"]
+    assert {h.memory.memory_id for h in await store.memories.keyword_search(ALICE, "Lisbon", 10)} == {"turn", "fact"}
+    assert await store.memories.keyword_search(ALICE, "Lisbon", 10, layers=()) == []
+
+
 # --- memories: isolation ------------------------------------------------------------------------------
 
 

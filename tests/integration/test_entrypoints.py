@@ -63,7 +63,7 @@ async def test_cli_ingests_a_turn_and_fetches_it_back(embedded: EmbeddedAcm) -> 
     remote = ["--addr", f"127.0.0.1:{embedded.port}", "--api-key", embedded.api_key, "-c", "acme", "-u", "alice"]
     code, out = await _run(acm, "ingest", *remote, "-s", "s1", "I moved to Lisbon in May", "--wait")
     assert code == 0, out
-    assert "done" in out and "memories=1" in out, out
+    assert "done" in out and "facts=1" in out, out
     code, out = await _run(acm, "fetch", *remote, "where did I move?", "--budget", "300")
     assert code == 0, out
     assert "Lisbon" in out and "user" in out, out

@@ -21,7 +21,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from acm.domain.models import Job, JobStatus, Layer, Memory, MemoryStatus, ScoredMemory
+from acm.domain.models import ALL_LAYERS, Job, JobStatus, Layer, Memory, MemoryStatus, ScoredMemory
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier
 from acm.ports.stores import (
@@ -325,20 +325,25 @@ class PgMemoryRepo:
         return [found[i] for i in ids if i in found]  # in the caller's order (e.g. vector ranking)
 
     async def keyword_search(
-        self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+        self,
+        scope: Scope,
+        query: str,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[ScoredMemory]:
         terms = or_tsquery_text(query)
-        if not terms or limit <= 0 or not tiers:
+        if not terms or limit <= 0 or not tiers or not layers:
             return []
         rows = await self._ex.fetch(
             f"""
             SELECT {_MEMORY_COLUMNS}, ts_rank_cd(tsv, q) AS score
             FROM memories, to_tsquery('english', %(q)s) AS q
-            WHERE tsv @@ q AND status = 'active' AND {_VISIBLE}
+            WHERE tsv @@ q AND status = 'active' AND {_VISIBLE} AND layer = ANY(%(layers)s)
             ORDER BY score DESC, created_at DESC, memory_id
             LIMIT %(limit)s
             """,
-            {**_scope_params(scope, tiers), "q": terms, "limit": limit},
+            {**_scope_params(scope, tiers), "q": terms, "limit": limit, "layers": [str(x) for x in layers]},
         )
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acm.domain.models import Job, JobStatus, Layer, Memory, MemoryStatus, ScoredMemory, utcnow
+from acm.domain.models import ALL_LAYERS, Job, JobStatus, Layer, Memory, MemoryStatus, ScoredMemory, utcnow
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier
 from acm.ports.stores import (
@@ -360,11 +360,18 @@ class SqliteMemoryRepo:
         return [found[i] for i in ids if i in found]  # in the caller's order (e.g. vector ranking)
 
     async def keyword_search(
-        self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+        self,
+        scope: Scope,
+        query: str,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[ScoredMemory]:
         match = fts_or_query(query)
-        if not match or limit <= 0 or not tiers:
+        if not match or limit <= 0 or not tiers or not layers:
             return []
+        layer_params = {f"layer{i}": str(layer) for i, layer in enumerate(layers)}
+        layer_sql = ", ".join(f":{name}" for name in layer_params)
         # bm25() is lower-is-better and negative (FTS5 floors idf at a tiny positive value), so -bm25 is a
         # positive, higher-is-better score.
         rows = await self._ex.fetch(
@@ -372,10 +379,11 @@ class SqliteMemoryRepo:
             SELECT {_M_COLUMNS}, -bm25(memories_fts) AS score
             FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
             WHERE memories_fts MATCH :match AND m.status = 'active' AND {_visible(tiers)}
+              AND m.layer IN ({layer_sql})
             ORDER BY score DESC, m.created_at DESC, m.memory_id
             LIMIT :limit
             """,
-            {**_scope_params(scope), "match": match, "limit": limit},
+            {**_scope_params(scope), **layer_params, "match": match, "limit": limit},
         )
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
 

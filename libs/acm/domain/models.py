@@ -24,6 +24,9 @@ class Layer(StrEnum):
     LONG = "long"  # cross-session facts and preferences
 
 
+ALL_LAYERS: tuple[Layer, ...] = (Layer.SHORT, Layer.MID, Layer.LONG)
+
+
 class MemoryStatus(StrEnum):
     ACTIVE = "active"
     STALE = "stale"  # superseded by a newer fact; kept with a pointer, never silently lost

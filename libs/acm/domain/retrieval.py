@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from acm.domain.models import Layer
+
 
 @dataclass(frozen=True, slots=True)
 class RetrievalPreset:
@@ -28,6 +30,8 @@ class RetrievalPreset:
     gamma_frequency: float = 0.1
     recency_half_life_days: float = 30.0
     time_window_boost: float = 0.3
+    # Facts and long-term memories; SHORT turn previews are the session's working set, not search results.
+    layers: tuple[Layer, ...] = (Layer.MID, Layer.LONG)
 
 
 PRESETS: dict[str, RetrievalPreset] = {

@@ -45,6 +45,24 @@ class CompactionRules:
 
 
 @dataclass(frozen=True, slots=True)
+class PrivacyRules:
+    """Cards, IBANs, secrets, one-time codes and national ids are always redacted; these are optional."""
+
+    redact_emails: bool = True
+    redact_phones: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """What the quality gate drops before anything is remembered."""
+
+    drop_chit_chat: bool = True
+    drop_log_noise: bool = True
+    drop_repeated_errors: bool = True
+    drop_seen_stack_traces: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class AgentSchema:
     agent_id: str
     version: int
@@ -55,6 +73,8 @@ class AgentSchema:
     retention: Retention = Retention()
     retrieval: RetrievalWeights = RetrievalWeights()
     compaction: CompactionRules = CompactionRules()
+    privacy: PrivacyRules = PrivacyRules()
+    gate: GateSettings = GateSettings()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -90,6 +110,20 @@ def _text(path: str, value: Any) -> str:
     return value
 
 
+def _flag(path: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise SchemaInvalid(f"{path} must be true or false, got {value!r}")
+    return value
+
+
+def _field(path: str, type_name: Any, value: Any) -> Any:
+    if type_name == "str":
+        return _text(path, value)
+    if type_name == "bool":
+        return _flag(path, value)
+    return _number(path, value, integer=type_name == "int")
+
+
 def _section(cls: type, path: str, raw: Any) -> Any:
     if not isinstance(raw, dict):
         raise SchemaInvalid(f"{path} must be an object")
@@ -97,12 +131,7 @@ def _section(cls: type, path: str, raw: Any) -> Any:
     unknown = sorted(set(raw) - set(known))
     if unknown:
         raise SchemaInvalid(f"{path} has unknown field(s): {', '.join(unknown)}")
-    values = {
-        name: _text(f"{path}.{name}", value)
-        if known[name].type == "str"
-        else _number(f"{path}.{name}", value, integer=known[name].type == "int")
-        for name, value in raw.items()
-    }
+    values = {name: _field(f"{path}.{name}", known[name].type, value) for name, value in raw.items()}
     return cls(**values)
 
 
@@ -122,6 +151,8 @@ def parse(raw: dict[str, Any]) -> AgentSchema:
         retention=_section(Retention, "retention", raw.get("retention", {})),
         retrieval=_section(RetrievalWeights, "retrieval", raw.get("retrieval", {})),
         compaction=_section(CompactionRules, "compaction", raw.get("compaction", {})),
+        privacy=_section(PrivacyRules, "privacy", raw.get("privacy", {})),
+        gate=_section(GateSettings, "gate", raw.get("gate", {})),
     )
     return validate(schema)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from acm.domain.models import Entity, Job, JobStatus, Layer, Memory, Relation, ScoredMemory
+from acm.domain.models import ALL_LAYERS, Entity, Job, JobStatus, Layer, Memory, Relation, ScoredMemory
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
 
@@ -24,9 +24,15 @@ class MemoryRepo(Protocol):
         """The visible memories among ``memory_ids`` (others are silently absent)."""
 
     async def keyword_search(
-        self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+        self,
+        scope: Scope,
+        query: str,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[ScoredMemory]:
-        """Full-text search over visible, active memories; best first; score > 0 is higher-better."""
+        """Full-text search over visible, active memories of those layers; best first; score > 0 is
+        higher-better."""
 
     async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
         """The scope's session (scope.session_id required), newest first."""

@@ -1,0 +1,84 @@
+"""From one (already redacted) turn to fact drafts: one per content-bearing sentence, each carrying the
+absolute time it is about and the entities it mentions (pure).
+
+A fact is a verbatim sentence of the turn, attributed to its speaker, with any relative time resolved
+against the turn's own timestamp and written out ("I went there yesterday" said on 8 May 2023 →
+"… yesterday (7 May 2023)"), so a later reader needs no other context to date it. Pleasantries are not
+facts. Sentence granularity lets retrieval hand back the part of a long turn that matters."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from acm.domain.extract import Mention, mentions
+from acm.domain.gate import is_chit_chat
+from acm.domain.timeparse import TimeMention, resolve
+
+# A sentence ends at . ! ? (or their CJK forms) followed by space and a capital, digit or quote,
+# or at a line break; abbreviations like "Dr." or "e.g." are rare enough in chat to accept the split.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(])|(?<=[。！？])|\n+")
+MIN_FACT_CHARS = 12
+MAX_FACTS_PER_TURN = 40  # a pasted document is not 400 facts; the rest stays in the turn memory
+
+
+@dataclass(frozen=True, slots=True)
+class FactDraft:
+    text: str  # "<speaker>: <sentence>[ (<resolved time>)]"
+    sentence: str
+    valid_from: datetime
+    valid_to: datetime | None
+    mentions: tuple[Mention, ...]
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def render_time(t: TimeMention) -> str:
+    """How a resolved time reads inside a fact."""
+    day = f"{t.valid_from.day} {t.valid_from:%B %Y}"
+    span = t.valid_to - t.valid_from
+    if t.granularity == "day" or span <= timedelta(days=1):
+        return day
+    if t.granularity in ("week", "weekend"):
+        return f"the {t.granularity} of {day}"
+    if t.granularity == "month":
+        return f"{t.valid_from:%B %Y}"
+    if t.granularity == "year":
+        return f"{t.valid_from.year}"
+    last = t.valid_to - timedelta(days=1)
+    return f"{day} to {last.day} {last:%B %Y}"
+
+
+def _annotate(sentence: str, times: list[TimeMention]) -> str:
+    firm = [t for t in times if t.confidence >= 0.5]
+    if not firm:
+        return sentence
+    written = "; ".join(dict.fromkeys(render_time(t) for t in firm))
+    return f"{sentence} ({written})"
+
+
+def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[FactDraft]:
+    drafts: list[FactDraft] = []
+    for sentence in split_sentences(content)[:MAX_FACTS_PER_TURN]:
+        if len(sentence) < MIN_FACT_CHARS or is_chit_chat(sentence):
+            continue
+        times = resolve(sentence, occurred_at)
+        firm = [t for t in times if t.confidence >= 0.5]
+        drafts.append(
+            FactDraft(
+                text=f"{speaker}: {_annotate(sentence, times)}",
+                sentence=sentence,
+                valid_from=firm[0].valid_from if firm else occurred_at,
+                valid_to=firm[0].valid_to if firm else None,
+                mentions=tuple(mentions(sentence)),
+            )
+        )
+    return drafts
+
+
+def normalised(text: str) -> str:
+    """The key under which the same fact said twice is one memory."""
+    return re.sub(r"[^\w]+", " ", text.casefold()).strip()

@@ -1,0 +1,633 @@
+"""PII and secret redaction for one turn, before anything is stored (pure, deterministic, fast).
+
+Every detector yields spans on the original text; overlapping spans are merged and the union is
+replaced once, by a placeholder naming the most sensitive kind in it. Checksummed kinds (cards: Luhn,
+IBAN: mod-97, Chinese resident id: ISO 7064) are validated so that order numbers and other long digit
+runs survive. Existing placeholders split the text into independent segments, so a placeholder is never
+matched again and redact() is idempotent.
+
+Emails and phone numbers can be let through by the agent schema (a CRM agent may need them); cards,
+IBANs, secrets, one-time codes and national ids never can.
+
+Speed (this runs on every turn): keyword patterns run on a lowered copy of the same length and start with a
+literal, so the regex engine jumps between candidates instead of trying every position (IGNORECASE or
+a leading \\b costs ~10x); word boundaries are checked in Python. Digit-shaped detectors only scan
+windows around long digit runs, found by one pass.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+# Priority order: when spans of different kinds overlap, the merged span is named after the first.
+KINDS = ("secret", "national_id", "card", "iban", "otp", "email", "phone")
+_PRIORITY = {kind: rank for rank, kind in enumerate(KINDS)}
+
+PLACEHOLDER = "[REDACTED:{kind}]"
+_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+Span = tuple[int, int, str]  # (start, end, kind) on the scanned segment
+
+
+@dataclass(frozen=True, slots=True)
+class PiiRules:
+    """What the agent schema lets through. Everything not listed here is always redacted."""
+
+    emails: bool = True
+    phones: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    text: str
+    counts: dict[str, int]  # kind -> placeholders inserted; only kinds that occurred
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+_DEFAULT_RULES = PiiRules()
+
+
+def redact(text: str, rules: PiiRules = _DEFAULT_RULES) -> Redaction:
+    """Replace every PII value found in `text` by `[REDACTED:<kind>]` and count them by kind."""
+    detectors = [detect for kind, detect in _DETECTORS if _enabled(kind, rules)]
+    out: list[str] = []
+    counts: dict[str, int] = {}
+    pos = 0
+    # Placeholders from an earlier pass are kept verbatim and never scanned: idempotence.
+    for ph in [*_PLACEHOLDER_RE.finditer(text), None]:
+        seg_end = ph.start() if ph else len(text)
+        out.append(_redact_segment(text[pos:seg_end], detectors, counts))
+        if ph is None:
+            break
+        out.append(ph.group(0))
+        pos = ph.end()
+    return Redaction("".join(out), counts)
+
+
+# --- segment scanning ---------------------------------------------------------------------------
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# Six or more characters of digits and separators: every digit-shaped value contains such a run.
+_NUMERIC_RUN = re.compile(r"\d[\d ().+/-]{4,}\d")
+_WINDOW_MARGIN = 12  # context scanned around a run: IBAN country code, NINO letters, look-arounds
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    seg: str
+    low: str  # seg lowered, same length, so offsets are shared
+    runs: tuple[tuple[int, int, int], ...]  # (start, end, digit count) of each numeric run
+
+    def windows(self, min_digits: int) -> list[tuple[int, int]]:
+        """Merged regions around the runs with at least `min_digits` digits: all a digit detector scans."""
+        merged: list[tuple[int, int]] = []
+        for start, end, digits in self.runs:
+            if digits < min_digits:
+                continue
+            start, end = max(0, start - _WINDOW_MARGIN), min(len(self.seg), end + _WINDOW_MARGIN)
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+            else:
+                merged.append((start, end))
+        # Past about one window per 50 characters, the calls cost more than one pass over the whole text.
+        return [(0, len(self.seg))] if len(merged) * 50 > len(self.seg) else merged
+
+
+def _numeric_runs(seg: str) -> tuple[tuple[int, int, int], ...]:
+    return tuple((m.start(), m.end(), sum(map(str.isdigit, m.group(0)))) for m in _NUMERIC_RUN.finditer(seg))
+
+
+Detector = Callable[[_Text], Iterator[Span]]
+
+
+def _enabled(kind: str, rules: PiiRules) -> bool:
+    if kind == "email":
+        return rules.emails
+    if kind == "phone":
+        return rules.phones
+    return True
+
+
+def _redact_segment(segment: str, detectors: list[Detector], counts: dict[str, int]) -> str:
+    if len(segment) < 4:  # nothing we detect is shorter than a 4-digit code
+        return segment
+    low = segment.lower()  # fast; only U+0130 lowers to two characters, then fall back to ASCII-only
+    if len(low) != len(segment):
+        low = segment.translate(_ASCII_LOWER)
+    text = _Text(segment, low, _numeric_runs(segment))
+    spans: list[Span] = []
+    for detect in detectors:
+        spans.extend(detect(text))
+    if not spans:
+        return segment
+    parts: list[str] = []
+    pos = 0
+    for start, end, kind in _merge(spans):
+        parts.append(segment[pos:start])
+        parts.append(PLACEHOLDER.format(kind=kind))
+        counts[kind] = counts.get(kind, 0) + 1
+        pos = end
+    parts.append(segment[pos:])
+    return "".join(parts)
+
+
+def _merge(spans: list[Span]) -> list[Span]:
+    """Union of overlapping spans; each union keeps the highest-priority kind among its members."""
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    merged: list[Span] = []
+    for start, end, kind in spans:
+        if start >= end:
+            continue
+        if merged and start < merged[-1][1]:
+            m_start, m_end, m_kind = merged[-1]
+            best = kind if _PRIORITY[kind] < _PRIORITY[m_kind] else m_kind
+            merged[-1] = (m_start, max(m_end, end), best)
+        else:
+            merged.append((start, end, kind))
+    return merged
+
+
+def _starts_word(low: str, i: int) -> bool:
+    return i == 0 or not low[i - 1].isalpha()
+
+
+def _ends_word(low: str, i: int) -> bool:
+    return i >= len(low) or not low[i].isalpha()
+
+
+_TRAILING_PUNCT = ".,;:?)]}>"  # not "!": passwords often end with one
+
+
+def _value(m: re.Match[str], seg: str, group: str = "v") -> tuple[int, int, str]:
+    """The value group (original case) without trailing sentence punctuation."""
+    start, end = m.span(group)
+    value = seg[start:end].rstrip(_TRAILING_PUNCT) or seg[start:end]
+    return start, start + len(value), value
+
+
+# --- checksums ----------------------------------------------------------------------------------
+
+
+def luhn_ok(digits: str) -> bool:
+    """Luhn mod-10 check, used by every payment card scheme."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2 == 1:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def iban_ok(iban: str) -> bool:
+    """ISO 13616 mod-97 check on a compact IBAN (no spaces), including the country's length."""
+    iban = iban.upper()
+    if _IBAN_LENGTHS.get(iban[:2]) != len(iban) or not iban[2:4].isdigit() or not iban.isalnum():
+        return False
+    rearranged = iban[4:] + iban[:4]
+    return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
+
+
+_CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_CN_CHECK = "10X98765432"
+
+
+def cn_id_ok(value: str) -> bool:
+    """Chinese resident id (GB 11643): region, birth date, sequence, ISO 7064 MOD 11-2 check character."""
+    if len(value) != 18 or not value[:17].isdigit():
+        return False
+    year, month, day = int(value[6:10]), int(value[10:12]), int(value[12:14])
+    if not (1900 <= year <= 2099 and 1 <= month <= 12 and 1 <= day <= 31):
+        return False
+    check = _CN_CHECK[sum(int(c) * w for c, w in zip(value[:17], _CN_WEIGHTS, strict=True)) % 11]
+    return value[17].upper() == check
+
+
+def _ssn_ok(area: str, group: str, serial: str) -> bool:
+    # The SSA never issues area 000, 666 or 900-999, group 00 or serial 0000.
+    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character: random tokens score high, words and ids low."""
+    freq: dict[str, int] = {}
+    for ch in value:
+        freq[ch] = freq.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in freq.values())
+
+
+def _has_letter_and_digit(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+# fmt: off
+_IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29,
+    "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29,
+    "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28,
+    "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20,
+    "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19,
+    "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29,
+    "RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28,
+    "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+# fmt: on
+
+# --- cards and IBANs ----------------------------------------------------------------------------
+
+# Digits with single space/dash separators; the look-arounds keep us out of ids like PO-2026...,
+# decimals (1234.56) and longer runs. ASCII classes: CJK text puts digits right after characters.
+_CARD = re.compile(r"(?<![A-Za-z0-9_+.,/-])\d(?:[ -]?\d){12,22}(?![A-Za-z0-9_-]|[.,/]\d)")
+_IBAN_HEAD = re.compile(r"\b[A-Z]{2}\d{2} $")
+_SEPARATOR = re.compile(r"[ -]")
+
+
+def _cards(t: _Text) -> Iterator[Span]:
+    seg = t.seg
+    for ws, we in t.windows(13):
+        for m in _CARD.finditer(seg, ws, we):
+            if _IBAN_HEAD.search(seg, max(0, m.start() - 5), m.start()):
+                continue  # the body of an IBAN that failed its checksum: not a card either
+            raw = m.group(0)
+            groups = _SEPARATOR.split(raw)
+            if len(groups) > 1 and (len(set(_SEPARATOR.findall(raw))) > 1 or len(groups[0]) != 4):
+                continue  # cards are printed 4-4-4-4 / 4-6-5 with one kind of separator
+            # Longest run of whole groups that is a valid card: "4111 ... 1111 123" leaves the CVV out.
+            for k in range(len(groups), 0, -1):
+                digits = "".join(groups[:k])
+                if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_ok(digits):
+                    yield m.start(), m.start() + len(" ".join(groups[:k])), "card"
+                    break
+
+
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}")
+
+
+def _ibans(t: _Text) -> Iterator[Span]:
+    for ws, we in t.windows(6):
+        for m in _IBAN.finditer(t.seg, ws, we):
+            raw = m.group(0)
+            want = _IBAN_LENGTHS.get(raw[:2])
+            if want is None:
+                continue
+            # The match may run on into following words ("... 00 BIC COBADEFF"): cut at the country length.
+            count, cut = 0, 0
+            for i, ch in enumerate(raw):
+                count += ch != " "
+                if count == want:
+                    cut = i + 1
+                    break
+            if not cut or raw[cut : cut + 1] not in ("", " "):
+                continue  # too short, or the value goes on past the country's length
+            if iban_ok(raw[:cut].replace(" ", "")):
+                yield m.start(), m.start() + cut, "iban"
+
+
+# --- secrets ------------------------------------------------------------------------------------
+
+# Words that follow "password is ..." in ordinary talk about passwords, not a password itself.
+_NOT_A_SECRET = frozenset(
+    """is was the a an not too wrong incorrect invalid expired required correct right empty blank missing same
+    different weak strong short long changed reset set updated sensitive case-sensitive stored saved hidden
+    encrypted hashed secure insecure ok fine protected needed mandatory optional below above attached in on at
+    for to and or but still now being also my your their his her our this that it something what which
+    unknown forgotten lost visible shown displayed working broken locked unlocked valid generated rotated
+    revoked managed shared sent please here there incorrectly mine yours again
+    must should need needs contain contains require requires cannot will would expire expires be have has""".split()
+)
+
+# "password is x", "pwd: x", "the passcode for the safe is x", "set my password to x".
+_PASSWORD = re.compile(
+    r"(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?)s?"
+    r"(?:\s+(?:for|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]{1,40})?"
+    r"(?P<sep>\s*(?:[:=：]|->)\s*|\s+(?:is|was)(?:\s+(?:now|still))?\s*:?\s+|\s+to\s+)"
+    r"[\"'“‘`]?(?P<v>[^\s\"'”’`，。；：！？、（）【】]+)"  # CJK punctuation ends the value: "pwd: x，order ..."
+)
+_SET_VERB_BEFORE = re.compile(r"(?:set|change|changed|reset|update|updated)\s+(?:my|the|our|your)\s+$")
+# Chinese: the value must be printable ASCII, so "密码是什么" (what is the password) is left alone.
+_PASSWORD_ZH = re.compile(r"(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=)?\s*[\"'“‘]?(?P<v>[!-~]+)")
+
+# Vendor token formats, recognised by their prefixes (case-sensitive, on the original text).
+_TOKEN_PREFIXES = ("sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox")
+_TOKEN_PREFIXES_UPPER = ("AKIA", "ASIA", "AIza", "eyJ")
+_TOKEN_FORMATS = re.compile(
+    r"(?:sk-(?:proj-|ant-(?:api\d{2}-)?)?[A-Za-z0-9_-]{20,}"
+    r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|github_pat_[A-Za-z0-9_]{40,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    r")(?![A-Za-z0-9_-])"
+)
+_PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
+_BEARER = re.compile(r"bearer\s+(?P<v>[a-z0-9._~+/-]{12,}=*)")
+_URL_CREDENTIALS = re.compile(r"://[^\s:/@]+:(?P<v>[^\s@/]+)@")
+
+# key / token / secret / credential, then what follows. A bare "key" ("key: value pairs", "the key is
+# 42") only counts with a qualifier before it (api key, access_key, OPENAI_API_KEY) or a random value.
+_KEY_WORDS = ("key", "token", "secret", "credential")
+_KEY_WORD = re.compile(r"key|token|secret|credential")
+_KEY_QUALIFIED = re.compile(r"(?:api|access|secret|private|signing|client|license|ssh|encryption)[_ -]?$")
+_GLUED_PREFIXES = frozenset({"api", "access", "secret", "private", "auth", "bot", "refresh", "session", "client"})
+_KEY_ASSIGN_TAIL = re.compile(
+    r"s?(?:[_ -]?(?:access[_ -]?)?key|[_ -]?token|[_ -]?id)?"
+    r"(?:\s+(?:for|of|on)\s+(?:the\s+)?[\w.-]{1,30})?"
+    r"(?P<sep>\s*(?:[:=：]|=>)\s*|\s+(?:is|was)\s*:?\s+)[\"'`]?(?P<v>[a-z0-9._~+/=:-]{6,})"
+)
+# A long random-looking string shortly after the word ("the deploy token for staging 7hG2kP9x...").
+_KEY_ENTROPY_TAIL = re.compile(r"s?(?:[ \t]+[a-z]+){0,3}?[ \t]*[:=]?[ \t]*[\"'`]?(?P<v>[a-z0-9+/_=.-]{16,})")
+
+
+def _secrets(t: _Text) -> Iterator[Span]:
+    seg, low = t.seg, t.low
+    for m in _PASSWORD.finditer(low):
+        if not _starts_word(low, m.start()):
+            if low[m.start() - 1] != "_" and not seg[m.start() : m.start() + 3].isupper():
+                continue  # "bypass", "compass"; DB_PASSWORD= and DBPASSWORD= are fine
+        if m.group("sep").strip() == "to" and not _SET_VERB_BEFORE.search(low, max(0, m.start() - 20), m.start()):
+            continue  # "the password to the vault" is not "set my password to ..."
+        start, end, value = _value(m, seg)
+        if value.lower() not in _NOT_A_SECRET:
+            yield start, end, "secret"
+    if "密" in seg or "口令" in seg:
+        for m in _PASSWORD_ZH.finditer(seg):
+            start, end, _ = _value(m, seg)
+            yield start, end, "secret"
+    if any(p in low for p in _TOKEN_PREFIXES) or any(p in seg for p in _TOKEN_PREFIXES_UPPER):
+        for m in _TOKEN_FORMATS.finditer(seg):
+            if m.start() == 0 or not (seg[m.start() - 1].isalnum() or seg[m.start() - 1] in "_-"):
+                yield m.start(), m.end(), "secret"
+    if "private key-----" in low:
+        for m in _PRIVATE_KEY.finditer(seg):
+            yield m.start(), m.end(), "secret"
+    for m in _BEARER.finditer(low):
+        start, end, value = _value(m, seg)
+        if _has_letter_and_digit(value) or (len(value) >= 20 and _entropy(value) >= 3.5):
+            yield start, end, "secret"
+    for m in _URL_CREDENTIALS.finditer(seg):
+        yield m.start("v"), m.end("v"), "secret"
+    if any(w in low for w in _KEY_WORDS):
+        for m in _KEY_WORD.finditer(low):
+            yield from _keyed_secret(seg, low, m)
+
+
+def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
+    start, after = m.start(), m.end()
+    if not _starts_word(low, start):
+        j = start
+        while j > 0 and low[j - 1].isalpha():
+            j -= 1
+        if low[j:start] not in _GLUED_PREFIXES:
+            return  # "monkey", "turnkey"
+    if not _ends_word(low, after) and not (low[after] == "s" and _ends_word(low, after + 1)):
+        return  # "keyboard", "tokenizer", "secretary"
+    qualified = m.group(0) != "key" or bool(_KEY_QUALIFIED.search(low, max(0, start - 12), start))
+    tail = _KEY_ASSIGN_TAIL.match(low, after) if qualified else None
+    if tail:
+        v_start, v_end, value = _value(tail, seg)
+        if value.lower() not in _NOT_A_SECRET:
+            assigned = tail.group("sep").strip() not in ("is", "was", "is:", "was:")
+            # "token: expired" or "the token is invalid" are statuses; values have digits or mixed case.
+            looks_random = _has_letter_and_digit(value) or (len(value) >= 16 and _entropy(value) >= 3.5)
+            mixed = value != value.lower() and value != value.upper() and len(value) >= 8
+            if looks_random or (assigned and mixed):
+                yield v_start, v_end, "secret"
+                return
+    tail = _KEY_ENTROPY_TAIL.match(low, after)
+    if tail:
+        v_start, v_end, value = _value(tail, seg)
+        if _has_letter_and_digit(value) and _entropy(value) >= 3.3:
+            yield v_start, v_end, "secret"
+
+
+# --- one-time codes -----------------------------------------------------------------------------
+
+_OTP_VALUE = r"(?P<v>(?:g-)?(?:\d{2,4}(?:[ -]\d{2,4}){1,3}|\d{4,8}))"
+# A unit after the number makes it a size or a count, not a code ("the code is 2048 lines").
+_NOT_A_CODE_AFTER = (
+    r"(?![a-z0-9_-]|[ \t]*(?:lines?|ms|s|secs?|seconds?|minutes?|mins?|bytes?|kb|mb|gb|%|px|chars?|characters|loc"
+    r"|times|errors?|tests?|files?|tokens?)\b)"
+)
+_OTP_WORDS = ("code", "otp", "2fa", "one-time", "one time", "onetime")
+_OTP_ANCHOR = re.compile(r"code|otp|2fa|one[- ]?time")
+_DIGITS = re.compile(r"\d+")
+# "code" alone is everywhere (error code, zip code, source code): it needs a qualifier before it.
+_OTP_QUALIFIER = re.compile(
+    r"(?:verification|security|auth|authentication|authorization|login|log-in|log in|sign-in|sign in|signin"
+    r"|access|sms|2fa|mfa|one-time|one time|onetime|your|my|the)\s+$"
+)
+_ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
+_OTP_TAIL = re.compile(
+    r"(?:\s+(?:pass(?:word|code)|code|pin))?(?:\s+(?:is|was))?\s*[:：#-]?\s*(?:is\s+)?" + _OTP_VALUE + _NOT_A_CODE_AFTER
+)
+# "482913 is your verification code"
+_OTP_REVERSED = re.compile(r"(?P<v>(?:g-)?\d{4,8})\s+is\s+your\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b")
+_OTP_ZH = re.compile(
+    r"(?:验证码|校验码|动态码|动态密码|短信码|驗證碼|校驗碼)\s*(?:是|为|為|:|：)?\s*" + _OTP_VALUE + r"(?!\d)"
+)
+
+
+def _otp_span(m: re.Match[str]) -> Span | None:
+    """The code: 4-8 digits. Groups that run on into another number ("7305 666-12-3456") keep the first."""
+    value, start = m.group("v"), m.start("v")
+    groups = [g.end() for g in _DIGITS.finditer(value)]  # end offset of each digit group
+    sizes = [len(g) for g in _DIGITS.findall(value)]
+    total = sum(sizes)
+    if 4 <= total <= 8:
+        return start, m.end("v"), "otp"
+    if total < 4:
+        return None
+    if sizes[0] >= 4:
+        return start, start + groups[0], "otp"
+    digits, end = 0, 0
+    for size, group_end in zip(sizes, groups, strict=True):
+        digits += size
+        if digits > 8:
+            break
+        if digits >= 4:
+            end = start + group_end
+    return (start, end, "otp") if end else None
+
+
+def _otps(t: _Text) -> Iterator[Span]:
+    low = t.low
+    if any(w in low for w in _OTP_WORDS):
+        for m in _OTP_ANCHOR.finditer(low):
+            word = m.group(0)
+            if not _starts_word(low, m.start()):
+                continue
+            if word == "code" and not _OTP_QUALIFIER.search(low, max(0, m.start() - 24), m.start()):
+                continue
+            if word.startswith("one") and not _ONE_TIME_NOUN.match(low, m.end()):
+                continue
+            tail = _OTP_TAIL.match(low, m.end())
+            span = _otp_span(tail) if tail else None
+            if span:
+                yield span
+    if "is your" in low:
+        for m in _OTP_REVERSED.finditer(low):
+            if m.start() == 0 or not low[m.start() - 1].isalnum():
+                yield m.start("v"), m.end("v"), "otp"
+    if "码" in low or "碼" in low:
+        for m in _OTP_ZH.finditer(low):
+            span = _otp_span(m)
+            if span:
+                yield span
+
+
+# --- national ids -------------------------------------------------------------------------------
+
+_SSN = re.compile(r"(?<![A-Za-z0-9_-])(?P<a>\d{3})(?P<s>[- ])(?P<g>\d{2})(?P=s)(?P<n>\d{4})(?![A-Za-z0-9_-])")
+_SSN_KEYWORD = re.compile(
+    r"(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*"
+    r"(?P<v>(?P<a>\d{3})[- ]?(?P<g>\d{2})[- ]?(?P<n>\d{4}))(?!\d)"
+)
+_NINO = re.compile(
+    r"(?<![A-Za-z0-9])(?P<v>[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D])(?![A-Za-z0-9])"
+)
+_NINO_BAD_PREFIX = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
+_CN_ID = re.compile(r"(?<![0-9A-Za-z])[1-9]\d{16}[0-9Xx](?![0-9A-Za-z])")
+# Ids introduced by a word that says what they are; the value must contain a digit.
+_ID_WORDS = (
+    "passport", "national", "tax", "driver", "licen", "nric", "aadhaar", "personnummer", "dni", "nie", "nif",
+    "cpf", "social insurance",
+)  # fmt: skip
+_ID_NUMBER_HINT = re.compile(r"id(?:entity|entification)?\s+(?:card\s+)?(?:number|no|num|#)")
+_ID_KEYWORD = re.compile(
+    r"(?:passport(?:\s+(?:number|no\.?|num|#))?"
+    r"|national\s+(?:id(?:entity)?|insurance)(?:\s+(?:card\s+)?(?:number|no\.?|num|#))?"
+    r"|(?:id|identity|identification)\s+(?:card\s+)?(?:number|no\.?|num|#)"
+    r"|tax\s+(?:id|identification)(?:\s+(?:number|no\.?))?"
+    r"|driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?"
+    r"|(?:social\s+insurance|nric|aadhaar|personnummer|dni|nie|nif|cpf)(?:\s+(?:number|no\.?|#))?)"
+    r"\s*(?:is|:|：|=|#)?\s*(?P<v>[a-z0-9][a-z0-9-]{4,19})"
+)
+# "order ID number 44812" names an order, not a person.
+_ID_OWNER_NOT_PERSON = re.compile(
+    r"(?:order|customer|user|account|session|transaction|ticket|employee|invoice|tracking|request|member|job"
+    r"|process|product|device|case|booking|reference|meeting)\s+$"
+)
+_ID_ZH_WORDS = ("身份", "护照", "護照", "社保", "社会保障")
+_ID_ZH = re.compile(
+    r"(?:身份证|身份證|护照|護照|社保|社会保障|居民身份)(?:号码|號碼|号|號|卡号)?\s*(?:是|为|為|:|：)?\s*"
+    r"(?P<v>[A-Za-z0-9][A-Za-z0-9-]{4,19})"
+)
+
+
+def _national_ids(t: _Text) -> Iterator[Span]:
+    seg, low = t.seg, t.low
+    for ws, we in t.windows(6):
+        for m in _NINO.finditer(seg, ws, we):
+            if m.group("v")[:2] not in _NINO_BAD_PREFIX:
+                yield m.start("v"), m.end("v"), "national_id"
+    for ws, we in t.windows(9):
+        for m in _SSN.finditer(seg, ws, we):
+            if _ssn_ok(m.group("a"), m.group("g"), m.group("n")):
+                yield m.start(), m.end(), "national_id"
+    for ws, we in t.windows(17):  # 17 digits and a check character that may be X
+        for m in _CN_ID.finditer(seg, ws, we):
+            if cn_id_ok(m.group(0).upper()):
+                yield m.start(), m.end(), "national_id"
+    if "ssn" in low or "social security" in low:
+        for m in _SSN_KEYWORD.finditer(low):
+            if _starts_word(low, m.start()) and _ssn_ok(m.group("a"), m.group("g"), m.group("n")):
+                yield m.start("v"), m.end("v"), "national_id"
+    if any(w in low for w in _ID_WORDS) or _ID_NUMBER_HINT.search(low):
+        for m in _ID_KEYWORD.finditer(low):
+            if not _starts_word(low, m.start()):
+                continue
+            if _ID_OWNER_NOT_PERSON.search(low, max(0, m.start() - 20), m.start()):
+                continue
+            start, end, value = _value(m, seg)
+            if any(c.isdigit() for c in value):
+                yield start, end, "national_id"
+    if any(w in seg for w in _ID_ZH_WORDS):
+        for m in _ID_ZH.finditer(seg):
+            if any(c.isdigit() for c in m.group("v")):
+                yield m.start("v"), m.end("v"), "national_id"
+
+
+# --- emails and phones --------------------------------------------------------------------------
+
+_EMAIL_LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
+_EMAIL_DOMAIN = re.compile(
+    r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+    r"\.[A-Za-z]{2,24}\b"
+)
+
+
+def _emails(t: _Text) -> Iterator[Span]:
+    # Anchored on each "@": walk left over the local part, match the domain to the right.
+    seg = t.seg
+    at = seg.find("@")
+    while at > 0:
+        start = at
+        while start > 0 and at - start < 64 and seg[start - 1] in _EMAIL_LOCAL_CHARS:
+            start -= 1
+        while start < at and not seg[start].isalnum():
+            start += 1  # a local part starts with a letter or digit
+        before = seg[start - 1] if start else ""
+        # "user:password@host" is a URL's credentials (a secret above), except in "mailto:".
+        url_userinfo = before == ":" and not t.low.endswith("mailto", 0, start - 1)
+        domain = _EMAIL_DOMAIN.match(seg, at + 1)
+        if start < at and domain and not url_userinfo and not (before.isalnum() or before == "_"):
+            yield start, domain.end(), "email"
+        at = seg.find("@", at + 1)
+
+
+# E.164: "+" country code, then digit groups with at most one separator between them.
+_PHONE_E164 = re.compile(r"(?<![A-Za-z0-9_+])\+\d{1,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,5})){1,6}(?![A-Za-z0-9_-]|[.,]\d)")
+# North American: (555) 123-4567, 555-123-4567, 1-800-555-1234. Area codes never start with 0 or 1.
+_PHONE_US = re.compile(
+    r"(?<![A-Za-z0-9_+$€£¥.,/:-])(?:1[ .-])?(?:\([2-9]\d{2}\)[ .-]?|[2-9]\d{2}(?P<s>[ .-]))\d{3}(?(s)(?P=s)|[ .-])\d{4}"
+    r"(?![A-Za-z0-9_-]|[.,/:]\d)"
+)
+# Chinese mobile: 1[3-9] + 9 digits, optionally grouped 3-4-4.
+_PHONE_CN = re.compile(r"(?<![A-Za-z0-9_+.-])1[3-9]\d(?:[ -]?\d{4}){2}(?![A-Za-z0-9_-]|[.,]\d)")
+_PHONE_WORDS = ("phone", "tel", "mobile", "cell", "whatsapp", "fax", " me at", "电话", "手机", "联系方式")
+_PHONE_KEYWORD = re.compile(
+    r"(?:phone|tel|telephone|mobile|cell|whatsapp|fax|call\s+me\s+at|text\s+me\s+at|reach\s+me\s+at"
+    r"|电话|手机|手机号|联系方式)"
+    r"(?:\s*(?:number|no\.?|#|号码))?\s*(?:is|:|：|at)?\s*(?P<v>\+?\(?\d[\d ()./-]{5,18}\d)(?![A-Za-z0-9_-])"
+)
+_DATE_LIKE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}")
+
+
+def _phones(t: _Text) -> Iterator[Span]:
+    seg, low = t.seg, t.low
+    for ws, we in t.windows(8):
+        for m in _PHONE_E164.finditer(seg, ws, we):
+            if 8 <= sum(c.isdigit() for c in m.group(0)) <= 15:
+                yield m.start(), m.end(), "phone"
+        for m in _PHONE_US.finditer(seg, ws, we):
+            yield m.start(), m.end(), "phone"
+        for m in _PHONE_CN.finditer(seg, ws, we):
+            yield m.start(), m.end(), "phone"
+    if any(w in low for w in _PHONE_WORDS):
+        for m in _PHONE_KEYWORD.finditer(low):
+            value = m.group("v")
+            if not _starts_word(low, m.start()) or _DATE_LIKE.fullmatch(value.strip()):
+                continue
+            if 7 <= sum(c.isdigit() for c in value) <= 15:
+                yield m.start("v"), m.end("v"), "phone"
+
+
+_DETECTORS: tuple[tuple[str, Detector], ...] = (
+    ("secret", _secrets),
+    ("national_id", _national_ids),
+    ("card", _cards),
+    ("iban", _ibans),
+    ("otp", _otps),
+    ("email", _emails),
+    ("phone", _phones),
+)
