@@ -20,7 +20,7 @@ SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 def build_servicer(rel: Relational, bus: EventBus, retriever: Retriever, settings: GatewaySettings) -> GatewayServicer:
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
-        accept_turn=AcceptTurn(bus, rel.jobs, settings.max_turn_bytes),
+        accept_turn=AcceptTurn(bus, rel.jobs, rel.schemas, settings.max_turn_bytes),
         get_job=GetJob(rel.jobs),
         fetch=FetchContext(retriever, settings.default_budget_tokens, settings.max_budget_tokens),
         forget=RequestForget(bus, rel.jobs, rel.audit),

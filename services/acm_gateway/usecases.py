@@ -9,11 +9,13 @@ from acm import topics
 from acm.auth import key_id_of
 from acm.convert import scope_from_pb, scope_to_pb, turn_from_pb
 from acm.domain.models import Job, new_id
+from acm.domain.pii import PiiRules, redact
+from acm.domain.schema import DEFAULT_AGENT, default_schema
 from acm.domain.scope import ForgetLevel, Scope
 from acm.envelopes import envelope, key_hash, sign
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
-from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo
+from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, retrieve_pb2
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 
@@ -76,6 +78,7 @@ async def _publish(bus: EventBus, topic: str, key: str, value: bytes) -> None:
 class AcceptTurn:
     bus: EventBus
     jobs: JobRepo
+    schemas: SchemaRepo
     max_turn_bytes: int
 
     async def __call__(
@@ -88,6 +91,11 @@ class AcceptTurn:
         body = env.turn_received
         body.job_id = job_id
         body.turn.CopyFrom(turn)
+        # Redacted before it is published: a secret never reaches the bus, a log or a store. (Ingest
+        # redacts again, for agents that publish to Kafka directly.)
+        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
+        rules = PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
+        body.turn.content = redact(turn.content, rules).text
         body.turn.turn_id = turn_id
         body.turn.occurred_at.FromDatetime(checked.occurred_at)
         await _publish(self.bus, topics.TURNS, scope.session_key, _signed(env, key))

@@ -4,6 +4,7 @@ The IO around it (schema, seen errors, entity lookups, writes) lives in usecases
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from acm.domain.facts import FactDraft, facts_from_turn
@@ -12,6 +13,8 @@ from acm.domain.models import Turn
 from acm.domain.pii import PiiRules, redact
 from acm.domain.poison import inspect
 from acm.domain.schema import AgentSchema
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +43,12 @@ def gate_rules(schema: AgentSchema) -> GateRules:
 
 def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> TurnPlan:
     speaker = turn.metadata.get("speaker") or turn.role.value
-    decision = decide(turn.content, turn.role.value, gate_rules(schema), seen_errors)
+    content = _CONTROL.sub("", turn.content)  # NULs and other control bytes are not content
+    decision = decide(content, turn.role.value, gate_rules(schema), seen_errors)
     if not decision.keep:
         return TurnPlan(decision, speaker)
     # Redact before anything else looks at the text, so no later step (or log) sees a secret.
-    redaction = redact(turn.content, PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones))
+    redaction = redact(content, PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones))
     verdict = inspect(redaction.text)
     if verdict.flagged:
         # Kept only as a flagged episode of the session: never a fact, never retrievable.

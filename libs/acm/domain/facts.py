@@ -18,7 +18,7 @@ from acm.domain.timeparse import TimeMention, resolve
 
 # A sentence ends at . ! ? (or their CJK forms) followed by space and a capital, digit or quote,
 # or at a line break; abbreviations like "Dr." or "e.g." are rare enough in chat to accept the split.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(])|(?<=[。！？])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\u3400-\u9fff])|(?<=[。！？])|\n+")
 MIN_FACT_CHARS = 12
 MAX_FACTS_PER_TURN = 40  # a pasted document is not 400 facts; the rest stays in the turn memory
 
@@ -30,6 +30,11 @@ class FactDraft:
     valid_from: datetime
     valid_to: datetime | None
     mentions: tuple[Mention, ...]
+
+
+def _weight(text: str) -> int:
+    """Length with CJK characters counting two: "我下周三要去上海出差" says as much as an English sentence."""
+    return len(text) + sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -63,7 +68,7 @@ def _annotate(sentence: str, times: list[TimeMention]) -> str:
 def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[FactDraft]:
     drafts: list[FactDraft] = []
     for sentence in split_sentences(content)[:MAX_FACTS_PER_TURN]:
-        if len(sentence) < MIN_FACT_CHARS or is_chit_chat(sentence):
+        if _weight(sentence) < MIN_FACT_CHARS or is_chit_chat(sentence):
             continue
         times = resolve(sentence, occurred_at)
         firm = [t for t in times if t.confidence >= 0.5]

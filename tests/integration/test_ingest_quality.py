@@ -1,0 +1,91 @@
+"""Ingest's guards end to end (embedded): PII never reaches a store or an event, poisoning never becomes
+a fact, noise is dropped and counted, odd turns give a clear error or a clean memory."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from acm.client import AcmClient
+from acm.domain.models import Layer
+from acm.domain.scope import Scope
+from acm.v1 import common_pb2, gateway_pb2
+from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SCOPE_PB = common_pb2.Scope(customer_id="acme", user_id="alice", agent_id="bot", session_id="s1")
+SCOPE = Scope("local", "acme", "alice", "bot", "s1")
+
+
+def corpus(name: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
+    async with EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")) as running:
+        yield running
+
+
+async def _ingest_all(acm: EmbeddedAcm, texts: list[str]) -> list[gateway_pb2.Job]:
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
+        accepted = [await client.ingest(SCOPE_PB, text) for text in texts]
+        return [await client.wait_job(SCOPE_PB, a.job_id, timeout_s=60) for a in accepted]
+
+
+def _every_stored_byte(data_dir: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(data_dir.rglob("*")) if p.is_file())
+
+
+async def test_pii_never_reaches_any_store_or_event(acm: EmbeddedAcm) -> None:
+    entries = [e for e in corpus("pii_corpus.jsonl") if e.get("must_not_contain")]
+    jobs = await _ingest_all(acm, [str(e["text"]) for e in entries])
+    assert all(j.status == gateway_pb2.JOB_STATUS_DONE for j in jobs)
+    stored = _every_stored_byte(acm.settings.data_dir)  # relational, graph, vectors and the bus log
+    leaked = [s for e in entries for s in e["must_not_contain"] if str(s).encode() in stored]  # type: ignore[attr-defined]
+    assert not leaked, f"raw PII found in the data dir: {leaked[:5]}"
+    assert sum(v for j in jobs for k, v in j.counts.items() if k.startswith("redacted_")) == 0  # gateway did it
+
+
+async def test_poisoning_never_becomes_a_fact(acm: EmbeddedAcm) -> None:
+    attacks = [str(e["text"]) for e in corpus("poison_corpus.jsonl") if e["flagged"]][:60]
+    jobs = await _ingest_all(acm, attacks)
+    flagged = [j for j in jobs if j.counts.get("flagged")]
+    assert len(flagged) == len(attacks)
+    stored = await acm.rel.memories.session_memories(SCOPE, 1000)
+    assert stored and all(m.kind == "flagged_episode" and m.layer is Layer.SHORT for m in stored)
+    for text in attacks[:10]:
+        assert not await acm.rel.memories.keyword_search(SCOPE, text, 5, layers=(Layer.MID, Layer.LONG))
+
+
+async def test_noise_is_dropped_and_counted(acm: EmbeddedAcm) -> None:
+    trace = 'Traceback (most recent call last):\n  File "/srv/app.py", line 12, in run\nValueError: bad id 42'
+    jobs = await _ingest_all(acm, ["thanks!", "ok 👍", trace, trace.replace("42", "43"), "Book it for Friday"])
+    counts = [dict(j.counts) for j in jobs]
+    assert counts[0] == {"dropped": 1, "dropped_chit_chat": 1}
+    assert counts[1] == {"dropped": 1, "dropped_chit_chat": 1}
+    assert counts[2].get("facts", 0) >= 1  # the first time an error is seen, it is kept
+    assert counts[3].get("dropped") == 1 and (
+        counts[3].get("dropped_seen_stack_trace") or counts[3].get("dropped_repeated_error")
+    )
+    assert counts[4]["facts"] == 1
+
+
+async def test_odd_turns_get_a_clear_error_or_a_clean_memory(acm: EmbeddedAcm) -> None:
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
+        for bad, message in (("", "empty"), ("   \n\t", "empty"), ("x" * 1_048_576, "over the limit")):
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await client.ingest(SCOPE_PB, bad)
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert message in (err.value.details() or "")
+    mixed = "我下周三要去上海出差。I will meet Sarah Chen at the Shanghai office. 记得订酒店！"
+    control = "binary-ish \x00\x01\x02 payload with text after it: order PO-123-456 shipped"
+    jobs = await _ingest_all(acm, [mixed, control])
+    assert all(j.status == gateway_pb2.JOB_STATUS_DONE and j.counts["facts"] >= 1 for j in jobs), jobs
+    texts = [m.text for m in await acm.rel.memories.session_memories(SCOPE, 50) if m.kind == "fact"]
+    assert any("Sarah Chen" in t for t in texts) and any("上海出差" in t for t in texts), texts
+    assert not any(ch in t for t in texts for ch in "\x00\x01\x02"), texts
