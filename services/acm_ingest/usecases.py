@@ -12,8 +12,8 @@ from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
 from acm.domain.extract import Mention
-from acm.domain.facts import normalised
-from acm.domain.models import Entity, Layer, Memory, Relation, Turn, stable_id, utcnow
+from acm.domain.facts import normalised, slot_of
+from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Turn, stable_id, utcnow
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
@@ -130,6 +130,7 @@ class IngestTurn:
                     valid_to=draft.valid_to,
                     token_count=self.tokens.count(draft.text),
                     schema_version=schema_version,
+                    slot=draft.slot,
                 )
             )
         existing = {m.memory_id: m for m in await self.memories.get(turn.scope, [f.memory_id for f in fresh])}
@@ -147,9 +148,38 @@ class IngestTurn:
                         updated_at=utcnow(),
                     )
             facts.append(fact)
+        values = {f.memory_id: d.value for f, d in zip(fresh, plan.facts, strict=True)}
         unique = list({f.memory_id: f for f in facts}.values())
-        await self.memories.upsert(unique)
-        return facts
+        superseded = await self._supersede(turn.scope, unique, values)
+        await self.memories.upsert([superseded.get(f.memory_id, f) for f in unique])
+        await self.memories.upsert([m for m in superseded.values() if m.memory_id not in values])
+        return [superseded.get(f.memory_id, f) for f in facts]
+
+    async def _supersede(self, scope: Scope, facts: Sequence[Memory], values: dict[str, str]) -> dict[str, Memory]:
+        """A fact stating a new value for a slot makes the older one stale (kept, pointing at the newer);
+        a fact that arrives late, older than the current value, is stale from the start."""
+        changed: dict[str, Memory] = {}
+        for fact in facts:
+            if not fact.slot or fact.status is not MemoryStatus.ACTIVE:
+                continue
+            for old in await self.memories.active_in_slot(scope, fact.slot):
+                if old.memory_id == fact.memory_id or _value_of(old) == normalised(values[fact.memory_id]):
+                    continue
+                # The later statement wins (when it was said, not the time it talks about, which is vaguer).
+                new_at, old_at = fact.created_at, old.created_at
+                if old_at <= new_at:
+                    changed[old.memory_id] = replace(
+                        old,
+                        status=MemoryStatus.STALE,
+                        superseded_by=fact.memory_id,
+                        valid_to=fact.valid_from or new_at,
+                        updated_at=utcnow(),
+                    )
+                else:
+                    changed[fact.memory_id] = replace(
+                        fact, status=MemoryStatus.STALE, superseded_by=old.memory_id, valid_to=old_at
+                    )
+        return changed
 
     async def _resolve_entities(self, scope: Scope, owner: Owner, mentions: Sequence[Mention]) -> dict[str, Entity]:
         """Each mention → the one entity it denotes (found by alias, in scope) or a new one."""
@@ -245,6 +275,13 @@ class IngestTurn:
                 events_pb2.CompactionRequested(session_tokens=total, budget_tokens=budget)
             )
             await self.bus.publish(topics.COMPACTION_REQUESTS, scope.session_key, event.SerializeToString())
+
+
+def _value_of(memory: Memory) -> str:
+    """The value an existing slot fact states, re-read from its text (after "<speaker>: ")."""
+    speaker, _, sentence = memory.text.partition(": ")
+    found = slot_of(speaker, sentence)
+    return normalised(found[1]) if found else ""
 
 
 def _new_entity(owner: Owner, m: Mention) -> Entity:

@@ -320,6 +320,17 @@ async def test_keyword_search_restricts_to_the_layers_asked_for(store: Relationa
     assert await store.memories.keyword_search(ALICE, "Lisbon", 10, layers=()) == []
 
 
+async def test_active_in_slot_finds_the_current_value_only_in_scope(store: RelationalStore) -> None:
+    owner = ALICE.owner(Tier.USER)
+    old = replace(mem("berlin", owner, "Alice lives in Berlin"), slot="alice|lives_in", status=MemoryStatus.STALE)
+    new = replace(mem("munich", owner, "Alice lives in Munich", minutes=1), slot="alice|lives_in")
+    bobs = replace(mem("bobs", BOB.owner(Tier.USER), "Bob lives in Rome"), slot="alice|lives_in")
+    await store.memories.upsert([replace(old, superseded_by="munich"), new, bobs])
+    assert [m.memory_id for m in await store.memories.active_in_slot(ALICE, "alice|lives_in")] == ["munich"]
+    assert (await store.memories.get(ALICE, ["munich"]))[0].slot == "alice|lives_in"
+    assert await store.memories.active_in_slot(ALICE, "") == []
+
+
 # --- memories: isolation ------------------------------------------------------------------------------
 
 

@@ -89,3 +89,33 @@ async def test_odd_turns_get_a_clear_error_or_a_clean_memory(acm: EmbeddedAcm) -
     texts = [m.text for m in await acm.rel.memories.session_memories(SCOPE, 50) if m.kind == "fact"]
     assert any("Sarah Chen" in t for t in texts) and any("上海出差" in t for t in texts), texts
     assert not any(ch in t for t in texts for ch in "\x00\x01\x02"), texts
+
+
+async def test_a_newer_fact_supersedes_the_older_which_stays_as_stale(acm: EmbeddedAcm) -> None:
+    from datetime import UTC, datetime
+
+    from acm.domain.models import MemoryStatus
+
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
+        for text, day in (
+            ("I live in Berlin these days.", 1),
+            ("Order PO-20261028-0098 is pending.", 2),
+            ("I moved to Munich last week.", 20),
+            ("Order PO-20261028-0098 is approved.", 21),
+            ("I live in Hamburg.", 10),  # said between the two, but arrives last: stale at once
+        ):
+            accepted = await client.ingest(SCOPE_PB, text, occurred_at=datetime(2026, 3, day, 9, tzinfo=UTC))
+            await client.wait_job(SCOPE_PB, accepted.job_id, timeout_s=30)
+        answer = await client.fetch(SCOPE_PB, "Where do I live now?", budget_tokens=300)
+    facts = {m.text: m for m in await acm.rel.memories.session_memories(SCOPE, 50) if m.kind == "fact"}
+    munich = next(m for t, m in facts.items() if "Munich" in t)
+    berlin = next(m for t, m in facts.items() if "Berlin" in t)
+    hamburg = next(m for t, m in facts.items() if "Hamburg" in t)
+    pending = next(m for t, m in facts.items() if "pending" in t)
+    approved = next(m for t, m in facts.items() if "approved" in t)
+    assert munich.status is MemoryStatus.ACTIVE and approved.status is MemoryStatus.ACTIVE
+    assert (berlin.status, berlin.superseded_by) == (MemoryStatus.STALE, munich.memory_id)
+    assert (hamburg.status, hamburg.superseded_by) == (MemoryStatus.STALE, munich.memory_id)
+    assert (pending.status, pending.superseded_by) == (MemoryStatus.STALE, approved.memory_id)
+    returned = [m.text for m in answer.memories]
+    assert any("Munich" in t for t in returned) and not any("Berlin" in t or "Hamburg" in t for t in returned)

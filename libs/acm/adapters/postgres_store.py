@@ -77,6 +77,7 @@ _MIGRATIONS: tuple[str, ...] = (
         status          text NOT NULL DEFAULT 'active',
         superseded_by   text NOT NULL DEFAULT '',
         schema_version  integer NOT NULL DEFAULT 0,
+        slot            text NOT NULL DEFAULT '',
         tsv             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED
     )
     """,
@@ -86,6 +87,9 @@ _MIGRATIONS: tuple[str, ...] = (
         ON memories (client_id, customer_id, user_id, session_id, created_at DESC)
     """,
     "CREATE INDEX IF NOT EXISTS memories_tsv_idx ON memories USING gin (tsv)",
+    # Added after the first release of the table: a database created before keeps working.
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS slot text NOT NULL DEFAULT ''",
+    "CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot <> ''",
     """
     CREATE TABLE IF NOT EXISTS jobs (
         job_id      text PRIMARY KEY,
@@ -196,7 +200,7 @@ class PgExecutor:
 _MEMORY_COLUMNS = (
     "memory_id, client_id, tier, customer_id, user_id, agent_id, session_id, text, layer, kind, "
     "source_turn_ids, created_at, updated_at, valid_from, valid_to, token_count, mention_count, "
-    "access_count, status, superseded_by, schema_version"
+    "access_count, status, superseded_by, schema_version, slot"
 )
 
 # visible() in SQL. Client-tier rows carry no customer/user id and customer-tier rows no user id (Owner
@@ -208,7 +212,7 @@ _VISIBLE = (
 
 _UPSERT_MEMORY = f"""
 INSERT INTO memories ({_MEMORY_COLUMNS})
-VALUES ({", ".join(["%s"] * 21)})
+VALUES ({", ".join(["%s"] * 22)})
 ON CONFLICT (memory_id) DO UPDATE SET
     tier = excluded.tier, customer_id = excluded.customer_id, user_id = excluded.user_id,
     agent_id = excluded.agent_id, session_id = excluded.session_id, text = excluded.text,
@@ -217,7 +221,7 @@ ON CONFLICT (memory_id) DO UPDATE SET
     valid_from = excluded.valid_from, valid_to = excluded.valid_to,
     token_count = excluded.token_count, mention_count = excluded.mention_count,
     access_count = excluded.access_count, status = excluded.status,
-    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version
+    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version, slot = excluded.slot
 WHERE memories.client_id = excluded.client_id
 """
 
@@ -255,6 +259,7 @@ def _memory_params(m: Memory) -> tuple[Any, ...]:
         str(m.status),
         m.superseded_by,
         m.schema_version,
+        m.slot,
     )
 
 
@@ -278,6 +283,7 @@ def _memory(row: DictRow) -> Memory:
         status=MemoryStatus(row["status"]),
         superseded_by=row["superseded_by"],
         schema_version=row["schema_version"],
+        slot=row["slot"],
     )
 
 
@@ -346,6 +352,19 @@ class PgMemoryRepo:
             {**_scope_params(scope, tiers), "q": terms, "limit": limit, "layers": [str(x) for x in layers]},
         )
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
+
+    async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
+        if not slot:
+            return []
+        rows = await self._ex.fetch(
+            f"""
+            SELECT {_MEMORY_COLUMNS} FROM memories
+            WHERE slot = %(slot)s AND status = 'active' AND {_VISIBLE}
+            ORDER BY created_at DESC, memory_id
+            """,
+            {**_scope_params(scope), "slot": slot},
+        )
+        return [_memory(r) for r in rows]
 
     async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
         if not scope.session_id:

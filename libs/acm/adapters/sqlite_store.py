@@ -78,7 +78,8 @@ CREATE TABLE IF NOT EXISTS memories (
     access_count    INTEGER NOT NULL DEFAULT 0,
     status          TEXT NOT NULL DEFAULT 'active',
     superseded_by   TEXT NOT NULL DEFAULT '',
-    schema_version  INTEGER NOT NULL DEFAULT 0
+    schema_version  INTEGER NOT NULL DEFAULT 0,
+    slot            TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS memories_scope_idx ON memories (client_id, customer_id, user_id);
 CREATE INDEX IF NOT EXISTS memories_session_idx
@@ -226,12 +227,20 @@ class SqliteExecutor:
             self._conn.close()
 
 
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    """Columns added after a database was first created (CREATE TABLE IF NOT EXISTS keeps the old shape)."""
+    have = {row["name"] for row in conn.execute("PRAGMA table_info(memories)")}
+    if "slot" not in have:
+        conn.execute("ALTER TABLE memories ADD COLUMN slot TEXT NOT NULL DEFAULT ''")
+    conn.execute("CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot != ''")
+
+
 # --- memories -------------------------------------------------------------------------------------------
 
 _MEMORY_COLUMNS = (
     "memory_id, client_id, tier, customer_id, user_id, agent_id, session_id, text, layer, kind, "
     "source_turn_ids, created_at, updated_at, valid_from, valid_to, token_count, mention_count, "
-    "access_count, status, superseded_by, schema_version"
+    "access_count, status, superseded_by, schema_version, slot"
 )
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MEMORY_COLUMNS.split(","))
 
@@ -251,7 +260,7 @@ def _scope_params(scope: Scope) -> dict[str, Any]:
 
 _UPSERT_MEMORY = f"""
 INSERT INTO memories ({_MEMORY_COLUMNS})
-VALUES ({", ".join(["?"] * 21)})
+VALUES ({", ".join(["?"] * 22)})
 ON CONFLICT (memory_id) DO UPDATE SET
     tier = excluded.tier, customer_id = excluded.customer_id, user_id = excluded.user_id,
     agent_id = excluded.agent_id, session_id = excluded.session_id, text = excluded.text,
@@ -260,7 +269,7 @@ ON CONFLICT (memory_id) DO UPDATE SET
     valid_from = excluded.valid_from, valid_to = excluded.valid_to,
     token_count = excluded.token_count, mention_count = excluded.mention_count,
     access_count = excluded.access_count, status = excluded.status,
-    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version
+    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version, slot = excluded.slot
 WHERE memories.client_id = excluded.client_id
 """
 
@@ -289,6 +298,7 @@ def _memory_params(m: Memory) -> tuple[Any, ...]:
         str(m.status),
         m.superseded_by,
         m.schema_version,
+        m.slot,
     )
 
 
@@ -312,6 +322,7 @@ def _memory(row: sqlite3.Row) -> Memory:
         status=MemoryStatus(row["status"]),
         superseded_by=row["superseded_by"],
         schema_version=row["schema_version"],
+        slot=row["slot"],
     )
 
 
@@ -386,6 +397,19 @@ class SqliteMemoryRepo:
             {**_scope_params(scope), **layer_params, "match": match, "limit": limit},
         )
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
+
+    async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
+        if not slot:
+            return []
+        rows = await self._ex.fetch(
+            f"""
+            SELECT {_M_COLUMNS} FROM memories m
+            WHERE m.slot = :slot AND m.status = 'active' AND {_visible(ALL_TIERS)}
+            ORDER BY m.created_at DESC, m.memory_id
+            """,
+            {**_scope_params(scope), "slot": slot},
+        )
+        return [_memory(r) for r in rows]
 
     async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
         if not scope.session_id:
@@ -620,6 +644,7 @@ class SqliteStore:
             conn.execute(f"PRAGMA busy_timeout={max(1, int(timeout_s * 1000))}")
             # Idempotent DDL; BEGIN IMMEDIATE serialises two processes opening the same file at once.
             conn.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
+            _add_missing_columns(conn)
         except BaseException:
             conn.close()
             raise

@@ -8,6 +8,7 @@ facts. Sentence granularity lets retrieval hand back the part of a long turn tha
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -30,6 +31,8 @@ class FactDraft:
     valid_from: datetime
     valid_to: datetime | None
     mentions: tuple[Mention, ...]
+    slot: str = ""  # "<subject>|<attribute>" when the sentence states a value (see slot_of)
+    value: str = ""
 
 
 def _weight(text: str) -> int:
@@ -72,6 +75,7 @@ def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[F
             continue
         times = resolve(sentence, occurred_at)
         firm = [t for t in times if t.confidence >= 0.5]
+        slot, value = slot_of(speaker, sentence) or ("", "")
         drafts.append(
             FactDraft(
                 text=f"{speaker}: {_annotate(sentence, times)}",
@@ -79,6 +83,8 @@ def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[F
                 valid_from=firm[0].valid_from if firm else occurred_at,
                 valid_to=firm[0].valid_to if firm else None,
                 mentions=tuple(mentions(sentence)),
+                slot=slot,
+                value=value,
             )
         )
     return drafts
@@ -87,3 +93,52 @@ def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[F
 def normalised(text: str) -> str:
     """The key under which the same fact said twice is one memory."""
     return re.sub(r"[^\w]+", " ", text.casefold()).strip()
+
+
+# Statements of a value that a later statement replaces: where someone lives or works, a "my X is Y",
+# a favourite, the status of an id. (subject, attribute) is the slot; the rest is the value.
+_VALUE = (
+    r"([^,.;!?()]+?)(?=\s+(?:and|but|with|since|because|now|for|last|next|this|yesterday|today|tomorrow|ago|"
+    r"in\s+(?:\d{4}|" + "|".join(calendar.month_name[1:]) + r")|on|when|after|before)\b|[,.;!?()]|$)"
+)
+_FIRST_PERSON_SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "lives_in",
+        re.compile(r"\bI(?:'m| am)?\s+(?:now\s+|currently\s+)?(?:live|living|based|staying)\s+in\s+" + _VALUE, re.I),
+    ),
+    (
+        "lives_in",
+        re.compile(
+            r"\bI(?:'ve| have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+" + _VALUE, re.I
+        ),
+    ),
+    ("works_at", re.compile(r"\bI(?:'m| am)?\s+(?:now\s+)?(?:work|working)\s+(?:at|for)\s+" + _VALUE, re.I)),
+    ("works_at", re.compile(r"\bI(?:'ve| have)?\s+(?:just\s+)?joined\s+" + _VALUE, re.I)),
+)
+_MY_ATTRIBUTE = re.compile(
+    r"\bmy\s+(favou?rite\s+\w+|email|e-mail|phone(?:\s+number)?|address|title|role|job|manager|boss|budget|plan|"
+    r"team|birthday|username)\s+(?:is|was changed to|has changed to|is now|changed to)\s+" + _VALUE,
+    re.I,
+)
+_ID_STATUS = re.compile(
+    r"\b([A-Z]{2,6}-[\d][\d-]*)\b\s+(?:is|was|has been|got)\s+(?:now\s+)?(approved|rejected|pending|closed|"
+    r"cancell?ed|shipped|resolved|paid|on hold|open|escalated|delivered)\b"
+)
+
+
+def slot_of(speaker: str, sentence: str) -> tuple[str, str] | None:
+    """("<subject>|<attribute>", value) when the sentence states a replaceable value, else None."""
+    m = _ID_STATUS.search(sentence)
+    if m:
+        return f"{m.group(1).lower()}|status", m.group(2).lower()
+    subject = normalised(speaker) or "user"
+    m = _MY_ATTRIBUTE.search(sentence)
+    if m:
+        attribute = re.sub(r"\s+", "_", m.group(1).lower().replace("favourite", "favorite").replace("e-mail", "email"))
+        return f"{subject}|{attribute}", m.group(2).strip()
+    for attribute, pattern in _FIRST_PERSON_SLOTS:
+        m = pattern.search(sentence)
+        # Places and employers are names: "I joined a pottery class" is not a new employer.
+        if m and m.group(1).strip()[:1].isupper():
+            return f"{subject}|{attribute}", m.group(1).strip()
+    return None

@@ -76,6 +76,9 @@ class Memory:
     status: MemoryStatus = MemoryStatus.ACTIVE
     superseded_by: str = ""
     schema_version: int = 0
+    # "<subject>|<attribute>" for facts that state a value ("alice|lives_in"): a newer fact in the same
+    # slot supersedes the older one. Empty for facts that do not.
+    slot: str = ""
 
     @property
     def tier(self) -> Tier:

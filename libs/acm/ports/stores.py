@@ -34,6 +34,9 @@ class MemoryRepo(Protocol):
         """Full-text search over visible, active memories of those layers; best first; score > 0 is
         higher-better."""
 
+    async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
+        """Visible, active memories stating a value for ``slot`` (normally at most one)."""
+
     async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
         """The scope's session (scope.session_id required), newest first."""
 
