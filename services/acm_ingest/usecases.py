@@ -12,7 +12,7 @@ from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
 from acm.domain.extract import Mention
-from acm.domain.facts import normalised, slot_of
+from acm.domain.facts import is_lasting, normalised, slot_of
 from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Turn, stable_id, utcnow
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
@@ -120,8 +120,8 @@ class IngestTurn:
                     memory_id=memory_id,
                     owner=owner,
                     text=draft.text,
-                    layer=Layer.MID,
-                    kind="fact",
+                    layer=Layer.LONG if is_lasting(draft) else Layer.MID,
+                    kind="preference" if is_lasting(draft) and not draft.slot else "fact",
                     source_turn_ids=(turn.turn_id,),
                     created_at=turn.occurred_at,
                     agent_id=turn.scope.agent_id,
@@ -146,6 +146,8 @@ class IngestTurn:
                         source_turn_ids=(*old.source_turn_ids, turn.turn_id),
                         mention_count=old.mention_count + 1,
                         updated_at=utcnow(),
+                        # Said again in another session: it is not a session fact any more.
+                        layer=Layer.LONG if old.session_id != turn.scope.session_id else old.layer,
                     )
             facts.append(fact)
         values = {f.memory_id: d.value for f, d in zip(fresh, plan.facts, strict=True)}

@@ -142,3 +142,15 @@ def slot_of(speaker: str, sentence: str) -> tuple[str, str] | None:
         if m and m.group(1).strip()[:1].isupper():
             return f"{subject}|{attribute}", m.group(1).strip()
     return None
+
+
+_PREFERENCE = re.compile(
+    r"\b(?:I\s+(?:really\s+|absolutely\s+|just\s+)?(?:love|like|prefer|enjoy|adore|hate|dislike|can't stand|"
+    r"am allergic to|am vegan|am vegetarian)|my\s+favou?rite|I'm\s+(?:a\s+)?(?:vegan|vegetarian|allergic))\b",
+    re.I,
+)
+
+
+def is_lasting(draft: FactDraft) -> bool:
+    """Preferences and stated attributes outlive the session they were said in (→ the LONG layer)."""
+    return bool(draft.slot) or bool(_PREFERENCE.search(draft.sentence))
