@@ -41,7 +41,9 @@ DEV_KEY_FILE = "dev-api-key"
 class EmbeddedSettings(ServiceSettings):
     data_dir: Path = Path(".acm")
     listen_addr: str = "127.0.0.1:50051"
-    embedder: str = "wordllama"
+    # all-MiniLM-L6-v2 (numpy): +9.5 points of LoCoMo recall@1000 over wordllama (results/embedders.json);
+    # ingest and retrieve must use the same one.
+    embedder: str = "minilm"
     vector_backend: str = Field("edge", pattern="^(edge|qdrant-local)$")
 
 

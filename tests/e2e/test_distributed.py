@@ -21,6 +21,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from acm import topics
+from acm.adapters.embedders import build_embedder
 from acm.adapters.kafka_bus import KafkaBus
 from acm.adapters.neo4j_graph import Neo4jGraphStore
 from acm.adapters.qdrant_store import QdrantVectorStore
@@ -30,6 +31,7 @@ from acm.client import AcmClient
 from acm.domain.scope import Scope
 from acm.envelopes import key_hash, sign
 from acm.v1 import events_pb2, gateway_pb2
+from acm_retrieve.settings import RetrieveSettings
 from tests.e2e.scenario import BOB, check_bad_requests, run_scenario
 from tests.support.events import collect_dead_letters, turn_envelope
 
@@ -232,7 +234,8 @@ async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack)
         bob = Scope(stack.client_ids[0], "acme", "bob")
         bob_session = Scope(stack.client_ids[0], "acme", "bob", "support-bot", "s1")
         alice = Scope(stack.client_ids[0], "acme", "alice")
-        probe = [1.0] + [0.0] * 255
+        dim = build_embedder(RetrieveSettings.model_fields["embedder"].default).dim  # what the processes used
+        probe = [1.0] + [0.0] * (dim - 1)
         rel = await open_relational(stack.dsn)
         try:
             memories = await rel.memories.session_memories(bob_session, 50)
