@@ -61,14 +61,9 @@ SERVICES = _entry_points()
 
 
 def _settings_class(command: str) -> type[ServiceSettings]:
-    """The one ServiceSettings subclass defined in <package>.settings; skip if not written yet."""
+    """The one ServiceSettings subclass defined in <package>.settings (every console script has one)."""
     module_name = f"{SERVICES[command]}.settings"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name in (module_name, SERVICES[command]):
-            pytest.skip(f"{module_name} does not exist yet")
-        raise
+    module = importlib.import_module(module_name)
     classes = [
         cls
         for _, cls in inspect.getmembers(module, inspect.isclass)
@@ -227,6 +222,9 @@ def test_compose_otel_collector_config_is_mounted() -> None:
 @pytest.fixture(scope="module")
 def kustomize() -> str:
     if shutil.which("go") is None and shutil.which("kustomize") is None:
+        # CI always has Go (the machine image ships it); a laptop without either may skip, CI must not.
+        if os.environ.get("CI"):
+            pytest.fail("CI needs the Go toolchain (or kustomize) to render k8s/")
         pytest.skip("neither the Go toolchain nor kustomize is installed")
     result = subprocess.run(["bash", str(KUSTOMIZE_SH)], capture_output=True, text=True, timeout=900, check=False)
     assert result.returncode == 0, f"kustomize.sh failed:\n{result.stderr}"
