@@ -4,8 +4,10 @@ freshness (Ingest accepted → the turn retrievable by Fetch).
 Each configuration (replicas = 1, then 2, one after the other in one run) is a stack of its own: every ACM
 service an OS process (scripts/bench/_stack.py, the approach of tests/e2e/test_distributed.py) against the
 real Kafka, Postgres, Neo4j and Redis, with a fresh Postgres database, a Kafka topic namespace and a
-local-mode Qdrant folder. Topics have 2 partitions, so two ingest replicas in one consumer group split the
-turns by session; each replica's share is counted from its log.
+local-mode Qdrant folder, and a client id of its own. Topics have 2 partitions, so two ingest replicas in one
+consumer group split the turns by session; each replica's share is counted from its log. The turns' partition
+key starts with the client id, so the id is picked to split this chat within 52/48 (with only 87 sessions a
+random id can put 2/3 of the turns on one partition, which would decide the comparison by itself).
 
 Workload (the same in every configuration): a seeded chat of `--turns` turns by 30 users (3 customers),
 2-4 sessions each, from a few hundred hand-written sentence templates filled with names, places, dates,
@@ -25,18 +27,21 @@ Per configuration:
    memory whose source_turn_ids holds the turn id comes back (a miss after `--fresh-timeout-s`).
    Freshness is measured apart from the throughput burst on purpose: during a burst the backlog, not the
    pipeline, decides when a turn becomes retrievable (reported as the burst's accept → DONE latency), and
-   dozens of samples polling every 20 ms would take the CPU the ingest replicas are measured on.
+   dozens of samples polling every 20 ms would take the CPU the ingest replicas are measured on. Probes
+   share `--fresh-max-inflight` Fetch slots, so a slow Fetch cannot snowball into more load.
 
 CPU seconds per service process, per server (Kafka, Postgres, Neo4j, Redis) and for the whole machine are
 read from /proc for each phase: everything shares the machine's cores, which caps what a second replica
 can add. A machine already busy before the start is reported (and named) as a warning.
 
 Progress lines while it runs, a table at the end, everything in results/ingest_kafka.json and a plot in
-results/ingest_kafka.png (when matplotlib is installed). Processes are always stopped and databases
-dropped, on failure and Ctrl-C too; a service that dies has the end of its log printed.
+results/ingest_kafka.png (when matplotlib is installed). Processes are always stopped (SIGTERM, then kill),
+the database dropped and the stack's topics, graph and cache keys removed, on failure, Ctrl-C and SIGTERM
+too; a service that dies has the end of its log printed (logs are kept after a failure, or with --keep-logs).
 
     .venv/bin/python scripts/bench/ingest_kafka.py [--turns 600] [--replicas 1,2] [--fresh-samples 100]
-                                                   [--out results/ingest_kafka.json] [--keep-logs]
+        [--embedder minilm] [--service-env OPENBLAS_NUM_THREADS=1] [--wait-quiet-s 300]
+        [--out results/ingest_kafka.json] [--keep-logs]
 
 Servers come from ACM_TEST_{KAFKA_BOOTSTRAP,POSTGRES_DSN,NEO4J_URI,REDIS_URL}, else from
 scripts/infra/up.sh (which starts any that is down).
