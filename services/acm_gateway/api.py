@@ -154,3 +154,31 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             return gateway_pb2.ForgetResponse(job_id=await self._forget(key, scope, request.level, trace))
 
         return await self._call("Forget", context, work)
+
+    # Declared in the proto ahead of their implementation (issues 4 and 5): answer UNIMPLEMENTED plainly.
+    async def _not_yet(self, context: grpc.aio.ServicerContext, method: str) -> None:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method} is not implemented in this version yet")
+
+    async def Compact(
+        self, request: gateway_pb2.CompactRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.CompactResponse:
+        await self._not_yet(context, "Compact")
+        raise AssertionError("unreachable")
+
+    async def DefineAgent(
+        self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.AgentSchemaInfo:
+        await self._not_yet(context, "DefineAgent")
+        raise AssertionError("unreachable")
+
+    async def GetAgent(
+        self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.AgentSchemaInfo:
+        await self._not_yet(context, "GetAgent")
+        raise AssertionError("unreachable")
+
+    async def ListAgents(
+        self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ListAgentsResponse:
+        await self._not_yet(context, "ListAgents")
+        raise AssertionError("unreachable")

@@ -225,13 +225,37 @@ class FetchResponse(_message.Message):
     BUDGET_TOKENS_FIELD_NUMBER: _builtins.int
     DROPPED_FIELD_NUMBER: _builtins.int
     ENCODING_FIELD_NUMBER: _builtins.int
+    PINNED_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    RECENT_TURNS_FIELD_NUMBER: _builtins.int
+    PARTS_FIELD_NUMBER: _builtins.int
+    CONTEXT_FIELD_NUMBER: _builtins.int
+    FROM_PREFETCH_FIELD_NUMBER: _builtins.int
+    NOTICE_FIELD_NUMBER: _builtins.int
     total_tokens: _builtins.int
     budget_tokens: _builtins.int
     dropped: _builtins.int
     """How many candidates did not fit the budget."""
     encoding: _builtins.str
+    summary: _builtins.str
+    context: _builtins.str
+    """The parts rendered as one text block, ready to put in a prompt."""
+    from_prefetch: _builtins.bool
+    """True when the memories were served from the anticipate service's prefetch cache."""
+    notice: _builtins.str
+    """Set when the context had to degrade (e.g. the session is over its hard limit)."""
     @_builtins.property
     def memories(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Memory]: ...
+    @_builtins.property
+    def pinned(self) -> _containers.RepeatedCompositeFieldContainer[Global___PinnedEntity]:
+        """The assembled context, in prompt order: pinned state, retrieved memories, episodic summary, recent
+        turns — all within budget_tokens. `parts` gives each part's token count (and text).
+        """
+
+    @_builtins.property
+    def recent_turns(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Turn]: ...
+    @_builtins.property
+    def parts(self) -> _containers.RepeatedCompositeFieldContainer[Global___ContextPart]: ...
     def __init__(
         self,
         *,
@@ -240,14 +264,108 @@ class FetchResponse(_message.Message):
         budget_tokens: _builtins.int = ...,
         dropped: _builtins.int = ...,
         encoding: _builtins.str = ...,
+        pinned: _abc.Iterable[Global___PinnedEntity] | None = ...,
+        summary: _builtins.str = ...,
+        recent_turns: _abc.Iterable[_common_pb2.Turn] | None = ...,
+        parts: _abc.Iterable[Global___ContextPart] | None = ...,
+        context: _builtins.str = ...,
+        from_prefetch: _builtins.bool = ...,
+        notice: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "dropped", b"dropped", "encoding", b"encoding", "memories", b"memories", "total_tokens", b"total_tokens"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "context", b"context", "dropped", b"dropped", "encoding", b"encoding", "from_prefetch", b"from_prefetch", "memories", b"memories", "notice", b"notice", "parts", b"parts", "pinned", b"pinned", "recent_turns", b"recent_turns", "summary", b"summary", "total_tokens", b"total_tokens"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___FetchResponse: _TypeAlias = FetchResponse  # noqa: Y015
+
+@_typing.final
+class ContextPart(_message.Message):
+    """One part of an assembled context: "pinned", "memories", "summary" or "recent"."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    TOKENS_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    tokens: _builtins.int
+    text: _builtins.str
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        tokens: _builtins.int = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "text", b"text", "tokens", b"tokens"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContextPart: _TypeAlias = ContextPart  # noqa: Y015
+
+@_typing.final
+class PinnedEntity(_message.Message):
+    """Structured state of one entity that a summary never rewrites (ids, amounts with currency, statuses,
+    timestamps, principals, custom attributes); only a newer fact updates it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class AttributesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    KEY_FIELD_NUMBER: _builtins.int
+    TYPE_FIELD_NUMBER: _builtins.int
+    ATTRIBUTES_FIELD_NUMBER: _builtins.int
+    SOURCE_TURN_IDS_FIELD_NUMBER: _builtins.int
+    UPDATED_AT_FIELD_NUMBER: _builtins.int
+    key: _builtins.str
+    """e.g. "PO-20261028-0098" """
+    type: _builtins.str
+    """e.g. "purchase_order", "ticket", "person" """
+    @_builtins.property
+    def attributes(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
+    @_builtins.property
+    def source_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def updated_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        key: _builtins.str = ...,
+        type: _builtins.str = ...,
+        attributes: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        source_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        updated_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["updated_at", b"updated_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attributes", b"attributes", "key", b"key", "source_turn_ids", b"source_turn_ids", "type", b"type", "updated_at", b"updated_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PinnedEntity: _TypeAlias = PinnedEntity  # noqa: Y015
 
 @_typing.final
 class ForgetRequest(_message.Message):
@@ -291,3 +409,254 @@ class ForgetResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForgetResponse: _TypeAlias = ForgetResponse  # noqa: Y015
+
+@_typing.final
+class CompactRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    BUDGET_TOKENS_FIELD_NUMBER: _builtins.int
+    budget_tokens: _builtins.int
+    """0 → the agent schema's compaction budget."""
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope:
+        """Must name a session."""
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        budget_tokens: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CompactRequest: _TypeAlias = CompactRequest  # noqa: Y015
+
+@_typing.final
+class Compaction(_message.Message):
+    """The record of one compaction: what it saved and whether the verifier passed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMPACTION_ID_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    TOKENS_BEFORE_FIELD_NUMBER: _builtins.int
+    TOKENS_AFTER_FIELD_NUMBER: _builtins.int
+    RATIO_FIELD_NUMBER: _builtins.int
+    VERIFIED_FIELD_NUMBER: _builtins.int
+    ATTEMPTS_FIELD_NUMBER: _builtins.int
+    MISSING_ATOMS_FIELD_NUMBER: _builtins.int
+    UNSUPPORTED_ATOMS_FIELD_NUMBER: _builtins.int
+    TURNS_REPLACED_FIELD_NUMBER: _builtins.int
+    TURNS_VERBATIM_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    LATENCY_MS_FIELD_NUMBER: _builtins.int
+    compaction_id: _builtins.str
+    outcome: _builtins.str
+    """"compacted", "unchanged" (nothing to do), "degraded" (over the hard limit, notice added) or "failed"."""
+    tokens_before: _builtins.int
+    tokens_after: _builtins.int
+    ratio: _builtins.float
+    """tokens_after / tokens_before."""
+    verified: _builtins.bool
+    attempts: _builtins.int
+    """Attempts the verifier needed (each failure backs off: more turns verbatim or more atoms pinned)."""
+    turns_replaced: _builtins.int
+    turns_verbatim: _builtins.int
+    message: _builtins.str
+    latency_ms: _builtins.float
+    @_builtins.property
+    def missing_atoms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Key-fact atoms of the replaced span missing from the result, and atoms the summary invented
+        (both empty when verified).
+        """
+
+    @_builtins.property
+    def unsupported_atoms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        compaction_id: _builtins.str = ...,
+        outcome: _builtins.str = ...,
+        tokens_before: _builtins.int = ...,
+        tokens_after: _builtins.int = ...,
+        ratio: _builtins.float = ...,
+        verified: _builtins.bool = ...,
+        attempts: _builtins.int = ...,
+        missing_atoms: _abc.Iterable[_builtins.str] | None = ...,
+        unsupported_atoms: _abc.Iterable[_builtins.str] | None = ...,
+        turns_replaced: _builtins.int = ...,
+        turns_verbatim: _builtins.int = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        message: _builtins.str = ...,
+        latency_ms: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "compaction_id", b"compaction_id", "created_at", b"created_at", "latency_ms", b"latency_ms", "message", b"message", "missing_atoms", b"missing_atoms", "outcome", b"outcome", "ratio", b"ratio", "tokens_after", b"tokens_after", "tokens_before", b"tokens_before", "turns_replaced", b"turns_replaced", "turns_verbatim", b"turns_verbatim", "unsupported_atoms", b"unsupported_atoms", "verified", b"verified"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Compaction: _TypeAlias = Compaction  # noqa: Y015
+
+@_typing.final
+class CompactResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMPACTION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def compaction(self) -> Global___Compaction: ...
+    def __init__(
+        self,
+        *,
+        compaction: Global___Compaction | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["compaction", b"compaction"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["compaction", b"compaction"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CompactResponse: _TypeAlias = CompactResponse  # noqa: Y015
+
+@_typing.final
+class DefineAgentRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    OVERRIDES_JSON_FIELD_NUMBER: _builtins.int
+    ARCHETYPE_FIELD_NUMBER: _builtins.int
+    description: _builtins.str
+    """What the agent does, in plain words; matched to an archetype (or drafted by an LLM when configured)."""
+    overrides_json: _builtins.str
+    """JSON object merged over the drafted schema, e.g. {"retention": {"mid_ttl_days": 7}}."""
+    archetype: _builtins.str
+    """Force an archetype by name instead of matching the description."""
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope:
+        """The agent id goes in scope.agent_id; the schema belongs to the caller's client."""
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        description: _builtins.str = ...,
+        overrides_json: _builtins.str = ...,
+        archetype: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archetype", b"archetype", "description", b"description", "overrides_json", b"overrides_json", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DefineAgentRequest: _TypeAlias = DefineAgentRequest  # noqa: Y015
+
+@_typing.final
+class GetAgentRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """0 → the latest version."""
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetAgentRequest: _TypeAlias = GetAgentRequest  # noqa: Y015
+
+@_typing.final
+class AgentSchemaInfo(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    ARCHETYPE_FIELD_NUMBER: _builtins.int
+    SCHEMA_JSON_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    RATIONALE_FIELD_NUMBER: _builtins.int
+    agent_id: _builtins.str
+    version: _builtins.int
+    archetype: _builtins.str
+    schema_json: _builtins.str
+    """The whole schema as JSON (see docs/ARCHITECTURE.md for its fields)."""
+    rationale: _builtins.str
+    """How the archetype was chosen, e.g. "matched 'billing' (keywords 0.62, embedding 0.48)"."""
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        agent_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        archetype: _builtins.str = ...,
+        schema_json: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        rationale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "archetype", b"archetype", "created_at", b"created_at", "rationale", b"rationale", "schema_json", b"schema_json", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentSchemaInfo: _TypeAlias = AgentSchemaInfo  # noqa: Y015
+
+@_typing.final
+class ListAgentsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAgentsRequest: _TypeAlias = ListAgentsRequest  # noqa: Y015
+
+@_typing.final
+class ListAgentsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def agents(self) -> _containers.RepeatedCompositeFieldContainer[Global___AgentSchemaInfo]: ...
+    def __init__(
+        self,
+        *,
+        agents: _abc.Iterable[Global___AgentSchemaInfo] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agents", b"agents"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAgentsResponse: _TypeAlias = ListAgentsResponse  # noqa: Y015

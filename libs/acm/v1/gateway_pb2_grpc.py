@@ -56,6 +56,26 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.ForgetRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.ForgetResponse.FromString,
                 _registered_method=True)
+        self.Compact = channel.unary_unary(
+                '/acm.v1.Gateway/Compact',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.CompactRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.CompactResponse.FromString,
+                _registered_method=True)
+        self.DefineAgent = channel.unary_unary(
+                '/acm.v1.Gateway/DefineAgent',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.DefineAgentRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.AgentSchemaInfo.FromString,
+                _registered_method=True)
+        self.GetAgent = channel.unary_unary(
+                '/acm.v1.Gateway/GetAgent',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.GetAgentRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.AgentSchemaInfo.FromString,
+                _registered_method=True)
+        self.ListAgents = channel.unary_unary(
+                '/acm.v1.Gateway/ListAgents',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ListAgentsRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.ListAgentsResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServicer:
@@ -90,6 +110,33 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Compact(self, request, context):
+        """Compacts the session's working memory now (normally the compact service does it off the critical path
+        when the soft threshold is crossed). Verified: an unverified result never replaces working memory.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DefineAgent(self, request, context):
+        """Agent schemas (the architect): define from a description + overrides, read, list.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAgent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAgents(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -112,6 +159,26 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.Forget,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.ForgetRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.ForgetResponse.SerializeToString,
+            ),
+            'Compact': grpc.unary_unary_rpc_method_handler(
+                    servicer.Compact,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.CompactRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.CompactResponse.SerializeToString,
+            ),
+            'DefineAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.DefineAgent,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.DefineAgentRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.AgentSchemaInfo.SerializeToString,
+            ),
+            'GetAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAgent,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.GetAgentRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.AgentSchemaInfo.SerializeToString,
+            ),
+            'ListAgents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAgents,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ListAgentsRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.ListAgentsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -224,6 +291,114 @@ class Gateway:
             '/acm.v1.Gateway/Forget',
             acm_dot_v1_dot_gateway__pb2.ForgetRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.ForgetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Compact(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/Compact',
+            acm_dot_v1_dot_gateway__pb2.CompactRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.CompactResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DefineAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/DefineAgent',
+            acm_dot_v1_dot_gateway__pb2.DefineAgentRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.AgentSchemaInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/GetAgent',
+            acm_dot_v1_dot_gateway__pb2.GetAgentRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.AgentSchemaInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAgents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ListAgents',
+            acm_dot_v1_dot_gateway__pb2.ListAgentsRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.ListAgentsResponse.FromString,
             options,
             channel_credentials,
             insecure,

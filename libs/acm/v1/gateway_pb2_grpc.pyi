@@ -42,6 +42,14 @@ class GatewayStub:
     """A context bundle for the scope, within the token budget, best first."""
     Forget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ForgetRequest, _gateway_pb2.ForgetResponse]
     """Erases a session / user / customer (or the whole client) everywhere; returns a job id."""
+    Compact: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.CompactRequest, _gateway_pb2.CompactResponse]
+    """Compacts the session's working memory now (normally the compact service does it off the critical path
+    when the soft threshold is crossed). Verified: an unverified result never replaces working memory.
+    """
+    DefineAgent: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.DefineAgentRequest, _gateway_pb2.AgentSchemaInfo]
+    """Agent schemas (the architect): define from a description + overrides, read, list."""
+    GetAgent: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetAgentRequest, _gateway_pb2.AgentSchemaInfo]
+    ListAgents: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListAgentsRequest, _gateway_pb2.ListAgentsResponse]
 
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
@@ -57,6 +65,14 @@ class GatewayAsyncStub(GatewayStub):
     """A context bundle for the scope, within the token budget, best first."""
     Forget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ForgetRequest, _gateway_pb2.ForgetResponse]  # type: ignore[assignment]
     """Erases a session / user / customer (or the whole client) everywhere; returns a job id."""
+    Compact: _aio.UnaryUnaryMultiCallable[_gateway_pb2.CompactRequest, _gateway_pb2.CompactResponse]  # type: ignore[assignment]
+    """Compacts the session's working memory now (normally the compact service does it off the critical path
+    when the soft threshold is crossed). Verified: an unverified result never replaces working memory.
+    """
+    DefineAgent: _aio.UnaryUnaryMultiCallable[_gateway_pb2.DefineAgentRequest, _gateway_pb2.AgentSchemaInfo]  # type: ignore[assignment]
+    """Agent schemas (the architect): define from a description + overrides, read, list."""
+    GetAgent: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetAgentRequest, _gateway_pb2.AgentSchemaInfo]  # type: ignore[assignment]
+    ListAgents: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListAgentsRequest, _gateway_pb2.ListAgentsResponse]  # type: ignore[assignment]
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
@@ -93,5 +109,37 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.ForgetResponse, _abc.Awaitable[_gateway_pb2.ForgetResponse]]:
         """Erases a session / user / customer (or the whole client) everywhere; returns a job id."""
+
+    @_abc_1.abstractmethod
+    def Compact(
+        self,
+        request: _gateway_pb2.CompactRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.CompactResponse, _abc.Awaitable[_gateway_pb2.CompactResponse]]:
+        """Compacts the session's working memory now (normally the compact service does it off the critical path
+        when the soft threshold is crossed). Verified: an unverified result never replaces working memory.
+        """
+
+    @_abc_1.abstractmethod
+    def DefineAgent(
+        self,
+        request: _gateway_pb2.DefineAgentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AgentSchemaInfo, _abc.Awaitable[_gateway_pb2.AgentSchemaInfo]]:
+        """Agent schemas (the architect): define from a description + overrides, read, list."""
+
+    @_abc_1.abstractmethod
+    def GetAgent(
+        self,
+        request: _gateway_pb2.GetAgentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AgentSchemaInfo, _abc.Awaitable[_gateway_pb2.AgentSchemaInfo]]: ...
+
+    @_abc_1.abstractmethod
+    def ListAgents(
+        self,
+        request: _gateway_pb2.ListAgentsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.ListAgentsResponse, _abc.Awaitable[_gateway_pb2.ListAgentsResponse]]: ...
 
 def add_GatewayServicer_to_server(servicer: GatewayServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

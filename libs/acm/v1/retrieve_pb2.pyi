@@ -64,8 +64,11 @@ class RetrieveResponse(_message.Message):
     MEMORIES_FIELD_NUMBER: _builtins.int
     TOTAL_TOKENS_FIELD_NUMBER: _builtins.int
     DROPPED_FIELD_NUMBER: _builtins.int
+    FROM_PREFETCH_FIELD_NUMBER: _builtins.int
     total_tokens: _builtins.int
     dropped: _builtins.int
+    from_prefetch: _builtins.bool
+    """Served from the prefetch cache (the anticipate service warmed it)."""
     @_builtins.property
     def memories(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Memory]: ...
     def __init__(
@@ -74,10 +77,11 @@ class RetrieveResponse(_message.Message):
         memories: _abc.Iterable[_common_pb2.Memory] | None = ...,
         total_tokens: _builtins.int = ...,
         dropped: _builtins.int = ...,
+        from_prefetch: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dropped", b"dropped", "memories", b"memories", "total_tokens", b"total_tokens"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dropped", b"dropped", "from_prefetch", b"from_prefetch", "memories", b"memories", "total_tokens", b"total_tokens"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
