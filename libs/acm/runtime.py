@@ -84,6 +84,16 @@ async def serve_until_stopped(
             await resource.close()
 
 
+def limit_compute_threads(blas_threads: int) -> None:
+    """Cap the BLAS thread pool for the whole process (numpy's OpenBLAS starts one thread per core).
+
+    Measured on 2 cores: one query embeds as fast with 1 thread, and ingest replicas stop oversubscribing
+    the machine (results/ingest_kafka.json)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=blas_threads, user_api="blas")
+
+
 def service_main(
     settings_cls: type[S], run: Callable[[S], Coroutine[Any, Any, None]], service_name: str | None = None
 ) -> None:
@@ -94,4 +104,5 @@ def service_main(
     settings = load(settings_cls)
     configure_logging(settings.log_level)
     configure_tracing(service_name or settings_cls.__module__.split(".")[0].replace("_", "-"))
+    limit_compute_threads(settings.blas_threads)
     asyncio.run(run(settings))

@@ -95,12 +95,17 @@ class Retrieve:
         p: RetrievalPreset,
         window: tuple[datetime, datetime] | None,
     ) -> list[tuple[Memory, float]]:
-        vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
         # A bigger budget needs more candidates to fill it (facts are ~20 tokens each).
         wanted = budget // 15
-        keyword, nearest, graph = await asyncio.gather(
+
+        async def nearest_to_query() -> list[tuple[str, float]]:
+            # Embedding the query is the slowest step: keyword and graph search run while it computes.
+            vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+            return await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers)
+
+        nearest, keyword, graph = await asyncio.gather(
+            nearest_to_query(),
             self.memories.keyword_search(scope, query, max(p.keyword_k, wanted), tiers, p.layers),
-            self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers),
             self._graph_candidates(scope, query, tiers, p),
         )
         fused = weighted_rrf(

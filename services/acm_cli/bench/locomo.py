@@ -232,6 +232,7 @@ class Outcome:
     at_k: Mapping[int, float]  # k → recall over the first k items
     latency_ms: float  # the TIMED_BUDGET query
     bundle_tokens: Mapping[int, int]  # budget → tokens in the bundle
+    detail: Mapping[str, Any] | None = None  # ACM only: what --misses writes
 
 
 Summary = dict[str, dict[str, float | int | None]]
@@ -371,6 +372,8 @@ class Options:
     encoding: str
     embedder: str
     data_dir: Path | None
+    reuse_ingest: bool = False
+    misses_out: Path | None = None
 
 
 @dataclass
@@ -397,6 +400,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--encoding", default="o200k_base", choices=["cl100k_base", "o200k_base"])
     p.add_argument("--embedder", help="embedder of ACM and the vector baseline (default: embedded ACM's)")
     p.add_argument("--data-dir", type=Path, help="embedded ACM's data (default: a fresh temporary folder)")
+    p.add_argument(
+        "--reuse-ingest",
+        action="store_true",
+        help="with --data-dir: skip conversations a previous run already ingested there (to compare retrieval "
+        "changes only; ingest figures are then not measured)",
+    )
+    p.add_argument("--misses", type=Path, help="write ACM's per-question results (evidence vs bundle) here")
     p.set_defaults(run=run)
 
 
@@ -414,6 +424,8 @@ async def run(args: argparse.Namespace) -> None:
         encoding=args.encoding,
         embedder=args.embedder or str(EmbeddedSettings.model_fields["embedder"].default),
         data_dir=args.data_dir,
+        reuse_ingest=args.reuse_ingest,
+        misses_out=args.misses,
     )
     await run_benchmark(options)
 
@@ -445,6 +457,10 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
     else:
         outcomes, stats = await _run_all(conversations, options, options.data_dir, console, t0)
     result = _result(conversations, options, outcomes, stats, started_at, time.perf_counter() - t0)
+    if options.misses_out:
+        details = [o.detail for o in outcomes["acm"] if o.detail and o.detail["recall_1000"] < 1]
+        options.misses_out.write_text(json.dumps(details, indent=1, ensure_ascii=False) + "\n")
+        console.print(f"wrote {len(details)} questions below full recall@{BUDGETS[0]} to {options.misses_out}")
     _print_tables(console, result)
     if options.json_out:
         options.json_out.parent.mkdir(parents=True, exist_ok=True)
@@ -475,7 +491,12 @@ async def _run_all(
     async with EmbeddedAcm(settings) as acm, AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
         for conv in conversations:
             before = len(stats.job_ms), stats.wall_s
-            await _ingest(client, acm, conv, stats)
+            marker = data_dir / f"ingested-{conv.sample_id}"
+            if options.reuse_ingest and marker.exists():
+                console.print(f"{conv.sample_id}: already ingested in {data_dir}, reused")
+            else:
+                await _ingest(client, acm, conv, stats)
+                marker.touch()
             wall = stats.wall_s - before[1]
             console.print(
                 f"{conv.sample_id}: {len(conv.turns)} turns ingested in {wall:.1f} s "
@@ -579,7 +600,17 @@ async def _ask_acm(client: AcmClient, sample_id: str, question: Question, encodi
         tokens[budget] = response.total_tokens
     ranked = (await client.fetch(scope, question.text, LARGE_BUDGET, encoding)).memories
     at_k = {k: evidence_recall(question.evidence, (m.source_turn_ids for m in ranked[:k])) for k in AT_K}
-    return Outcome(question.category, recall, at_k, latency_ms, tokens)
+    first_rank = {e: next((i for i, m in enumerate(ranked) if e in m.source_turn_ids), None) for e in question.evidence}
+    detail = {
+        "sample_id": sample_id,
+        "question": question.text,
+        "category": question.category,
+        "evidence": list(question.evidence),
+        "recall_1000": recall[BUDGETS[0]],
+        "evidence_rank": first_rank,  # position of the first memory built from each evidence turn (None: absent)
+        "top": [[m.text, list(m.source_turn_ids)] for m in ranked[:12]],
+    }
+    return Outcome(question.category, recall, at_k, latency_ms, tokens, detail)
 
 
 def _ask_baseline(index: BM25 | VectorIndex, turns: Sequence[Turn], sizes: Sequence[int], q: Question) -> Outcome:
