@@ -10,7 +10,7 @@ from datetime import datetime
 
 from acm.domain.extract import mentions
 from acm.domain.models import Memory, MemoryStatus
-from acm.domain.retrieval import Candidate, RetrievalPreset, preset, rescore, weighted_rrf
+from acm.domain.retrieval import Candidate, RetrievalPreset, preset, rescore, semantic_query, weighted_rrf
 from acm.domain.schema import DEFAULT_AGENT
 from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter, pack
@@ -100,7 +100,7 @@ class Retrieve:
 
         async def nearest_to_query() -> list[tuple[str, float]]:
             # Embedding the query is the slowest step: keyword and graph search run while it computes.
-            vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+            vector = (await asyncio.to_thread(self.embedder.embed, [semantic_query(query)]))[0]
             return await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers)
 
         nearest, keyword, graph = await asyncio.gather(

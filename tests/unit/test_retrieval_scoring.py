@@ -61,3 +61,12 @@ def test_schema_rejects_an_unknown_preset_naming_the_field() -> None:
     raw["retrieval"]["preset"] = 3
     with pytest.raises(SchemaInvalid, match=r"retrieval\.preset must be a string"):
         parse(raw)
+
+
+def test_the_vector_search_query_leaves_out_names() -> None:
+    from acm.domain.retrieval import semantic_query
+
+    assert semantic_query("Where did Caroline move from 4 years ago?") == "Where did move from 4 years ago?"
+    assert semantic_query("What is Caroline's identity?") == "What is identity?"
+    assert semantic_query("Caroline?") == "Caroline?"  # nothing but a name: kept
+    assert semantic_query("status of PO-20261028-0098?") == "status of PO-20261028-0098?"  # ids stay

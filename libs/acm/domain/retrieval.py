@@ -8,10 +8,12 @@ time window a question asks about). Agent schemas pick a preset and may override
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from acm.domain.extract import mentions
 from acm.domain.models import Layer
 
 
@@ -106,3 +108,18 @@ def rescore(
         scored.append((c.memory_id, s))
     scored.sort(key=lambda kv: -kv[1])
     return scored
+
+
+def semantic_query(query: str) -> str:
+    """The query as the vector search sees it: without the names of people and things.
+
+    Memories are stored as "<speaker>: <sentence>", so a query that names a person is close to every short
+    thing that person said, and the name drowns out what is asked. Who is asked about is the keyword and
+    entity-graph searches' job; the vector search looks for the what. A query that is nothing but names
+    is kept as it is."""
+    stripped = query
+    for m in mentions(query):
+        if m.type == "name":
+            stripped = re.sub(rf"\b{re.escape(m.text)}(?:'s|’s)?(?!\w)", " ", stripped)
+    stripped = re.sub(r"\s+", " ", stripped).strip()
+    return stripped if re.search(r"\w{3,}", stripped) else query
