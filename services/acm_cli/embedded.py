@@ -18,7 +18,7 @@ from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.ports.bus import EventBus
 from acm.ports.stores import Cache, GraphStore, VectorStore
-from acm.runtime import HealthServer
+from acm.runtime import HealthServer, limit_compute_threads
 from acm.settings import ServiceSettings
 from acm_anticipate.app import register as register_anticipate
 from acm_anticipate.settings import AnticipateSettings
@@ -45,6 +45,10 @@ class EmbeddedSettings(ServiceSettings):
     # ingest and retrieve must use the same one.
     embedder: str = "minilm"
     vector_backend: str = Field("edge", pattern="^(edge|qdrant-local)$")
+    # Optional OpenAI-compatible endpoint (empty: deterministic rules everywhere).
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
 
 
 @dataclass
@@ -85,6 +89,7 @@ class EmbeddedAcm:
         s, u = self.settings, self.urls
         s.data_dir.mkdir(parents=True, exist_ok=True)
         timeout = s.store_timeout_s
+        limit_compute_threads(s.blas_threads)
         embedder = build_embedder(s.embedder)
         self.rel = await open_relational(u.database, timeout)
         self.vectors = await open_vectors(u.vectors, timeout)
@@ -94,7 +99,14 @@ class EmbeddedAcm:
         self.bus = open_bus(u.bus, client_id="acm-embedded", timeout_s=timeout)
 
         ingest_settings = IngestSettings(
-            database_url=u.database, bus_url=u.bus, graph_url=u.graph, cache_url=u.cache, embedder=s.embedder
+            database_url=u.database,
+            bus_url=u.bus,
+            graph_url=u.graph,
+            cache_url=u.cache,
+            embedder=s.embedder,
+            llm_url=s.llm_url,
+            llm_model=s.llm_model,
+            llm_api_key=s.llm_api_key,
         )
         register_ingest(self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings)
         register_retrieve(self.bus, self.rel, self.vectors, embedder)

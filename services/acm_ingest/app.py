@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
+from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
 from acm.ports.bus import EventBus
@@ -11,10 +12,17 @@ from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm_ingest import GROUP
+from acm_ingest.consolidate import ExpireMemories
 from acm_ingest.handlers.forget import ForgetHandler
 from acm_ingest.handlers.turns import TurnsHandler
+from acm_ingest.llm_extraction import LlmFactExtractor
 from acm_ingest.settings import IngestSettings
 from acm_ingest.usecases import ForgetScope, IngestTurn
+
+
+def extractor(settings: IngestSettings) -> LlmFactExtractor | None:
+    llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
+    return LlmFactExtractor(llm) if llm else None
 
 
 def register(
@@ -36,6 +44,8 @@ def register(
         audit=rel.audit,
         session_budget_tokens=settings.session_budget_tokens,
         session_soft_ratio=settings.session_soft_ratio,
+        extractor=extractor(settings),
+        expire=ExpireMemories(rel.memories, graph, cache, bus, every_s=settings.expiry_sweep_every_s),
     )
     bus.subscribe(
         topics.TURNS,

@@ -41,6 +41,10 @@ def gate_rules(schema: AgentSchema) -> GateRules:
     )
 
 
+def pii_rules(schema: AgentSchema) -> PiiRules:
+    return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
+
+
 def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> TurnPlan:
     speaker = turn.metadata.get("speaker") or turn.role.value
     content = _CONTROL.sub("", turn.content)  # NULs and other control bytes are not content
@@ -48,7 +52,7 @@ def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> T
     if not decision.keep:
         return TurnPlan(decision, speaker)
     # Redact before anything else looks at the text, so no later step (or log) sees a secret.
-    redaction = redact(content, PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones))
+    redaction = redact(content, pii_rules(schema))
     verdict = inspect(redaction.text)
     if verdict.flagged:
         # Kept only as a flagged episode of the session: never a fact, never retrievable.

@@ -17,3 +17,11 @@ class IngestSettings(ServiceSettings):
     # Session working-memory budget; crossing soft_ratio of it asks compact to shrink the session.
     session_budget_tokens: int = Field(4000, gt=0)
     session_soft_ratio: float = Field(0.7, gt=0, le=1)
+    # The consolidator's TTL sweep runs for a writing user at most this often.
+    expiry_sweep_every_s: float = Field(3600.0, gt=0)
+    # Optional OpenAI-compatible endpoint for fact extraction (empty: rules only). Turns whose metadata says
+    # local_only=true never go to it.
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout_s: float = Field(20.0, gt=0)

@@ -23,7 +23,9 @@ from acm.ports.embedder import Embedder
 from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import events_pb2
-from acm_ingest.pipeline import TurnPlan, plan_turn
+from acm_ingest.consolidate import ExpireMemories
+from acm_ingest.llm_extraction import LlmFactExtractor, may_leave
+from acm_ingest.pipeline import TurnPlan, pii_rules, plan_turn
 
 MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bounded for long tool outputs
 SEEN_ERRORS_KEY = "gate_seen_errors"
@@ -43,6 +45,8 @@ class IngestTurn:
     audit: AuditLog
     session_budget_tokens: int  # used until the agent's schema exists
     session_soft_ratio: float
+    extractor: LlmFactExtractor | None = None  # set when an LLM endpoint is configured
+    expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         # Follow-up events are children of the span handling this turn (the consumer span); the turn's
@@ -70,6 +74,12 @@ class IngestTurn:
             )
             return {**counts, "turns": 1, "flagged": 1}
 
+        typed: tuple[tuple[str, str, str], ...] = ()
+        if self.extractor is not None and may_leave(turn):
+            extraction = await self.extractor.extract(turn, plan, pii_rules(schema))
+            plan = replace(plan, facts=extraction.facts)
+            typed = extraction.relations
+            counts.update(extraction.counts)
         facts = await self._facts(turn, plan, owner, turn_memory.schema_version)
         mentions_by_fact = [draft.mentions for draft in plan.facts]
         entities = await self._resolve_entities(scope, owner, [m for ms in mentions_by_fact for m in ms])
@@ -81,9 +91,17 @@ class IngestTurn:
         turn_entities = list({e.entity_id: e for e in entities.values()}.values())
         for a, b in itertools.islice(itertools.combinations(turn_entities, 2), MAX_RELATED_PAIRS):
             relations.append(Relation(a.entity_id, b.entity_id, "co_mentioned", facts[0].memory_id, owner))
+        for subject, predicate, obj in typed:
+            a_ent, b_ent = entities.get(subject.lower()), entities.get(obj.lower())
+            if a_ent is not None and b_ent is not None and facts:
+                relations.append(Relation(a_ent.entity_id, b_ent.entity_id, predicate, facts[0].memory_id, owner))
         if relations:
             await self.graph.upsert_relations(relations)
         await self._publish(scope, job_id, facts, mentions_by_fact, parent)
+        if self.expire is not None:
+            expired = await self.expire(scope, schema.retention, utcnow(), parent)
+            if expired:
+                counts["expired"] = expired
         return {
             **counts,
             "turns": 1,
@@ -106,6 +124,7 @@ class IngestTurn:
             agent_id=turn.scope.agent_id,
             session_id=turn.scope.session_id,
             valid_from=turn.occurred_at,
+            updated_at=utcnow(),  # TTLs count from when ACM wrote it, not when the turn happened
             token_count=self.tokens.count(text),
             schema_version=schema_version,
         )
@@ -128,6 +147,7 @@ class IngestTurn:
                     session_id=turn.scope.session_id,
                     valid_from=draft.valid_from,
                     valid_to=draft.valid_to,
+                    updated_at=utcnow(),
                     token_count=self.tokens.count(draft.text),
                     schema_version=schema_version,
                     slot=draft.slot,

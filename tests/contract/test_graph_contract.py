@@ -192,6 +192,28 @@ async def test_expand_distinct_with_min_hops(graph: Harness) -> None:
     assert await g.expand(scope, ["A", "C"], 1, 10) == [("mA", 0), ("mAC", 0), ("mC", 0), ("mB", 1)]
 
 
+async def test_unlink_memories_drops_only_the_scopes_own_memories_and_their_edges(graph: Harness) -> None:
+    g, c = graph.store, graph.client()
+    scope = Scope(c, "cu1", "u1")
+    await _chain(g, scope)
+    other = Scope(c, "cu1", "u2")
+    await g.link_mentions(other.owner(Tier.USER), "mOther", ["A"])
+    await g.link_mentions(scope.owner(Tier.CUSTOMER), "mShared", ["A"])
+    # mr1 (the A-B edge) was learned from memory mr1: unlinking that memory drops the edge as well.
+    await g.link_mentions(scope.owner(Tier.USER), "mr1", ["A"])
+
+    await g.unlink_memories(scope, ["mA", "mr1", "mOther", "mShared"])
+    assert await g.expand(scope, ["A"], 0, 10) == [("mShared", 0)]
+    stored = await graph.stored(c)
+    assert {"mOther", "mShared", "mB", "mC"} <= stored.memories  # another user's, the customer's: untouched
+    assert not {"mA", "mr1"} & stored.memories
+    assert {r[3] for r in stored.relations} == {"mr2"}
+    # Without the A-B edge, B is not one hop from A any more; C is still reached from B.
+    assert ("mB", 1) not in await g.expand(scope, ["A"], 1, 10)
+    assert await g.expand(scope, ["C"], 1, 10) == [("mC", 0), ("mB", 1)]
+    await g.unlink_memories(scope, [])
+
+
 async def test_expand_respects_tiers_argument(graph: Harness) -> None:
     g, c = graph.store, graph.client()
     scope = Scope(c, "cu1", "u1")

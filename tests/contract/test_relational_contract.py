@@ -428,6 +428,38 @@ async def test_forget_session_needs_a_session_id(store: RelationalStore) -> None
     assert await present_ids(store) == set(ALL_IDS)
 
 
+async def test_expire_deletes_only_the_scopes_own_memories_past_their_layers_cutoff(store: RelationalStore) -> None:
+    def aged(
+        memory_id: str, owner: Owner, layer: Layer, days: int, agent: str = "bot", touched: int | None = None
+    ) -> Memory:
+        m = mem(memory_id, owner, f"{memory_id} refund", minutes=0)
+        m.layer, m.agent_id = layer, agent
+        m.created_at = T0 - timedelta(days=days)
+        m.updated_at = None if touched is None else T0 - timedelta(days=touched)
+        return m
+
+    me = Scope("c1", "acme", "alice", "bot")
+    await store.memories.upsert(
+        [
+            aged("short-old", me.owner(Tier.USER), Layer.SHORT, 5),
+            aged("short-new", me.owner(Tier.USER), Layer.SHORT, 1),
+            aged("mid-old-but-touched", me.owner(Tier.USER), Layer.MID, 40, touched=2),
+            aged("mid-old", me.owner(Tier.USER), Layer.MID, 40),
+            aged("long-old", me.owner(Tier.USER), Layer.LONG, 400),  # LONG has no cutoff here
+            aged("other-agent", me.owner(Tier.USER), Layer.SHORT, 5, agent="other"),
+            aged("bob-old", BOB.owner(Tier.USER), Layer.SHORT, 5),
+            aged("customer-old", me.owner(Tier.CUSTOMER), Layer.SHORT, 5),
+            aged("c2-old", Scope("c2", "acme", "alice", "bot").owner(Tier.USER), Layer.SHORT, 5),
+        ]
+    )
+    cutoffs = {Layer.SHORT: T0 - timedelta(days=2), Layer.MID: T0 - timedelta(days=30)}
+    assert sorted(await store.memories.expire(me, cutoffs, 100)) == ["mid-old", "short-old"]
+    assert await store.memories.expire(me, cutoffs, 100) == []
+    left = {m.memory_id for m in await store.memories.get(me, ["short-new", "mid-old-but-touched", "long-old"])}
+    assert left == {"short-new", "mid-old-but-touched", "long-old"}
+    assert await store.memories.expire(me, {}, 100) == []
+
+
 # --- jobs ---------------------------------------------------------------------------------------------
 
 

@@ -163,6 +163,14 @@ class EdgeVectorStore:
         shard = await self._open()
         shard.update(qe.UpdateOperation.delete_points_by_filter(forget_filter(scope, level)))
 
+    async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        shard = await self._open()
+        own = forget_filter(scope, ForgetLevel.USER).must or []
+        ids = qe.HasIdCondition({uuid.UUID(m) for m in memory_ids})
+        shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[*own, _eq("tier", "user"), ids])))
+
     async def count(self) -> int:
         """Points in the shard (for health checks)."""
         shard = await self._open()

@@ -334,5 +334,18 @@ class Neo4jGraphStore:
                 if not out or out[0]["n"] < _FORGET_BATCH:
                     break
 
+    async def unlink_memories(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        stmt: LiteralString = (
+            "MATCH (m:Memory) WHERE m.memory_id IN $ids AND m.client_id = $client_id"
+            " AND m.customer_id = $customer_id AND m.user_id = $user_id AND m.tier = 'user'"
+            " OPTIONAL MATCH ()-[r:REL]->() WHERE r.memory_id = m.memory_id AND r.client_id = $client_id"
+            " WITH m, collect(r) AS rels"
+            " FOREACH (x IN rels | DELETE x)"
+            " DETACH DELETE m"
+        )
+        await self._run(stmt, {**_scope_params(scope), "ids": list(memory_ids)}, write=True)
+
     async def close(self) -> None:
         await self._driver.close()

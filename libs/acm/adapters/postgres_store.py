@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -399,6 +399,21 @@ class PgMemoryRepo:
             where.append("session_id = %s")
             params.append(scope.session_id)
         return await self._ex.execute(f"DELETE FROM memories WHERE {' AND '.join(where)}", params)
+
+    async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
+        if not cutoffs:
+            return []
+        by_layer = " OR ".join("(layer = %s AND COALESCE(updated_at, created_at) < %s)" for _ in cutoffs)
+        params: list[Any] = [scope.client_id, scope.customer_id, scope.user_id, scope.agent_id]
+        for layer, cutoff in cutoffs.items():
+            params += [str(layer), cutoff]
+        rows = await self._ex.fetch(
+            "DELETE FROM memories WHERE memory_id IN (SELECT memory_id FROM memories WHERE tier = 'user' "
+            f"AND client_id = %s AND customer_id = %s AND user_id = %s AND agent_id = %s AND ({by_layer}) LIMIT %s) "
+            "RETURNING memory_id",
+            [*params, limit],
+        )
+        return [r["memory_id"] for r in rows]
 
 
 # --- jobs -----------------------------------------------------------------------------------------------

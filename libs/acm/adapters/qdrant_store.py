@@ -193,6 +193,18 @@ class QdrantVectorStore:
                 wait=True,
             )
 
+    async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        own = list(forget_filter(scope, ForgetLevel.USER).must or [])
+        ids = models.HasIdCondition(has_id=[str(point_id(m)) for m in memory_ids])
+        async with asyncio.timeout(self._timeout_s):
+            await self._client.delete(
+                self._collection,
+                points_selector=models.FilterSelector(filter=models.Filter(must=[*own, _eq("tier", "user"), ids])),
+                wait=True,
+            )
+
     async def close(self) -> None:
         async with asyncio.timeout(self._timeout_s):
             await self._client.close()

@@ -343,6 +343,25 @@ class SqliteGraphStore:
 
         return await self._call(read)
 
+    async def unlink_memories(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        params = {**_scope_params(scope), "ids": json.dumps(list(memory_ids))}
+        own = (
+            "m.client_id = :client_id AND m.customer_id = :customer_id AND m.user_id = :user_id AND m.tier = 'user'"
+            " AND m.memory_id IN (SELECT value FROM json_each(:ids))"
+        )
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "DELETE FROM relations AS r WHERE r.client_id = :client_id"
+                f" AND r.memory_id IN (SELECT m.memory_id FROM mentions m WHERE {own})",
+                params,
+            )
+            conn.execute(f"DELETE FROM mentions AS m WHERE {own}", params)
+
+        await self._call(write, write=True)
+
     async def forget(self, scope: Scope, level: ForgetLevel) -> None:
         params = _scope_params(scope)
         mem = _forgotten("m", level, has_session=True)

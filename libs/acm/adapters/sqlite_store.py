@@ -13,7 +13,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -444,6 +444,22 @@ class SqliteMemoryRepo:
             where.append("session_id = ?")
             params.append(scope.session_id)
         return await self._ex.write(f"DELETE FROM memories WHERE {' AND '.join(where)}", params)
+
+    async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
+        if not cutoffs:
+            return []
+        by_layer = " OR ".join("(layer = ? AND COALESCE(updated_at, created_at) < ?)" for _ in cutoffs)
+        params: list[Any] = [scope.client_id, scope.customer_id, scope.user_id, scope.agent_id]
+        for layer, cutoff in cutoffs.items():
+            params += [str(layer), _ts(cutoff)]
+        async with self._ex.transaction() as conn:
+            rows = conn.execute(
+                "DELETE FROM memories WHERE memory_id IN (SELECT memory_id FROM memories WHERE tier = 'user' "
+                f"AND client_id = ? AND customer_id = ? AND user_id = ? AND agent_id = ? AND ({by_layer}) LIMIT ?) "
+                "RETURNING memory_id",
+                [*params, limit],
+            ).fetchall()
+        return [r[0] for r in rows]
 
 
 # --- jobs -----------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -42,6 +42,10 @@ class MemoryRepo(Protocol):
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         """Erase every memory that ``level`` of ``scope`` covers; returns how many."""
+
+    async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
+        """Delete the scope's own user-tier memories of its agent whose layer has a cutoff and that were
+        last written (updated_at, else created_at) before it; at most ``limit``; returns their ids."""
 
 
 class JobRepo(Protocol):
@@ -123,6 +127,9 @@ class VectorStore(Protocol):
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None: ...
 
+    async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        """Remove these memories' points, only where they are the scope's own user-tier points."""
+
     async def close(self) -> None: ...
 
 
@@ -155,6 +162,10 @@ class GraphStore(Protocol):
         of ``entity_ids``, walking only visible entities; nearest first."""
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None: ...
+
+    async def unlink_memories(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        """Drop these memories (the scope's own user-tier ones) from the graph, with the edges learned
+        from them; entities stay."""
 
     async def close(self) -> None: ...
 

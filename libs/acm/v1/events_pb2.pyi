@@ -197,20 +197,26 @@ class MemoriesWritten(_message.Message):
     JOB_ID_FIELD_NUMBER: _builtins.int
     MEMORIES_FIELD_NUMBER: _builtins.int
     EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
+    EXPIRED_MEMORY_IDS_FIELD_NUMBER: _builtins.int
     job_id: _builtins.str
     embedding_model: _builtins.str
     @_builtins.property
     def memories(self) -> _containers.RepeatedCompositeFieldContainer[Global___WrittenMemory]: ...
+    @_builtins.property
+    def expired_memory_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Memories the consolidator expired (their schema's TTL passed): indexes drop them."""
+
     def __init__(
         self,
         *,
         job_id: _builtins.str = ...,
         memories: _abc.Iterable[Global___WrittenMemory] | None = ...,
         embedding_model: _builtins.str = ...,
+        expired_memory_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["embedding_model", b"embedding_model", "job_id", b"job_id", "memories", b"memories"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["embedding_model", b"embedding_model", "expired_memory_ids", b"expired_memory_ids", "job_id", b"job_id", "memories", b"memories"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

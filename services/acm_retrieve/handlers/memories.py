@@ -1,4 +1,4 @@
-"""acm.memories.v1 → the vector index. Upserts by memory id, so redelivery is harmless."""
+"""acm.memories.v1 → the vector index. Upserts and deletes by memory id, so redelivery is harmless."""
 
 from __future__ import annotations
 
@@ -39,3 +39,5 @@ class MemoriesHandler:
             )
         if points:
             await self.vectors.upsert(points)
+        if env.memories_written.expired_memory_ids:
+            await self.vectors.delete(scope, list(env.memories_written.expired_memory_ids))
