@@ -1,7 +1,7 @@
 """Key-fact atoms: the smallest statements a compaction must not lose (or invent).
 
 An atom is (kind, value) with a normalised value, so "125,000.00 CNY" and "CNY 125000" are one atom.
-Kinds: id, amount, quantity, date, name, status (from any text), goal (a user's stated goal or
+Kinds: id, amount, quantity, date, name, status, version (from any text), goal (a user's stated goal or
 constraint) and tool (a tool and its result). Text is cleaned of protocol noise first (see noise.py)."""
 
 from __future__ import annotations
@@ -18,19 +18,22 @@ _CODES = "USD|EUR|GBP|CNY|JPY|CHF|CAD|AUD|HKD|SGD|INR|RMB"
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 AMOUNT = re.compile(
     rf"(?:(?P<c1>{_CODES}|US\$|\$|€|£|¥)\s?(?P<n1>{_NUM})(?![\d.,]*\d))"
-    rf"|(?:(?P<n2>{_NUM})\s?(?P<c2>{_CODES}|元)\b)"
+    rf"|(?:(?P<n2>{_NUM}) ?(?P<c2>{_CODES}|元)\b)"
 )
 _UNITS = (
     "%|ms|sec|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|GB|MB|TB|KB|GiB|MiB|TiB|"
     "vCPUs?|CPUs?|cores?|replicas?|nodes?|pods?|instances?|users?|seats?|licen[cs]es?|units?|items?|pcs|kg|km|"
     "servers?|hosts?|tickets?|requests?|rps|qps|errors?"
 )
-QUANTITY = re.compile(rf"(?<![\w.,-])({_NUM})\s?({_UNITS})(?![\w])", re.IGNORECASE)
+QUANTITY = re.compile(rf"(?<![\w.,-])({_NUM}) ?({_UNITS})(?![\w])", re.IGNORECASE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_RE = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?)?\b")
+ISO_DATE = re.compile(
+    r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?)?\b"
+)
 DMY_DATE = re.compile(rf"\b(\d{{1,2}}) ({_MONTH_RE}),? (\d{{4}})\b")
 MDY_DATE = re.compile(rf"\b({_MONTH_RE}) (\d{{1,2}}),? (\d{{4}})\b")
+VERSION = re.compile(r"(?<![\w.])(v\d+(?:\.\d+){1,3})(?!\w|\.\d)")
 # Two or three capitalised words: a person or an organisation ("Li Wei", "Acme Industrial Supply").
 NAME = re.compile(r"\b([A-Z][a-z]+(?:[ '][A-Z][a-z]+){1,2})\b")
 _NAME_STOP = frozenset(
@@ -46,7 +49,9 @@ STATUSES = (
     "cancelled|canceled|failed|succeeded|rolled_back|deployed|mitigated|acknowledged|draft|submitted|paid|"
     "shipped|blocked|investigating|monitoring|completed|scheduled|verified|declined|reopened|triaged"
 )
-STATUS = re.compile(rf"\b(?:status\s*[=:]\s*|is now |now |was |is |marked |moved to |set to )({STATUSES})\b", re.IGNORECASE)
+STATUS = re.compile(
+    rf"\b(?:status\s*[=:]\s*|is now |now |was |is |marked |moved to |set to )({STATUSES})\b", re.IGNORECASE
+)
 _GOAL = re.compile(
     r"\b(?:need|needs|must|goal|deadline|require[sd]?|no later than|at most|at least|no more than|don't|do not|"
     r"never|make sure|ensure|constraint|cap of|limit of|budget of)\b",
@@ -86,7 +91,7 @@ def _norm_number(number: str) -> str:
 
 def _unit(unit: str) -> str:
     u = unit.lower()
-    if u in ("%", "ms", "rps", "qps", "pcs", "kg", "km") or len(u) <= 3 and u.endswith("b"):
+    if u in ("%", "ms", "rps", "qps", "pcs", "kg", "km") or (len(u) <= 3 and u.endswith("b")):
         return u
     return u.rstrip("s") if not u.endswith("ss") else u
 
@@ -167,6 +172,7 @@ def fact_atoms(text: str) -> set[Atom]:
     atoms |= {Atom("date", d) for d in dates(text)}
     atoms |= {Atom("name", n.lower()) for n in names(text)}
     atoms |= {Atom("status", m.group(1).lower()) for m in STATUS.finditer(text)}
+    atoms |= {Atom("version", v) for v in VERSION.findall(text)}
     return atoms
 
 

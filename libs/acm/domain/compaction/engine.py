@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
 from acm.domain.compaction import atoms as A
 from acm.domain.compaction import pinned as P
 from acm.domain.compaction.summary import SpanTurn, span_turn, summarise
-from acm.domain.compaction.verify import Verdict, present, verify
+from acm.domain.compaction.verify import Verdict, verify
 from acm.domain.tokens import TokenCounter
 
 
@@ -168,25 +168,47 @@ def _pin_span(state: P.PinnedState, span: Sequence[SpanTurn], turns: Sequence[Se
     return state
 
 
+def _covered(line: str, state: P.PinnedState) -> bool:
+    """Every fact of the line is in the pinned line of an entity the line names (so a fact is never
+    counted as kept because the same value belongs to another entity)."""
+    line_ids = set(A.ids(line))
+    rendered = [(e.key, A.fact_atoms(e.render())) for e in state.entities.values()]
+    for atom in A.fact_atoms(line):
+        if not any(atom in facts and (not line_ids or key in line_ids) for key, facts in rendered):
+            return False
+    return True
+
+
 def _fold(state: P.PinnedState, lines: list[str], cap: int, counter: TokenCounter) -> tuple[list[str], int]:
     """Oldest summary lines whose every fact is already in the pinned state leave the summary (the pinned
     state keeps them), until the summary fits its share of the budget."""
-    if counter.count(summary_text(lines)) <= cap:
+    over = counter.count(summary_text(lines)) - cap
+    if over <= 0:
         return lines, 0
-    pinned = pinned_text(state)
-    facts, norm = A.fact_atoms(pinned), A.norm_text(pinned)
     kept: list[str] = []
     folded = 0
-    over = counter.count(summary_text(lines)) - cap
     for i, line in enumerate(lines):
-        line_atoms = A.fact_atoms(line)
-        covered = all(present(a, facts, norm, []) for a in line_atoms)
-        if over > 0 and covered and i < len(lines) - 1:
+        if over > 0 and i < len(lines) - 1 and _covered(line, state):
             over -= counter.count(line) + 2
             folded += 1
             continue
         kept.append(line)
     return kept, folded
+
+
+def first_cut(memory: WorkingMemory, tail: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> int:
+    """How many of the oldest working turns the first attempt replaces: all but the newest ones that fit
+    the target with the pinned state and summary (at most ``recent_turns_verbatim`` of them)."""
+    working = [*memory.recent, *tail]
+    fixed = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
+    target = int(rules.budget_tokens * rules.target_ratio)
+    keep, used = 0, fixed
+    for turn in reversed(working):
+        if keep >= rules.recent_turns_verbatim or used + turn.tokens > target:
+            break
+        keep += 1
+        used += turn.tokens
+    return len(working) - keep
 
 
 def compact(
@@ -202,18 +224,19 @@ def compact(
     verifier guards them like its own, and a rejected draft falls back to the deterministic summary."""
     working = [*memory.recent, *tail]
     before = working_tokens(memory, tail, counter)
-    fixed = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
-    target = int(rules.budget_tokens * rules.target_ratio)
-    keep, used = 0, fixed
-    for turn in reversed(working):
-        if keep >= rules.recent_turns_verbatim or used + turn.tokens > target:
-            break
-        keep += 1
-        used += turn.tokens
-    cut = len(working) - keep
+    cut = first_cut(memory, tail, rules, counter)
+    keep = len(working) - cut
     if cut == 0:
-        return CompactionResult("unchanged", None, before, before, True, 0, turns_verbatim=keep,
-                                message="nothing to compact: every working turn is kept verbatim")
+        return CompactionResult(
+            "unchanged",
+            None,
+            before,
+            before,
+            True,
+            0,
+            turns_verbatim=keep,
+            message="nothing to compact: every working turn is kept verbatim",
+        )
     old_context = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
     work = 0
     verdict = Verdict((), ())
@@ -246,9 +269,16 @@ def compact(
             cut //= 2  # keep more turns verbatim: a smaller span to get right
     if not verdict.ok or cut == 0:
         return CompactionResult(
-            "failed", None, before, before, False, attempts,
-            missing=tuple(map(str, verdict.missing)), unsupported=tuple(map(str, verdict.unsupported)),
-            message="the verifier rejected every attempt; working memory unchanged", work_tokens=work,
+            "failed",
+            None,
+            before,
+            before,
+            False,
+            attempts,
+            missing=tuple(map(str, verdict.missing)),
+            unsupported=tuple(map(str, verdict.unsupported)),
+            message="the verifier rejected every attempt; working memory unchanged",
+            work_tokens=work,
         )
     episodes, folded = _fold(state, [*memory.episodes, *lines], int(rules.budget_tokens * rules.summary_ratio), counter)
     last = working[cut - 1] if cut == len(working) else working[-1]
@@ -283,6 +313,7 @@ class ContextPlan:
     budget: int
     total_turns: int
     total_lines: int
+    pinned_state: P.PinnedState = field(default_factory=P.PinnedState)
     summary_lines: list[str] = field(default_factory=list)  # oldest first
     summary_tokens: int = 0
     recent: list[SessionTurn] = field(default_factory=list)  # oldest first
@@ -329,9 +360,11 @@ def plan_context(
     """Pinned state first (it must fit, with the newest turn), then up to ``verbatim`` newest turns and the
     newest summary lines within ``1 - memory_share`` of what is left; the rest is for retrieved memories,
     after which ``fill`` spends what they did not use on older lines and turns."""
-    pinned = pinned_text(memory.pinned)
-    p = counter.count(pinned) if pinned else 0
     working = [*memory.recent, *tail]
+    # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
+    state = _pin_span(memory.pinned, _span(working), working)
+    pinned = pinned_text(state)
+    p = counter.count(pinned) if pinned else 0
     newest = working[-1].tokens if working else 0
     if p + newest > budget:
         raise ContextDoesNotFit(
@@ -339,7 +372,7 @@ def plan_context(
             budget,
             f"pinned state {p} tokens + newest turn {newest} tokens; compact the session or raise the budget",
         )
-    plan = ContextPlan(pinned, p, budget, len(working), len(memory.episodes))
+    plan = ContextPlan(pinned, p, budget, len(working), len(memory.episodes), state)
     cap = int((budget - p) * (1 - memory_share))
     _add_turns(plan, working, max(cap, newest), verbatim)
     _add_lines(plan, memory.episodes, cap, counter)
@@ -358,17 +391,23 @@ def _add_turns(plan: ContextPlan, working: Sequence[SessionTurn], cap: int, limi
 
 
 def _add_lines(plan: ContextPlan, lines: Sequence[str], cap: int, counter: TokenCounter) -> None:
+    """Newest summary lines first. Line sizes add up (each line ends in a newline, where BPE never merges);
+    the final text is counted exactly and trimmed if the sum was short."""
     chosen = list(plan.summary_lines)
     remaining = list(lines[: len(lines) - len(chosen)])
+    total = plan.summary_tokens or counter.count(summary_text(["x"])) - counter.count("- x\n")
     while remaining:
-        candidate = [remaining[-1], *chosen]
-        tokens = counter.count(summary_text(candidate))
-        if plan.recent_tokens + tokens > cap or plan.used - plan.summary_tokens + tokens > plan.budget:
+        size = counter.count(f"- {remaining[-1]}\n")
+        if plan.recent_tokens + total + size > cap or plan.used - plan.summary_tokens + total + size > plan.budget:
             break
-        chosen = candidate
-        remaining.pop()
-        plan.summary_tokens = tokens
+        chosen.insert(0, remaining.pop())
+        total += size
+    exact = counter.count(summary_text(chosen)) if chosen else 0
+    while chosen and plan.used - plan.summary_tokens + exact > plan.budget:
+        chosen.pop(0)
+        exact = counter.count(summary_text(chosen)) if chosen else 0
     plan.summary_lines = chosen
+    plan.summary_tokens = exact
 
 
 def fill(

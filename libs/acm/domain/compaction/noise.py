@@ -24,7 +24,9 @@ _HEADER_LINE = re.compile(
     re.IGNORECASE,
 )
 _DEBUG_LINE = re.compile(r"^\s*(?:\[?\d[\d:\-T. Z]*\]?\s*)?\[?(?:DEBUG|TRACE)\]?\b.*$", re.IGNORECASE)
-_INLINE_HTTP = re.compile(r"\(?\b(?:HTTP(?:/\d(?:\.\d)?)?\s*\d{3}(?:\s+[A-Z][A-Za-z ]{1,20}?)?|status[_ ]?code[=:]\s*\d{3})\b\)?")
+_INLINE_HTTP = re.compile(
+    r"\(?\b(?:HTTP(?:/\d(?:\.\d)?)?\s*\d{3}(?:\s+[A-Z][A-Za-z ]{1,20}?)?|status[_ ]?code[=:]\s*\d{3})\b\)?"
+)
 _SPACES = re.compile(r"[ \t]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 

@@ -30,16 +30,20 @@ TYPES = {
 }
 NOTES = "notes"  # atoms pinned by the verifier's back-off
 GOALS = "goals"  # the user's stated goals and constraints
-_PAIR = re.compile(r"(?<![\w.])([a-z][a-z0-9_]{1,40})\s*=\s*([^,;{}\[\]\n]+)")
+_PAIR = re.compile(r"(?<![\w.])([a-z][a-z0-9_]{1,40})\s*=\s*((?:[^,;{}\[\]\n]|,(?=\d{3}))+)")
 _PRINCIPAL = re.compile(
     r"\b(approved|assigned|owned|requested|reviewed|escalated|submitted|raised|created|resolved|acknowledged|"
     r"signed off|rejected)\s+(?:by|to)\s+([A-Z][a-z]+(?: [A-Z][a-z]+){1,2})"
 )
 _ROLE = re.compile(
-    r"\b(approver|assignee|owner|requester|reviewer|on-call|commander|manager|vendor|supplier)\s*(?:is|:|=)\s*"
-    r"([A-Z][a-z]+(?: [A-Z][a-z]+){0,2})"
+    r"\b(approver|assignee|owner|requester|reviewer|on-call|commander|manager|vendor|supplier)"
+    r"(?:\s+(?:for|of)\s+[A-Z]{2,6}-[\w-]+)?\s*(?:is|:|=)?\s*([A-Z][a-z]+(?: [A-Z][a-z]+){0,2})"
 )
-_DATE_KEY = re.compile(r"\b(due|deadline|eta|scheduled(?: for)?|expires?|delivery|window)\b[^.;,]{0,12}$", re.IGNORECASE)
+# "assigned to X" and "assignee=X" are one attribute, so the newer statement replaces the older.
+_ROLE_OF = {"assigned": "assignee", "owned": "owner", "requested": "requester", "reviewed": "reviewer"}
+_DATE_KEY = re.compile(
+    r"\b(due|deadline|eta|scheduled(?: for)?|expires?|delivery|window)\b[^.;,]{0,12}$", re.IGNORECASE
+)
 _CLAUSE = re.compile(r"(?<=[.!?])\s+|[;\n]+|(?<=\})\s*,?\s*(?=\{)")
 
 
@@ -100,14 +104,17 @@ def _clause_attrs(clause: str) -> dict[str, str]:
     if m and "status" not in attrs:
         attrs["status"] = m.group(1).lower()
     for verb, who in _PRINCIPAL.findall(clause):
-        attrs[f"{verb.replace(' ', '_')}_{'to' if verb == 'assigned' else 'by'}"] = who
+        attrs[_ROLE_OF.get(verb, f"{verb.replace(' ', '_')}_by")] = who
+    for version in A.VERSION.findall(clause):
+        attrs.setdefault("version", version)
     for role, who in _ROLE.findall(clause):
         attrs.setdefault(role.replace("-", "_"), who)
-    for m2 in A.ISO_DATE.finditer(clause):
-        if any(m2.group(0) in v for v in attrs.values()):
-            continue
-        k = _DATE_KEY.search(clause[: m2.start()])
-        attrs.setdefault(f"{k.group(1).split()[0].lower()}_date" if k else "date", m2.group(0))
+    for pattern in (A.ISO_DATE, A.DMY_DATE, A.MDY_DATE):
+        for m2 in pattern.finditer(clause):
+            if any(m2.group(0) in v for v in attrs.values()):
+                continue
+            k = _DATE_KEY.search(clause[: m2.start()])
+            attrs.setdefault(f"{k.group(1).split()[0].lower()}_date" if k else "date", m2.group(0))
     return attrs
 
 

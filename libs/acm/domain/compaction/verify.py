@@ -29,7 +29,10 @@ def present(atom: A.Atom, kept_facts: set[A.Atom], kept_norm: str, lines: Sequen
 
 
 def verify(
-    span_atoms: Iterable[A.Atom], pinned_text: str, new_lines: Sequence[str], old_lines: Sequence[str] = (),
+    span_atoms: Iterable[A.Atom],
+    pinned_text: str,
+    new_lines: Sequence[str],
+    old_lines: Sequence[str] = (),
     known_text: str = "",
 ) -> Verdict:
     """``span_atoms``: atoms of the turns being replaced; ``pinned_text``: the new pinned state, rendered;
