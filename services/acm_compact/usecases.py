@@ -75,7 +75,8 @@ class CompactSession:
             )
         else:
             if self.llm is not None and not state.local_only:
-                draft, summariser = await self._draft(state), self.llm.model
+                draft = await self._draft(state)
+                summariser = self.llm.model if draft is not None else "deterministic"
             result = await asyncio.to_thread(compact, state.memory, state.tail, state.rules, self.tokens, draft)
             if draft is not None and result.attempts > 1:
                 summariser = "deterministic"  # the verifier rejected the model's draft; the fallback was kept

@@ -75,7 +75,12 @@ class SessionContext:
         overhead = 3 * count(SEPARATOR) + count(MEMORIES_HEADER + "\n") + count(RECENT_HEADER + "\n")
         inner = max(budget - overhead, 0)
         share = MEMORY_SHARE if request.query else 0.0
-        plan = plan_context(state.memory, state.tail, inner, self.tokens, share, state.rules.recent_turns_verbatim)
+        try:
+            plan = plan_context(state.memory, state.tail, inner, self.tokens, share, state.rules.recent_turns_verbatim)
+        except ContextDoesNotFit as exc:
+            # The caller's numbers: its budget, and what the degraded context needs with the headers.
+            detail = str(exc).partition(": ")[2]
+            raise ContextDoesNotFit(exc.needed + overhead, budget, detail) from None
         memories: list[common_pb2.Memory] = []
         dropped = 0
         if request.query and plan.memory_budget > 0:

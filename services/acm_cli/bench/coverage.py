@@ -16,6 +16,7 @@ the session date lines, as a transcript would.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import time
 from collections import defaultdict
@@ -97,7 +98,7 @@ async def run_benchmark(
     from rich.console import Console
 
     console = Console(soft_wrap=True)
-    raw = json.loads(data.read_text())[:limit]
+    raw = json.loads(await asyncio.to_thread(data.read_text))[:limit]
     conversations = load_conversations(data, limit)
     t0 = time.perf_counter()
     console.print(
@@ -112,10 +113,14 @@ async def run_benchmark(
     result = _result(rows, ops, data, quick, time.perf_counter() - t0)
     _print(console, result)
     if json_out:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(result, indent=2) + "\n")
+        await asyncio.to_thread(_write, json_out, json.dumps(result, indent=2) + "\n")
         console.print(f"wrote {json_out}")
     return result
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
 
 
 async def _run_all(
@@ -170,7 +175,8 @@ async def _run_all(
                 }
             )
             console.print(
-                f"{conv.sample_id}: {len(turns)} turns in one session in {time.perf_counter() - start:.0f} s; compact → "
+                f"{conv.sample_id}: {len(turns)} turns in one session in {time.perf_counter() - start:.0f} s; "
+                f"compact → "
                 f"{compaction.outcome}, {compaction.tokens_before} → {compaction.tokens_after} tokens, verified "
                 f"{compaction.verified} [{time.perf_counter() - t0:.0f} s]"
             )
