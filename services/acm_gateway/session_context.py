@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from acm.convert import ROLE_TO_PB, scope_to_pb, ts
 from acm.domain.compaction.engine import ContextDoesNotFit, ContextPlan, SessionTurn, fill, plan_context
 from acm.domain.compaction.pinned import PinnedState
+from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Role
 from acm.domain.scope import Scope
 from acm.domain.tokens import TokenCounter
@@ -52,6 +53,25 @@ def _turn_pb(turn: SessionTurn) -> common_pb2.Turn:
         occurred_at=ts(turn.at),
         tool_name=turn.tool_name,
         metadata={"speaker": turn.speaker} if turn.speaker else {},
+    )
+
+
+def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
+    return gateway_pb2.Compaction(
+        compaction_id=record.compaction_id,
+        outcome=record.outcome,
+        tokens_before=record.tokens_before,
+        tokens_after=record.tokens_after,
+        ratio=record.ratio,
+        verified=record.verified,
+        attempts=record.attempts,
+        missing_atoms=list(record.missing_atoms),
+        unsupported_atoms=list(record.unsupported_atoms),
+        turns_replaced=record.turns_replaced,
+        turns_verbatim=record.turns_verbatim,
+        created_at=ts(record.created_at),
+        message=record.message,
+        latency_ms=record.latency_ms,
     )
 
 
@@ -99,7 +119,11 @@ class SessionContext:
             working_ids = {t.turn_id for t in [*state.memory.recent, *state.tail]}
             memories = [m for m in answer.memories if not set(m.source_turn_ids) <= working_ids]
         fill(plan, state.memory, state.tail, sum(m.token_count for m in memories) + 2 * len(memories), self.tokens)
-        return self._response(plan, memories, dropped, budget, encoding, count)
+        response = self._response(plan, memories, dropped, budget, encoding, count)
+        latest = await self.load.working.compactions(scope, 1)
+        if latest:
+            response.last_compaction.CopyFrom(compaction_to_pb(latest[0]))
+        return response
 
     def _response(
         self,

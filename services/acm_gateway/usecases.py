@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 
 from acm import topics
 from acm.auth import key_id_of
-from acm.convert import scope_from_pb, scope_to_pb, ts, turn_from_pb
+from acm.convert import scope_from_pb, scope_to_pb, turn_from_pb
 from acm.domain.compaction.engine import plan_context
-from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Job, new_id
 from acm.domain.pii import PiiRules, redact
 from acm.domain.schema import DEFAULT_AGENT, default_schema
@@ -23,7 +22,7 @@ from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
 from acm.session_memory import LoadSession, SessionNotFound
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, retrieve_pb2
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
-from acm_gateway.session_context import SessionContext
+from acm_gateway.session_context import SessionContext, compaction_to_pb
 
 FORGET_LEVELS_PB = {
     ForgetLevel.SESSION: events_pb2.FORGET_LEVEL_SESSION,
@@ -177,25 +176,6 @@ class CompactNow:
             # Even the degraded context (pinned state + newest turn) must fit, else say so with the numbers.
             plan_context(memory, (), budget, self.tokens)
         return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
-
-
-def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
-    return gateway_pb2.Compaction(
-        compaction_id=record.compaction_id,
-        outcome=record.outcome,
-        tokens_before=record.tokens_before,
-        tokens_after=record.tokens_after,
-        ratio=record.ratio,
-        verified=record.verified,
-        attempts=record.attempts,
-        missing_atoms=list(record.missing_atoms),
-        unsupported_atoms=list(record.unsupported_atoms),
-        turns_replaced=record.turns_replaced,
-        turns_verbatim=record.turns_verbatim,
-        created_at=ts(record.created_at),
-        message=record.message,
-        latency_ms=record.latency_ms,
-    )
 
 
 @dataclass

@@ -96,6 +96,7 @@ async def test_soft_limit_compacts_and_fetch_assembles_the_parts_in_order(acm: E
     assert pinned[PO].attributes["status"] == "approved" and pinned[PO].type == "purchase_order"
     assert "125,000.00 CNY" in response.context and "TCK-55120" in response.context
     assert stored.version >= 1
+    assert response.last_compaction.verified and response.last_compaction.ratio > 0
 
 
 async def test_bad_inputs_have_defined_outcomes(acm: EmbeddedAcm) -> None:
