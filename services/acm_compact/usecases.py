@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from opentelemetry import metrics
 from pydantic import BaseModel, Field
 
 from acm.domain.compaction.engine import (
@@ -34,6 +35,12 @@ from acm.session_memory import LoadSession, SessionNotFound, SessionState
 from acm.structured import StructuredAnswerFailed, ask_structured
 
 log = logging.getLogger("acm.compact")
+# OpenTelemetry instruments (no-ops until a MeterProvider is configured): every compaction's outcome,
+# verification and ratio, beside the record in the store and the log line.
+_meter = metrics.get_meter("acm.compact")
+_COMPACTIONS = _meter.create_counter("acm.compactions", description="compactions by outcome and verification")
+_RATIO = _meter.create_histogram("acm.compaction.ratio", description="tokens after / tokens before")
+_LATENCY = _meter.create_histogram("acm.compaction.latency", unit="ms", description="compaction latency")
 
 SESSION_TOKENS_KEY = "session_tokens"  # written by ingest as turns arrive
 
@@ -84,6 +91,15 @@ class CompactSession:
         self.counts[result.outcome] += 1
         if not result.verified:
             self.counts["verification_failed"] += 1
+        attributes: dict[str, str | bool] = {
+            "outcome": result.outcome,
+            "verified": result.verified,
+            "summariser": summariser,
+        }
+        _COMPACTIONS.add(1, attributes)
+        _LATENCY.record(record.latency_ms, attributes)
+        if result.memory is not None:
+            _RATIO.record(result.ratio, attributes)
         if result.memory is None:
             await self.working.record(scope, record)
             log.info("session %s: %s (%s)", scope.session_key, record.outcome, record.message)
