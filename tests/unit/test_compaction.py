@@ -169,3 +169,25 @@ def test_schema_compaction_rules_are_validated() -> None:
         parse({"agent_id": "a", "compaction": {"target_ratio": 0.9}})
     with pytest.raises(SchemaInvalid, match="hard_ratio"):
         parse({"agent_id": "a", "compaction": {"hard_ratio": 0.5}})
+
+
+def test_turn_memories_become_working_turns() -> None:
+    from acm.domain.models import Layer, Memory
+    from acm.domain.scope import Scope, Tier
+    from acm.session_memory import session_turn
+
+    owner = Scope("c1", "acme", "alice").owner(Tier.USER)
+
+    def turn(text: str) -> SessionTurn:
+        return session_turn(Memory("m1", owner, text, Layer.SHORT, "turn", ("t1",), T0, token_count=5))
+
+    tool = turn('tool[erp.get_po]: {"status": "approved"}')
+    assert (tool.role, tool.tool_name, tool.body, tool.turn_id) == (
+        "tool",
+        "erp.get_po",
+        '{"status": "approved"}',
+        "t1",
+    )
+    person = turn("Caroline: I went to the support group yesterday.")
+    assert (person.role, person.speaker) == ("user", "Caroline")
+    assert turn("assistant: Done.").role == "assistant" and turn("system: Be brief.").role == "system"
