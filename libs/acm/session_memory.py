@@ -79,11 +79,10 @@ class LoadSession:
         stored = await self.working.get(scope)
         memory = stored or WorkingMemory()
         newest_first = await self.memories.session_memories(scope, self.max_session_turns)
-        tail = [
-            t
-            for t in (session_turn(m) for m in reversed(newest_first) if m.kind == "turn")
-            if not memory.covers(t) and t.turn_id not in {r.turn_id for r in memory.recent}
-        ]
+        kept = {r.turn_id for r in memory.recent}
+        # Flagged episodes (poisoning attempts) are kept for audit, never put back in front of the model.
+        turns = (session_turn(m) for m in reversed(newest_first) if m.kind == "turn")
+        tail = [t for t in turns if not memory.covers(t) and t.turn_id not in kept]
         return SessionState(
             memory, tail, stored is not None, rules_of(schema.compaction, budget_tokens), schema.compaction.local_only
         )

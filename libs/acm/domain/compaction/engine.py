@@ -281,7 +281,7 @@ def compact(
             work_tokens=work,
         )
     episodes, folded = _fold(state, [*memory.episodes, *lines], int(rules.budget_tokens * rules.summary_ratio), counter)
-    last = working[cut - 1] if cut == len(working) else working[-1]
+    # Every working turn is now compacted or kept verbatim: the memory covers up to the newest one.
     newest = working[-1]
     through_ids = tuple(t.turn_id for t in working if t.at == newest.at)
     new = WorkingMemory(
@@ -289,7 +289,7 @@ def compact(
         pinned=state,
         episodes=tuple(episodes),
         recent=tuple(working[cut:]),
-        through_at=max(newest.at, last.at),
+        through_at=newest.at,
         through_ids=through_ids,
         turns_compacted=memory.turns_compacted + cut,
     )
