@@ -78,7 +78,7 @@ class LoadSession:
         schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
         stored = await self.working.get(scope)
         memory = stored or WorkingMemory()
-        newest_first = await self.memories.session_memories(scope, self.max_session_turns)
+        newest_first = await self._since(scope, memory)
         kept = {r.turn_id for r in memory.recent}
         # Flagged episodes (poisoning attempts) are kept for audit, never put back in front of the model.
         turns = (session_turn(m) for m in reversed(newest_first) if m.kind == "turn")
@@ -86,3 +86,14 @@ class LoadSession:
         return SessionState(
             memory, tail, stored is not None, rules_of(schema.compaction, budget_tokens), schema.compaction.local_only
         )
+
+    async def _since(self, scope: Scope, memory: WorkingMemory) -> list[Memory]:
+        """The session's memories newer than the working memory's mark, newest first. Read in growing pages:
+        after a compaction the tail is short, so a fetch does not re-read the whole session."""
+        limit = min(64, self.max_session_turns)
+        while True:
+            rows = await self.memories.session_memories(scope, limit)
+            reached = memory.through_at is not None and rows and rows[-1].created_at < memory.through_at
+            if reached or len(rows) < limit or limit >= self.max_session_turns:
+                return rows
+            limit = min(limit * 4, self.max_session_turns)

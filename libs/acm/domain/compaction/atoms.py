@@ -52,9 +52,13 @@ STATUSES = (
 STATUS = re.compile(
     rf"\b(?:status\s*[=:]\s*|is now |now |was |is |marked |moved to |set to )({STATUSES})\b", re.IGNORECASE
 )
+# A stated goal or constraint: first-person intent or requirement, or an explicit limit. Epistemic "must"
+# ("that must have been fun") and advice ("never give up") are not goals.
 _GOAL = re.compile(
-    r"\b(?:need|needs|must|goal|deadline|require[sd]?|no later than|at most|at least|no more than|don't|do not|"
-    r"never|make sure|ensure|constraint|cap of|limit of|budget of)\b",
+    r"\b(?:(?:I|we)(?:'d| would)? (?:need to|must(?! have)|have to|want to|would like to|'d like to|plan to|intend to)"
+    r"|(?:my|our) (?:goal|aim|priority|requirement|deadline|budget|target) (?:is|was)"
+    r"|make sure|ensure that|deadline|no later than|no more than|at most|at least|must not|must stay|must be done"
+    r"|needs? to be|has to be|cannot exceed|can't exceed|within (?:the )?budget|(?:budget|cap|limit) of)\b",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -172,6 +172,9 @@ def _covered(line: str, state: P.PinnedState) -> bool:
     """Every fact of the line is in the pinned line of an entity the line names (so a fact is never
     counted as kept because the same value belongs to another entity)."""
     line_ids = set(A.ids(line))
+    pinned_norm = A.norm_text(pinned_text(state))
+    if any(A.norm_text(goal) not in pinned_norm for goal in A.goal_sentences(line)):
+        return False  # a goal that is no longer pinned lives on in this line
     rendered = [(e.key, A.fact_atoms(e.render())) for e in state.entities.values()]
     for atom in A.fact_atoms(line):
         if not any(atom in facts and (not line_ids or key in line_ids) for key, facts in rendered):

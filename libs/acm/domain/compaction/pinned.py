@@ -30,6 +30,7 @@ TYPES = {
 }
 NOTES = "notes"  # atoms pinned by the verifier's back-off
 GOALS = "goals"  # the user's stated goals and constraints
+MAX_GOALS = 8
 _PAIR = re.compile(r"(?<![\w.])([a-z][a-z0-9_]{1,40})\s*=\s*((?:[^,;{}\[\]\n]|,(?=\d{3}))+)")
 _PRINCIPAL = re.compile(
     r"\b(approved|assigned|owned|requested|reviewed|escalated|submitted|raised|created|resolved|acknowledged|"
@@ -143,11 +144,18 @@ def update(state: PinnedState, role: str, cleaned: str, turn_id: str, at: dateti
                 state = state.set(other, {}, turn_id, at)
     if role == "user":
         goals = A.goal_sentences(cleaned)
-        if goals:
-            existing = state.entities.get(GOALS)
-            known = set(existing.attributes.values()) if existing else set()
-            fresh = [g for g in goals if g not in known]
-            n = len(known)
-            if fresh:
-                state = state.set(GOALS, {f"goal_{n + i + 1}": g for i, g in enumerate(fresh)}, turn_id, at, "goals")
+        existing = state.entities.get(GOALS)
+        known = list(existing.attributes.values()) if existing else []
+        fresh = [g for g in goals if g not in known]
+        if fresh:
+            # The newest goals stay pinned; older ones live on in the summary lines that state them.
+            kept = [*known, *fresh][-MAX_GOALS:]
+            entity = PinnedEntity(
+                GOALS,
+                "goals",
+                {f"goal_{i + 1}": g for i, g in enumerate(kept)},
+                (*(existing.source_turn_ids if existing else ()), turn_id)[-8:],
+                at,
+            )
+            state = PinnedState({**state.entities, GOALS: entity})
     return state
