@@ -46,12 +46,16 @@ def test_bench_retention_quick(tmp_path: Path) -> None:
     assert "session 2/2" in stdout, stdout
     result = json.loads(out.read_text())
     systems = result["systems"]
-    assert set(systems) == {"acm", "summary_unverified", "truncation"}
+    assert set(systems) == {"acm", "acm_lossy_drafts", "summary_unverified", "truncation"}
     for name, row in systems.items():
         assert 0 <= row["retention_pct"] <= 100, name
         assert row["current_facts"] == systems["acm"]["current_facts"] > 0, name
     assert systems["acm"]["retention_pct"] >= max(systems[s]["retention_pct"] for s in systems)
     assert systems["acm"]["compaction"]["verification_failure_rate_pct"] is not None
+    # Lossy drafts are caught: rejected on the first attempt, and the facts survive anyway.
+    lossy = systems["acm_lossy_drafts"]
+    assert lossy["compaction"]["first_attempt_rejected_pct"] > 0
+    assert lossy["retention_pct"] > systems["summary_unverified"]["retention_pct"]
     assert len(result["sessions"]) == 2
 
 

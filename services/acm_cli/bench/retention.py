@@ -5,7 +5,8 @@
 Sessions come from a seeded generator (acm_cli.bench.workflows: procurement approvals, support tickets,
 incident response, deployments; 200-500 turns; facts early and late, in prose and buried in noisy tool
 outputs, some superseded later). Each session runs through truncation, a rolling summary without
-verification, and ACM (acm_cli.bench.simulate); after the last turn the context is assembled at a
+verification, ACM, and ACM whose every first attempt is that lossy summary (acm_cli.bench.simulate);
+after the last turn the context is assembled at a
 4,000-token budget. Scores:
 - retention: the share of the planted facts that are still current (entity, attribute, latest value)
   found in the context, the value in a segment (pinned line, summary line, turn) that names the entity;
@@ -28,7 +29,7 @@ from typing import Any
 
 from acm_cli.bench.workflows import KINDS, PlantedFact, Session, generate
 
-SYSTEMS = ("acm", "summary_unverified", "truncation")
+SYSTEMS = ("acm", "acm_lossy_drafts", "summary_unverified", "truncation")
 BUDGET = 4000
 
 
@@ -144,6 +145,8 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
     tokens: dict[str, list[int]] = {s: [] for s in SYSTEMS}
     results: list[Any] = []
     latencies: list[float] = []
+    lossy_results: list[Any] = []
+    lossy_latencies: list[float] = []
     per_session = []
     for i in range(sessions):
         kind = KINDS[i % len(KINDS)]
@@ -154,6 +157,7 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
             "truncation": simulate.truncation(turns, BUDGET),
             "summary_unverified": simulate.summary_unverified(turns, rules, counter),
             "acm": simulate.acm(turns, rules, counter),
+            "acm_lossy_drafts": simulate.acm(turns, rules, counter, lossy_drafts=True),
         }
         row: dict[str, Any] = {"kind": kind, "turns": n, "session_tokens": sum(t.tokens for t in turns)}
         for name, r in runs.items():
@@ -164,6 +168,8 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
             row[name] = {**s, "context_tokens": r.context_tokens}
         results += runs["acm"].compactions
         latencies += runs["acm"].latencies_ms
+        lossy_results += runs["acm_lossy_drafts"].compactions
+        lossy_latencies += runs["acm_lossy_drafts"].latencies_ms
         per_session.append(row)
         console.print(
             f"session {i + 1}/{sessions} {kind}, {n} turns, {row['session_tokens']} tokens: retention "
@@ -183,6 +189,7 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
         for name, t in totals.items()
     }
     systems["acm"]["compaction"] = compaction_stats(results, latencies)
+    systems["acm_lossy_drafts"]["compaction"] = compaction_stats(lossy_results, lossy_latencies)
     result = {
         "systems": systems,
         "sessions": per_session,
@@ -208,12 +215,13 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
             name, str(s["retention_pct"]), str(s["stale_presented_as_current_pct"]), str(s["mean_context_tokens"])
         )
     console.print(table)
-    c = systems["acm"]["compaction"]
-    console.print(
-        f"acm compactions: {c['compactions']}, latency p50 {c['latency_p50_ms']} ms / p95 {c['latency_p95_ms']} ms, "
-        f"verification failures {c['verification_failure_rate_pct']} %, first attempt rejected "
-        f"{c['first_attempt_rejected_pct']} %, outcomes {c['outcomes']}"
-    )
+    for name in ("acm", "acm_lossy_drafts"):
+        c = systems[name]["compaction"]
+        console.print(
+            f"{name} compactions: {c['compactions']}, latency p50 {c['latency_p50_ms']} ms / p95 "
+            f"{c['latency_p95_ms']} ms, verification failures {c['verification_failure_rate_pct']} %, first attempt "
+            f"rejected {c['first_attempt_rejected_pct']} %, outcomes {c['outcomes']}"
+        )
     if json_out:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(result, indent=2) + "\n")

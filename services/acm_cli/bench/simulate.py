@@ -4,6 +4,8 @@
 - ``summary_unverified``: a rolling summary with no pinned state and no verifier (each older turn cut to
   its gist: its first sentence, a tool output to "called <tool>"), capped like ACM's summary, plus the
   newest turns;
+- ``acm_lossy_drafts``: the same, but every first attempt is the lossy gist summary (standing in for an
+  unfaithful LLM), so the verifier must reject it and back off;
 - ``acm``: ACM's compaction engine (acm.domain.compaction) at the agent schema's defaults: soft limit →
   verified compaction; the context is assembled by the same code Fetch uses (without retrieved memories).
 
@@ -25,6 +27,7 @@ from acm.domain.compaction.engine import (
     WorkingMemory,
     compact,
     fill,
+    first_cut,
     plan_context,
     summary_text,
     working_tokens,
@@ -122,7 +125,15 @@ def summary_unverified(turns: Sequence[SessionTurn], rules: Rules, counter: Toke
     return run
 
 
-def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> Run:
+def lossy_draft(memory: WorkingMemory, tail: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> list[str]:
+    """What an unfaithful summariser would write for the first span: the gist lines of summary_unverified."""
+    span = [*memory.recent, *tail][: first_cut(memory, tail, rules, counter)]
+    return [g for g in (_gist(t) for t in span) if g]
+
+
+def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter, lossy_drafts: bool = False) -> Run:
+    """ACM's engine; with ``lossy_drafts`` every first attempt is a lossy draft (as a careless LLM would write),
+    so the verifier has to catch it and back off."""
     run = Run()
     memory = WorkingMemory()
     tail: list[SessionTurn] = []
@@ -130,7 +141,8 @@ def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> Ru
         tail.append(turn)
         if working_tokens(memory, tail, counter) >= rules.soft_limit:
             start = time.perf_counter()
-            result = compact(memory, tail, rules, counter)
+            draft = lossy_draft(memory, tail, rules, counter) if lossy_drafts else None
+            result = compact(memory, tail, rules, counter, draft)
             run.latencies_ms.append((time.perf_counter() - start) * 1000)
             run.compactions.append(result)
             run.extra_tokens += result.work_tokens

@@ -230,10 +230,9 @@ def generate(
         turn = _fact_turn(rng, spec, facts, turn_tokens, counter)
         session.turns.append(turn)
         planted += [(e, a, v, i) for e, a, v in facts]
-    latest: dict[tuple[str, str], int] = {}
-    for e, a, _v, i in planted:
-        latest[(e, a)] = max(latest.get((e, a), -1), i)
-    session.facts = [PlantedFact(e, a, v, i, latest[(e, a)] == i) for e, a, v, i in planted]
+    # The last statement wins, also between two statements of one turn (they are read in order).
+    latest = {(e, a): n for n, (e, a, _v, _i) in enumerate(planted)}
+    session.facts = [PlantedFact(e, a, v, i, latest[(e, a)] == n) for n, (e, a, v, i) in enumerate(planted)]
     return session
 
 
