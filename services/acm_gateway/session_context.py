@@ -85,7 +85,7 @@ class SessionContext:
         self, scope: Scope, request: gateway_pb2.FetchRequest, budget: int
     ) -> gateway_pb2.FetchResponse | None:
         """The assembled context, or None when the session has nothing yet (the caller fetches memories only).
-        Raises ContextDoesNotFit when not even the pinned state and the newest turn fit."""
+        Raises ContextDoesNotFit when not even the pinned state fits."""
         encoding = request.encoding or "cl100k_base"
         state = await self.load(scope)
         if not state.stored and not state.tail:
@@ -115,9 +115,7 @@ class SessionContext:
                 )
             )
             dropped = answer.dropped
-            # What the recent turns already say verbatim is not repeated as a memory.
-            working_ids = {t.turn_id for t in [*state.memory.recent, *state.tail]}
-            memories = [m for m in answer.memories if not set(m.source_turn_ids) <= working_ids]
+            memories = list(answer.memories)
         fill(plan, state.memory, state.tail, sum(m.token_count for m in memories) + 2 * len(memories), self.tokens)
         response = self._response(plan, memories, dropped, budget, encoding, count)
         latest = await self.load.working.compactions(scope, 1)
@@ -154,18 +152,19 @@ class SessionContext:
             elif plan.summary_lines:
                 plan.summary_lines.pop(0)
                 texts["summary"] = plan.summary
-            elif len(plan.recent) > 1:
+            elif plan.recent:
                 plan.recent.pop(0)
                 texts["recent"] = _recent_text(plan.recent)
             else:
-                raise ContextDoesNotFit(
-                    total(), budget, f"pinned state and the newest turn need {total()} {encoding} tokens"
-                )
+                detail = f"the pinned state alone needs {total()} {encoding} tokens"
+                raise ContextDoesNotFit(total(), budget, detail)
         parts = [gateway_pb2.ContextPart(name=n, tokens=count(t), text=t) for n, t in texts.items() if t]
         context = SEPARATOR.join(t for t in texts.values() if t)
         return gateway_pb2.FetchResponse(
             memories=memories,
-            total_tokens=count(context),
+            # As without a session: the memories' tokens. The whole context's count is context_tokens.
+            total_tokens=sum(m.token_count for m in memories),
+            context_tokens=count(context),
             budget_tokens=budget,
             dropped=dropped,
             encoding=encoding,

@@ -173,7 +173,7 @@ class CompactNow:
             raise NotFound(str(exc)) from None
         if memory is not None and record.outcome == "degraded":
             budget = budget_tokens or (await self.load(scope, budget_tokens)).rules.budget_tokens
-            # Even the degraded context (pinned state + newest turn) must fit, else say so with the numbers.
+            # Even the degraded context (the pinned state) must fit, else say so with the numbers.
             plan_context(memory, (), budget, self.tokens)
         return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
 

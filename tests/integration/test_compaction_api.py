@@ -90,8 +90,9 @@ async def test_soft_limit_compacts_and_fetch_assembles_the_parts_in_order(acm: E
     names = [p.name for p in response.parts]
     assert names == [n for n in ("pinned", "memories", "summary", "recent") if n in names]
     assert names[0] == "pinned" and "recent" in names
-    assert response.total_tokens <= 600
-    assert abs(sum(p.tokens for p in response.parts) - response.total_tokens) <= 2 * len(names)
+    assert response.context_tokens <= 600
+    assert abs(sum(p.tokens for p in response.parts) - response.context_tokens) <= 2 * len(names)
+    assert response.total_tokens == sum(m.token_count for m in response.memories)
     pinned = {e.key: e for e in response.pinned}
     assert pinned[PO].attributes["status"] == "approved" and pinned[PO].type == "purchase_order"
     assert "125,000.00 CNY" in response.context and "TCK-55120" in response.context
@@ -117,18 +118,23 @@ async def test_bad_inputs_have_defined_outcomes(acm: EmbeddedAcm) -> None:
         compaction = await client.compact(system, 10)
         assert compaction.outcome == "unchanged" and "system" in compaction.message
 
-        # A turn larger than the budget: Fetch says so with the numbers; Compact makes it fit.
+        # A turn larger than the budget: Fetch leaves it out and says so; Compact makes the session fit.
         huge = _scope("big", "huge")
         filler = " ".join(f"line {i} of the attached delivery note lists pallet contents." for i in range(150))
         await _ingest(client, huge, [(Role.USER, "user", f"Delivery note for {PO} (125,000.00 CNY): {filler}")])
-        with pytest.raises(grpc.aio.AioRpcError) as err:
-            await client.fetch(huge, "what is in the delivery note?", 300)
-        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "budget is" in (err.value.details() or "") and "300" in (err.value.details() or "")
+        response = await client.fetch(huge, "what is in the delivery note?", 300)
+        assert response.context_tokens <= 300 and not response.recent_turns
+        assert "1 older working turns" in response.notice
         compaction = await client.compact(huge, 300)
         assert compaction.outcome == "compacted" and compaction.verified and compaction.turns_replaced == 1
         response = await client.fetch(huge, "what is in the delivery note?", 300)
-        assert response.total_tokens <= 300 and "125,000.00 CNY" in response.context
+        assert response.context_tokens <= 300 and "125,000.00 CNY" in response.context
+        assert response.parts[0].name == "pinned" and not response.notice
+        # When not even the pinned state fits: RESOURCE_EXHAUSTED with the numbers.
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await client.fetch(huge, "what is in the delivery note?", 12)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "budget is 12" in (err.value.details() or "") and "pinned state" in (err.value.details() or "")
 
         # A forgotten session.
         job_id = await client.forget(huge, "session")

@@ -208,7 +208,7 @@ async def _run_all(
                     {
                         "category": int(qa["category"]),
                         "coverage": scores,
-                        "tokens": {"acm": fetched.total_tokens, "truncation": trunc_tokens, "full": full_tokens},
+                        "tokens": {"acm": fetched.context_tokens, "truncation": trunc_tokens, "full": full_tokens},
                         "parts": {p.name: p.tokens for p in fetched.parts},
                     }
                 )

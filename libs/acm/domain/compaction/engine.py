@@ -21,7 +21,7 @@ from acm.domain.tokens import TokenCounter
 
 
 class ContextDoesNotFit(Exception):
-    """Even the degraded context (pinned state + newest turn) exceeds the budget."""
+    """Even the degraded context (the pinned state, which is never dropped) exceeds the budget."""
 
     def __init__(self, needed: int, budget: int, detail: str) -> None:
         super().__init__(f"the session's context needs at least {needed} tokens but the budget is {budget}: {detail}")
@@ -360,23 +360,25 @@ def plan_context(
     memory_share: float = 0.0,
     verbatim: int = 6,
 ) -> ContextPlan:
-    """Pinned state first (it must fit, with the newest turn), then up to ``verbatim`` newest turns and the
-    newest summary lines within ``1 - memory_share`` of what is left; the rest is for retrieved memories,
-    after which ``fill`` spends what they did not use on older lines and turns."""
+    """Pinned state first (the one part that is never dropped: it must fit), then up to ``verbatim`` newest
+    turns and the newest summary lines within ``1 - memory_share`` of what is left; the rest is for
+    retrieved memories, after which ``fill`` spends what they did not use on older lines and turns. Turns
+    and lines that do not fit are left out and counted in the notice (they stay retrievable as memories)."""
     working = [*memory.recent, *tail]
-    # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
-    state = _pin_span(memory.pinned, _span(working), working)
+    state = P.PinnedState()
+    if memory.version > 0:
+        # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
+        # Before the first compaction the turns themselves are the context.
+        state = _pin_span(memory.pinned, _span(working), working)
     pinned = pinned_text(state)
     p = counter.count(pinned) if pinned else 0
-    newest = working[-1].tokens if working else 0
-    if p + newest > budget:
+    if p > budget:
         raise ContextDoesNotFit(
-            p + newest,
-            budget,
-            f"pinned state {p} tokens + newest turn {newest} tokens; compact the session or raise the budget",
+            p, budget, f"the pinned state alone is {p} tokens; raise the budget (no compaction can shrink it)"
         )
     plan = ContextPlan(pinned, p, budget, len(working), len(memory.episodes), state)
     cap = int((budget - p) * (1 - memory_share))
+    newest = working[-1].tokens if working else 0
     _add_turns(plan, working, max(cap, newest), verbatim)
     _add_lines(plan, memory.episodes, cap, counter)
     return plan
