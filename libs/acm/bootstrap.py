@@ -18,6 +18,7 @@ from acm.ports.stores import (
     SchemaRepo,
     VectorStore,
 )
+from acm.ports.working_memory import WorkingMemoryRepo
 
 
 class ConfigError(ValueError):
@@ -41,6 +42,7 @@ class Relational:
     processed: ProcessedEvents
     audit: AuditLog
     schemas: SchemaRepo
+    working: WorkingMemoryRepo  # sessions' working memory and compaction records (the compact issue)
     _handle: object
 
     async def close(self) -> None:
@@ -51,14 +53,22 @@ async def open_relational(url: str, timeout_s: float = 5.0) -> Relational:
     scheme = urlparse(url).scheme
     if scheme in ("postgresql", "postgres"):
         from acm.adapters.postgres_store import PostgresStore
+        from acm.adapters.working_memory_sql import PgWorkingMemoryRepo
 
         pg = await PostgresStore.open(url, timeout_s=timeout_s)
-        return Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg.schemas, pg)
+        pg_working = PgWorkingMemoryRepo(pg.executor)
+        await pg_working.migrate()
+        return Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg.schemas, pg_working, pg)
     if scheme == "sqlite":
         from acm.adapters.sqlite_store import SqliteStore
+        from acm.adapters.working_memory_sql import SqliteWorkingMemoryRepo
 
         lite = await SqliteStore.open(_sqlite_path(url))
-        return Relational(lite.memories, lite.jobs, lite.api_keys, lite.processed, lite.audit, lite.schemas, lite)
+        lite_working = SqliteWorkingMemoryRepo(lite.executor)
+        await lite_working.migrate()
+        return Relational(
+            lite.memories, lite.jobs, lite.api_keys, lite.processed, lite.audit, lite.schemas, lite_working, lite
+        )
     raise ConfigError(f"database url {url!r}: use postgresql://… or sqlite:///path")
 
 

@@ -104,3 +104,11 @@ class AcmClient:
             timeout=self._timeout_s,
         )
         return response.job_id
+
+    async def compact(self, scope: common_pb2.Scope, budget_tokens: int = 0) -> gateway_pb2.Compaction:
+        response: gateway_pb2.CompactResponse = await self._stub.Compact(
+            gateway_pb2.CompactRequest(scope=scope, budget_tokens=budget_tokens),
+            metadata=self._metadata,
+            timeout=self._timeout_s,
+        )
+        return response.compaction

@@ -121,10 +121,15 @@ class EmbeddedAcm:
             self.bus, self.rel, self.cache, CompactSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache)
         )
         gateway_settings = GatewaySettings(
-            database_url=u.database, bus_url=u.bus, retrieve_addr="in-process", listen_addr=s.listen_addr
+            database_url=u.database,
+            bus_url=u.bus,
+            retrieve_addr="in-process",
+            cache_url=u.cache,
+            listen_addr=s.listen_addr,
         )
         retriever = build_api(self.rel, self.vectors, self.graph, embedder)
-        self._server = build_server(build_servicer(self.rel, self.bus, retriever, gateway_settings), s.listen_addr)
+        servicer = build_servicer(self.rel, self.bus, retriever, self.cache, gateway_settings)
+        self._server = build_server(servicer, s.listen_addr)
         self.api_key = await self._dev_key()
         await self.bus.start()
         await self._server.start()

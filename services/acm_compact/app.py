@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 from acm import topics
+from acm.adapters.openai_llm import llm_from_settings
+from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.ports.bus import EventBus
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.session_memory import LoadSession
 from acm_compact import GROUP
 from acm_compact.handlers.compaction_requests import CompactionRequestsHandler
 from acm_compact.handlers.forget import ForgetHandler
 from acm_compact.settings import CompactSettings
-from acm_compact.usecases import DropWorkingContext, TrimSession
+from acm_compact.usecases import CompactSession, DropWorkingContext
 
 
-def register(bus: EventBus, rel: Relational, cache: Cache, settings: CompactSettings) -> TrimSession:
-    trim = TrimSession(rel.memories, cache, settings.target_ratio, settings.max_session_turns)
-    bus.subscribe(topics.COMPACTION_REQUESTS, GROUP, CompactionRequestsHandler(trim))
-    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropWorkingContext(cache), rel.api_keys, rel.audit))
-    return trim
+def build_compactor(rel: Relational, cache: Cache, settings: CompactSettings) -> CompactSession:
+    """The compaction use case over these stores (the gateway's Compact RPC builds one too)."""
+    llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
+    load = LoadSession(rel.memories, rel.working, rel.schemas, settings.max_session_turns)
+    return CompactSession(load, rel.working, cache, TiktokenCounter(), llm, settings.llm_timeout_s)
+
+
+def register(bus: EventBus, rel: Relational, cache: Cache, settings: CompactSettings) -> CompactSession:
+    compactor = build_compactor(rel, cache, settings)
+    bus.subscribe(topics.COMPACTION_REQUESTS, GROUP, CompactionRequestsHandler(compactor))
+    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropWorkingContext(cache, rel.working), rel.api_keys, rel.audit))
+    return compactor
 
 
 async def run(settings: CompactSettings) -> None:

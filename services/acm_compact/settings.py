@@ -9,6 +9,10 @@ class CompactSettings(ServiceSettings):
     database_url: str
     bus_url: str
     cache_url: str
-    # Share of the budget the trimmed working context may use, leaving room for new turns.
-    target_ratio: float = Field(0.5, gt=0, le=1)
+    # Turns read per compaction (the session's newest); older ones are already in working memory.
     max_session_turns: int = Field(2000, gt=0)
+    # Optional OpenAI-compatible endpoint that writes the summary (the verifier guards it); empty = none.
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout_s: float = Field(20.0, gt=0)

@@ -1,67 +1,158 @@
-"""Trimming a session's working context to its budget (newest turns first)."""
+"""Compact use cases: verified compaction of a session's working memory, and forgetting it.
+
+The same CompactSession serves the compaction-request handler (off the critical path) and the gateway's
+synchronous Compact RPC; both swap the result in with a compare-and-swap on the stored version, so two
+concurrent compactions of one session cannot both win and no turn is lost (the loser's turns are still
+after the winner's ``through`` mark, so the next compaction or fetch picks them up)."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
+import asyncio
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
-from acm.domain.models import Memory
+from opentelemetry import metrics
+from pydantic import BaseModel, Field
+
+from acm.domain.compaction.engine import (
+    CompactionResult,
+    WorkingMemory,
+    compact,
+    first_cut,
+    pinned_text,
+    summary_text,
+)
+from acm.domain.compaction.record import CompactionRecord
+from acm.domain.compaction.summary import span_turn
 from acm.domain.scope import ForgetLevel, Scope
-from acm.ports.stores import Cache, MemoryRepo
+from acm.domain.tokens import TokenCounter
+from acm.ports.llm import Llm
+from acm.ports.stores import Cache
+from acm.ports.working_memory import WorkingMemoryRepo
+from acm.session_memory import LoadSession, SessionNotFound, SessionState
+from acm.structured import StructuredAnswerFailed, ask_structured
 
-WORKING_CONTEXT_KEY = "working_context"
+log = logging.getLogger("acm.compact")
+# OpenTelemetry instruments (no-ops until a MeterProvider is configured): every compaction's outcome,
+# verification and ratio, beside the record in the store and the log line.
+_meter = metrics.get_meter("acm.compact")
+_COMPACTIONS = _meter.create_counter("acm.compactions", description="compactions by outcome and verification")
+_RATIO = _meter.create_histogram("acm.compaction.ratio", description="tokens after / tokens before")
+_LATENCY = _meter.create_histogram("acm.compaction.latency", unit="ms", description="compaction latency")
+
 SESSION_TOKENS_KEY = "session_tokens"  # written by ingest as turns arrive
 
 
-@dataclass(frozen=True, slots=True)
-class WorkingContext:
-    memory_ids: list[str]  # oldest first, as a prompt would read them
-    tokens: int
-    budget_tokens: int
-    trimmed_turns: int  # left the working context (still retrievable as memories)
-    trimmed_tokens: int
+class _Draft(BaseModel):
+    lines: list[str] = Field(description="episodic summary lines: condition → tool (key inputs) → effect")
+
+
+_SYSTEM = (
+    "You compact an agent's conversation. Write a causal-chain summary, one line per exchange: the condition "
+    "(what was asked or stated) → the tool called with its key inputs → its effect. Keep every id, amount with "
+    "currency, number with unit, date, name and status exactly as written; drop HTTP codes, raw JSON, debug "
+    "fields and chatter. Never state anything the turns do not say."
+)
 
 
 @dataclass
-class TrimSession:
-    memories: MemoryRepo
+class CompactSession:
+    load: LoadSession
+    working: WorkingMemoryRepo
     cache: Cache
-    target_ratio: float
-    max_session_turns: int
+    tokens: TokenCounter
+    llm: Llm | None = None
+    llm_timeout_s: float = 20.0
+    counts: Counter[str] = field(default_factory=Counter)  # outcomes, verifier failures, LLM fallbacks
 
-    async def __call__(self, scope: Scope, budget_tokens: int) -> WorkingContext:
-        newest_first = await self.memories.session_memories(scope, self.max_session_turns)
-        target = int(budget_tokens * self.target_ratio)
-        # Keep the newest run of turns that fits: a gap in the middle would break the conversation.
-        kept: list[Memory] = []
-        total = 0
-        for memory in newest_first:
-            if total + memory.token_count > target:
-                break
-            kept.append(memory)
-            total += memory.token_count
-        trimmed = newest_first[len(kept) :]
-        result = WorkingContext(
-            memory_ids=[m.memory_id for m in reversed(kept)],
-            tokens=total,
-            budget_tokens=budget_tokens,
-            trimmed_turns=len(trimmed),
-            trimmed_tokens=sum(m.token_count for m in trimmed),
-        )
-        await self.cache.set(scope, WORKING_CONTEXT_KEY, json.dumps(asdict(result)).encode())
-        # The session's running count restarts from what stays, so the next crossing is detected.
+    async def __call__(self, scope: Scope, budget_tokens: int = 0) -> tuple[CompactionRecord, WorkingMemory | None]:
+        start = time.perf_counter()
+        state = await self.load(scope, budget_tokens)
+        if not state.stored and not state.tail:
+            raise SessionNotFound(
+                f"session {scope.session_id!r} has no turns and no working memory (never ingested, or forgotten)"
+            )
+        working = [*state.memory.recent, *state.tail]
+        draft, summariser = None, "deterministic"
+        if working and all(t.role == "system" for t in working):
+            result = CompactionResult(
+                "unchanged", None, 0, 0, True, 0, message="the session has only system messages; they stay verbatim"
+            )
+        else:
+            if self.llm is not None and not state.local_only:
+                draft = await self._draft(state)
+                summariser = self.llm.model if draft is not None else "deterministic"
+            result = await asyncio.to_thread(compact, state.memory, state.tail, state.rules, self.tokens, draft)
+            if draft is not None and result.attempts > 1:
+                summariser = "deterministic"  # the verifier rejected the model's draft; the fallback was kept
+        record = CompactionRecord.of(result, (time.perf_counter() - start) * 1000, summariser)
+        self.counts[result.outcome] += 1
+        if not result.verified:
+            self.counts["verification_failed"] += 1
+        attributes: dict[str, str | bool] = {
+            "outcome": result.outcome,
+            "verified": result.verified,
+            "summariser": summariser,
+        }
+        _COMPACTIONS.add(1, attributes)
+        _LATENCY.record(record.latency_ms, attributes)
+        if result.memory is not None:
+            _RATIO.record(result.ratio, attributes)
+        if result.memory is None:
+            await self.working.record(scope, record)
+            log.info("session %s: %s (%s)", scope.session_key, record.outcome, record.message)
+            return record, None
+        if not await self.working.swap(scope, result.memory, record):
+            self.counts["superseded"] += 1
+            lost = replace(
+                CompactionRecord.of(result, record.latency_ms, summariser),
+                outcome="superseded",
+                message="another compaction of this session swapped first; its result stands",
+            )
+            await self.working.record(scope, lost)
+            return lost, None
+        # The running count restarts from what stays, so ingest detects the next crossing of the soft limit.
         current = await self.cache.incr(scope, SESSION_TOKENS_KEY, 0)
-        await self.cache.incr(scope, SESSION_TOKENS_KEY, result.tokens - current)
-        return result
+        await self.cache.incr(scope, SESSION_TOKENS_KEY, result.tokens_after - current)
+        log.info(
+            "session %s: %s %d → %d tokens (ratio %.2f), verified after %d attempt(s), %.1f ms",
+            scope.session_key,
+            record.outcome,
+            record.tokens_before,
+            record.tokens_after,
+            record.ratio,
+            record.attempts,
+            record.latency_ms,
+        )
+        return record, result.memory
 
-    async def working_context(self, scope: Scope) -> WorkingContext | None:
-        raw = await self.cache.get(scope, WORKING_CONTEXT_KEY)
-        return WorkingContext(**json.loads(raw)) if raw else None
+    async def _draft(self, state: SessionState) -> list[str] | None:
+        """The model's summary of the span the engine will pick first; None (deterministic) if it fails."""
+        assert self.llm is not None
+        cut = first_cut(state.memory, state.tail, state.rules, self.tokens)
+        turns = [*state.memory.recent, *state.tail][:cut]
+        if not turns:
+            return None
+        span = [span_turn(t.turn_id, t.role, t.tool_name, t.body, t.speaker) for t in turns]
+        prompt = "\n".join(f"[{t.speaker or t.role}] {t.text}" for t in span)
+        prompt += f"\n\nAlready pinned:\n{pinned_text(state.memory.pinned)}\n{summary_text(state.memory.episodes)}"
+        try:
+            async with asyncio.timeout(self.llm_timeout_s):
+                answer = await ask_structured(self.llm, _Draft, system=_SYSTEM, prompt=prompt)
+        except (StructuredAnswerFailed, TimeoutError) as exc:
+            self.counts["llm_fallback"] += 1
+            log.warning("LLM summary failed, deterministic summary instead: %s", exc)
+            return None
+        return [line.strip() for line in answer.lines if line.strip()]
 
 
 @dataclass
 class DropWorkingContext:
     cache: Cache
+    working: WorkingMemoryRepo
 
     async def __call__(self, scope: Scope, level: ForgetLevel) -> int:
-        return await self.cache.clear(scope, level)
+        erased = await self.working.forget(scope, level)
+        return erased + await self.cache.clear(scope, level)

@@ -11,13 +11,14 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from acm.convert import InvalidTurn, ts
+from acm.domain.compaction.engine import ContextDoesNotFit
 from acm.domain.models import Job, JobStatus
 from acm.domain.scope import ScopeError
 from acm.ports.stores import ApiKey
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
-from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob, RequestForget
+from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
 
 log = logging.getLogger("acm.gateway")
 tracer = trace.get_tracer(__name__)
@@ -28,6 +29,7 @@ _STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
     (NotFound, grpc.StatusCode.NOT_FOUND),
+    (ContextDoesNotFit, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (ScopeError, grpc.StatusCode.INVALID_ARGUMENT),
     (InvalidTurn, grpc.StatusCode.INVALID_ARGUMENT),
@@ -81,12 +83,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         get_job: GetJob,
         fetch: FetchContext,
         forget: RequestForget,
+        compact: CompactNow | None = None,
     ) -> None:
         self._auth = auth
         self._accept_turn = accept_turn
         self._get_job = get_job
         self._fetch = fetch
         self._forget = forget
+        self._compact = compact
 
     async def _call(
         self, method: str, context: grpc.aio.ServicerContext, work: Callable[[ApiKey, str], Awaitable[R]]
@@ -155,15 +159,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
         return await self._call("Forget", context, work)
 
-    # Declared in the proto ahead of their implementation (issues 4 and 5): answer UNIMPLEMENTED plainly.
-    async def _not_yet(self, context: grpc.aio.ServicerContext, method: str) -> None:
-        await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method} is not implemented in this version yet")
-
     async def Compact(
         self, request: gateway_pb2.CompactRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.CompactResponse:
-        await self._not_yet(context, "Compact")
-        raise AssertionError("unreachable")
+        if self._compact is None:
+            await self._not_yet(context, "Compact")
+            raise AssertionError("unreachable")
+        compact = self._compact
+
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.CompactResponse:
+            scope = await self._auth.scope(key, request.scope)
+            return await compact(scope, request.budget_tokens)
+
+        return await self._call("Compact", context, work)
+
+    # Declared in the proto ahead of their implementation (issue 5): answer UNIMPLEMENTED plainly.
+    async def _not_yet(self, context: grpc.aio.ServicerContext, method: str) -> None:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method} is not implemented in this version yet")
 
     async def DefineAgent(
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext

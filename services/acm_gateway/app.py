@@ -4,26 +4,48 @@ from __future__ import annotations
 
 import grpc
 
-from acm.bootstrap import Relational, open_bus, open_relational
+from acm.adapters.tokenizer import TiktokenCounter
+from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
+from acm.ports.stores import Cache
 from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.session_memory import LoadSession
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
+from acm_compact.app import build_compactor
+from acm_compact.settings import CompactSettings
 from acm_gateway.api import GatewayServicer
 from acm_gateway.retrieve_client import GrpcRetriever
+from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
-from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob, RequestForget
+from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
 
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 
 
-def build_servicer(rel: Relational, bus: EventBus, retriever: Retriever, settings: GatewaySettings) -> GatewayServicer:
+def build_servicer(
+    rel: Relational, bus: EventBus, retriever: Retriever, cache: Cache, settings: GatewaySettings
+) -> GatewayServicer:
+    tokens = TiktokenCounter()
+    load = LoadSession(rel.memories, rel.working, rel.schemas, settings.max_session_turns)
+    # The Compact RPC runs the compact service's use case here, on the shared stores (see CompactNow).
+    compactor = build_compactor(
+        rel,
+        cache,
+        CompactSettings(database_url=settings.database_url, bus_url=settings.bus_url, cache_url=settings.cache_url),
+    )
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
         accept_turn=AcceptTurn(bus, rel.jobs, rel.schemas, settings.max_turn_bytes),
         get_job=GetJob(rel.jobs),
-        fetch=FetchContext(retriever, settings.default_budget_tokens, settings.max_budget_tokens),
+        fetch=FetchContext(
+            retriever,
+            settings.default_budget_tokens,
+            settings.max_budget_tokens,
+            SessionContext(load, retriever, tokens),
+        ),
         forget=RequestForget(bus, rel.jobs, rel.audit),
+        compact=CompactNow(compactor, load, tokens),
     )
 
 
@@ -36,13 +58,14 @@ def build_server(servicer: GatewayServicer, listen_addr: str) -> HealthServer:
 async def run(settings: GatewaySettings) -> None:
     timeout = settings.store_timeout_s
     rel = await open_relational(settings.database_url, timeout)
+    cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
     # round_robin over every address the name resolves to (a headless Service in k8s), so one
     # gateway spreads its calls over all retrieve replicas instead of pinning one.
     channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
-    servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
+    servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), cache, settings)
     server = build_server(servicer, settings.listen_addr)
-    await serve_until_stopped("gateway", server, bus, [rel], channels=[channel])
+    await serve_until_stopped("gateway", server, bus, [rel, cache], channels=[channel])
 
 
 def main() -> None:

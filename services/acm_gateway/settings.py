@@ -9,8 +9,10 @@ class GatewaySettings(ServiceSettings):
     database_url: str
     bus_url: str
     retrieve_addr: str  # host:port of the retrieve service
+    cache_url: str  # the Compact RPC resets the session's running token count there, as the compact service does
     listen_addr: str = "127.0.0.1:50051"
     max_turn_bytes: int = Field(65536, gt=0)
     default_budget_tokens: int = Field(2000, gt=0)
     max_budget_tokens: int = Field(128_000, gt=0)
     rpc_timeout_s: float = Field(5.0, gt=0)
+    max_session_turns: int = Field(2000, gt=0)  # turns read to assemble a session's context

@@ -8,16 +8,21 @@ from dataclasses import dataclass, field
 from acm import topics
 from acm.auth import key_id_of
 from acm.convert import scope_from_pb, scope_to_pb, turn_from_pb
+from acm.domain.compaction.engine import plan_context
 from acm.domain.models import Job, new_id
 from acm.domain.pii import PiiRules, redact
 from acm.domain.schema import DEFAULT_AGENT, default_schema
 from acm.domain.scope import ForgetLevel, Scope
+from acm.domain.tokens import TokenCounter
 from acm.envelopes import envelope, key_hash, sign
 from acm.ports.bus import EventBus
+from acm.ports.compactor import Compactor
 from acm.ports.retriever import Retriever
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
+from acm.session_memory import LoadSession, SessionNotFound
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, retrieve_pb2
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
+from acm_gateway.session_context import SessionContext, compaction_to_pb
 
 FORGET_LEVELS_PB = {
     ForgetLevel.SESSION: events_pb2.FORGET_LEVEL_SESSION,
@@ -119,11 +124,16 @@ class FetchContext:
     retriever: Retriever
     default_budget: int
     max_budget: int
+    session: SessionContext | None = None  # assembles a session's context when the scope names one
 
     async def __call__(self, scope: Scope, request: gateway_pb2.FetchRequest) -> gateway_pb2.FetchResponse:
         budget = request.budget_tokens or self.default_budget
         if budget < 0 or budget > self.max_budget:
             raise ValueError(f"budget_tokens must be between 1 and {self.max_budget} (got {budget})")
+        if scope.session_id and self.session is not None:
+            assembled = await self.session(scope, request, budget)
+            if assembled is not None:
+                return assembled
         answer = await self.retriever.retrieve(
             retrieve_pb2.RetrieveRequest(
                 scope=scope_to_pb(scope),
@@ -141,6 +151,31 @@ class FetchContext:
             dropped=answer.dropped,
             encoding=request.encoding or "cl100k_base",
         )
+
+
+@dataclass
+class CompactNow:
+    """The Compact RPC: the compact service's use case, run here against the shared stores (its swap is a
+    compare-and-swap, so it may race the service's own compaction safely)."""
+
+    compactor: Compactor
+    load: LoadSession
+    tokens: TokenCounter
+
+    async def __call__(self, scope: Scope, budget_tokens: int) -> gateway_pb2.CompactResponse:
+        if not scope.session_id:
+            raise ValueError("Compact needs scope.session_id")
+        if budget_tokens < 0:
+            raise ValueError(f"budget_tokens must be ≥ 0 (got {budget_tokens})")
+        try:
+            record, memory = await self.compactor(scope, budget_tokens)
+        except SessionNotFound as exc:
+            raise NotFound(str(exc)) from None
+        if memory is not None and record.outcome == "degraded":
+            budget = budget_tokens or (await self.load(scope, budget_tokens)).rules.budget_tokens
+            # Even the degraded context (the pinned state) must fit, else say so with the numbers.
+            plan_context(memory, (), budget, self.tokens)
+        return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
 
 
 @dataclass

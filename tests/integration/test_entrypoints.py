@@ -16,7 +16,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
 SERVICES = {
-    "gateway": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_RETRIEVE_ADDR"],
+    "gateway": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_RETRIEVE_ADDR", "ACM_CACHE_URL"],
     "ingest": ["ACM_DATABASE_URL", "ACM_GRAPH_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],
     "retrieve": ["ACM_DATABASE_URL", "ACM_VECTOR_URL", "ACM_GRAPH_URL", "ACM_BUS_URL"],
     "architect": ["ACM_DATABASE_URL", "ACM_BUS_URL"],

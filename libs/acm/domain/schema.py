@@ -39,9 +39,17 @@ class RetrievalWeights:
 
 @dataclass(frozen=True, slots=True)
 class CompactionRules:
+    """A session's working memory: compacted (verified) when it crosses soft_ratio of the budget; over
+    hard_ratio, fetches degrade (pinned state + summary + newest turns + a notice), then fail loudly."""
+
     budget_tokens: int = 4000
     soft_ratio: float = 0.7
     recent_turns_verbatim: int = 6
+    hard_ratio: float = 1.0
+    target_ratio: float = 0.45  # what a compaction shrinks the working memory to
+    summary_ratio: float = 0.25  # above it, summary lines whose facts are all pinned are folded away
+    max_attempts: int = 3  # verifier back-off steps before a compaction is given up (memory unchanged)
+    local_only: bool = False  # never send this agent's sessions to an external LLM endpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,12 +172,28 @@ def validate(schema: AgentSchema) -> AgentSchema:
         raise SchemaInvalid("compaction.soft_ratio must be in (0, 1]")
     if schema.compaction.budget_tokens < 1:
         raise SchemaInvalid("compaction.budget_tokens must be ≥ 1")
+    _check_compaction(schema.compaction)
     if schema.retrieval.preset not in PRESETS:
         raise SchemaInvalid(f"retrieval.preset {schema.retrieval.preset!r} is not one of: {', '.join(PRESETS)}")
     missing = [c for c in schema.category_tiers if c not in schema.categories]
     if missing:
         raise SchemaInvalid(f"category_tiers names unknown categor(ies): {', '.join(missing)}")
     return schema
+
+
+def _check_compaction(c: CompactionRules) -> None:
+    if not c.soft_ratio <= c.hard_ratio <= 4:
+        raise SchemaInvalid(
+            f"compaction.hard_ratio must be between soft_ratio ({c.soft_ratio}) and 4, got {c.hard_ratio}"
+        )
+    if not 0 < c.target_ratio < c.soft_ratio:
+        raise SchemaInvalid(f"compaction.target_ratio must be in (0, soft_ratio={c.soft_ratio}), got {c.target_ratio}")
+    if not 0 < c.summary_ratio <= 1:
+        raise SchemaInvalid(f"compaction.summary_ratio must be in (0, 1], got {c.summary_ratio}")
+    if c.recent_turns_verbatim < 0:
+        raise SchemaInvalid("compaction.recent_turns_verbatim must be ≥ 0")
+    if not 1 <= c.max_attempts <= 10:
+        raise SchemaInvalid(f"compaction.max_attempts must be between 1 and 10, got {c.max_attempts}")
 
 
 def next_version(schema: AgentSchema, previous: AgentSchema | None) -> AgentSchema:

@@ -232,6 +232,8 @@ class FetchResponse(_message.Message):
     CONTEXT_FIELD_NUMBER: _builtins.int
     FROM_PREFETCH_FIELD_NUMBER: _builtins.int
     NOTICE_FIELD_NUMBER: _builtins.int
+    LAST_COMPACTION_FIELD_NUMBER: _builtins.int
+    CONTEXT_TOKENS_FIELD_NUMBER: _builtins.int
     total_tokens: _builtins.int
     budget_tokens: _builtins.int
     dropped: _builtins.int
@@ -244,6 +246,8 @@ class FetchResponse(_message.Message):
     """True when the memories were served from the anticipate service's prefetch cache."""
     notice: _builtins.str
     """Set when the context had to degrade (e.g. the session is over its hard limit)."""
+    context_tokens: _builtins.int
+    """Tokens of `context` (every part, headers included), ≤ budget_tokens. total_tokens stays the memories'."""
     @_builtins.property
     def memories(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Memory]: ...
     @_builtins.property
@@ -256,6 +260,10 @@ class FetchResponse(_message.Message):
     def recent_turns(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Turn]: ...
     @_builtins.property
     def parts(self) -> _containers.RepeatedCompositeFieldContainer[Global___ContextPart]: ...
+    @_builtins.property
+    def last_compaction(self) -> Global___Compaction:
+        """The session's latest compaction (ratio, verification outcome), when it has one."""
+
     def __init__(
         self,
         *,
@@ -271,10 +279,12 @@ class FetchResponse(_message.Message):
         context: _builtins.str = ...,
         from_prefetch: _builtins.bool = ...,
         notice: _builtins.str = ...,
+        last_compaction: Global___Compaction | None = ...,
+        context_tokens: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_compaction", b"last_compaction"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "context", b"context", "dropped", b"dropped", "encoding", b"encoding", "from_prefetch", b"from_prefetch", "memories", b"memories", "notice", b"notice", "parts", b"parts", "pinned", b"pinned", "recent_turns", b"recent_turns", "summary", b"summary", "total_tokens", b"total_tokens"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "context", b"context", "context_tokens", b"context_tokens", "dropped", b"dropped", "encoding", b"encoding", "from_prefetch", b"from_prefetch", "last_compaction", b"last_compaction", "memories", b"memories", "notice", b"notice", "parts", b"parts", "pinned", b"pinned", "recent_turns", b"recent_turns", "summary", b"summary", "total_tokens", b"total_tokens"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

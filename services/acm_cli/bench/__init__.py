@@ -10,13 +10,19 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from acm_cli.bench.coverage import add_parser as add_coverage
 from acm_cli.bench.locomo import add_parser as add_locomo
+from acm_cli.bench.retention import add_parser as add_retention
+from acm_cli.bench.tokens import add_parser as add_tokens
 
 AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-# name → the module's add_parser; `tokens`, `retention`, `coverage`, `prefetch` will join here.
+# name → the module's add_parser; `prefetch` will join here.
 BENCHMARKS: dict[str, AddParser] = {
     "locomo": add_locomo,
+    "tokens": add_tokens,
+    "retention": add_retention,
+    "coverage": add_coverage,
 }
 
 

@@ -1,4 +1,5 @@
-"""acm.compaction.requests.v1 → trim the session (recomputed from the store, so redelivery is harmless)."""
+"""acm.compaction.requests.v1 → a verified compaction of the session (recomputed from the stores, so a
+redelivered request is harmless: it finds nothing to compact, or loses the version check)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ from dataclasses import dataclass
 
 from acm.envelopes import decode
 from acm.ports.bus import PermanentError, Record
-from acm_compact.usecases import TrimSession
+from acm.session_memory import SessionNotFound
+from acm_compact.usecases import CompactSession
 
 log = logging.getLogger("acm.compact")
 
 
 @dataclass
 class CompactionRequestsHandler:
-    trim: TrimSession
+    compact: CompactSession
 
     async def __call__(self, record: Record) -> None:
         env, scope = decode(record.value, "compaction_requested")
@@ -23,11 +25,8 @@ class CompactionRequestsHandler:
         budget = env.compaction_requested.budget_tokens
         if budget <= 0:
             raise PermanentError(f"compaction request {env.event_id} has no budget")
-        result = await self.trim(scope, budget)
-        log.info(
-            "session %s: kept %d tokens, trimmed %d turns (%d tokens)",
-            scope.session_key,
-            result.tokens,
-            result.trimmed_turns,
-            result.trimmed_tokens,
-        )
+        try:
+            await self.compact(scope, budget)
+        except SessionNotFound as exc:
+            # Forgotten between the request and now: nothing to do, and nothing to retry.
+            log.info("compaction request %s skipped: %s", env.event_id, exc)

@@ -1,0 +1,429 @@
+"""Compaction with verification and back-off, and the assembly of a session's context in a budget.
+
+Working memory = pinned state + episodic summary + recent turns kept verbatim. A compaction replaces the
+oldest working turns (the span) by pinned facts and summary lines; the verifier must accept the result,
+else it backs off (pins the missing atoms, then keeps more turns verbatim). The caller swaps the new
+working memory in atomically, and only when the result is verified."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from acm.domain.compaction import atoms as A
+from acm.domain.compaction import pinned as P
+from acm.domain.compaction.summary import SpanTurn, span_turn, summarise
+from acm.domain.compaction.verify import Verdict, verify
+from acm.domain.tokens import TokenCounter
+
+
+class ContextDoesNotFit(Exception):
+    """Even the degraded context (the pinned state, which is never dropped) exceeds the budget."""
+
+    def __init__(self, needed: int, budget: int, detail: str) -> None:
+        super().__init__(f"the session's context needs at least {needed} tokens but the budget is {budget}: {detail}")
+        self.needed = needed
+        self.budget = budget
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTurn:
+    turn_id: str
+    role: str  # user, assistant, tool, system
+    text: str  # as stored (verbatim)
+    tokens: int
+    at: datetime
+    tool_name: str = ""
+    speaker: str = ""  # the "<speaker>: " prefix of text, when it has one
+
+    @property
+    def body(self) -> str:
+        prefix = f"{self.speaker}: "
+        return self.text[len(prefix) :] if self.speaker and self.text.startswith(prefix) else self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    budget_tokens: int = 4000
+    soft_ratio: float = 0.7
+    hard_ratio: float = 1.0
+    recent_turns_verbatim: int = 6
+    target_ratio: float = 0.45  # what a compaction aims for, leaving room for the next turns
+    summary_ratio: float = 0.25  # above this share of the budget, summary lines already pinned are folded
+    max_attempts: int = 3
+
+    @property
+    def soft_limit(self) -> int:
+        return int(self.budget_tokens * self.soft_ratio)
+
+    @property
+    def hard_limit(self) -> int:
+        return int(self.budget_tokens * self.hard_ratio)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingMemory:
+    version: int = 0
+    pinned: P.PinnedState = field(default_factory=P.PinnedState)
+    episodes: tuple[str, ...] = ()
+    recent: tuple[SessionTurn, ...] = ()
+    through_at: datetime | None = None  # the newest turn this memory covers
+    through_ids: tuple[str, ...] = ()  # covered turns stamped exactly through_at
+    turns_compacted: int = 0
+
+    def covers(self, turn: SessionTurn) -> bool:
+        if self.through_at is None:
+            return False
+        return turn.at < self.through_at or (turn.at == self.through_at and turn.turn_id in self.through_ids)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), default=_iso, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, raw: str) -> WorkingMemory:
+        d = json.loads(raw)
+        entities = {
+            k: P.PinnedEntity(
+                key=e["key"],
+                type=e["type"],
+                attributes=dict(e["attributes"]),
+                source_turn_ids=tuple(e["source_turn_ids"]),
+                updated_at=_dt(e["updated_at"]),
+            )
+            for k, e in d["pinned"]["entities"].items()
+        }
+        recent = tuple(SessionTurn(**{**t, "at": datetime.fromisoformat(t["at"])}) for t in d["recent"])
+        return cls(
+            version=d["version"],
+            pinned=P.PinnedState(entities),
+            episodes=tuple(d["episodes"]),
+            recent=recent,
+            through_at=_dt(d["through_at"]),
+            through_ids=tuple(d["through_ids"]),
+            turns_compacted=d["turns_compacted"],
+        )
+
+
+def _iso(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    outcome: str  # compacted, unchanged, degraded, failed
+    memory: WorkingMemory | None  # what to swap in (None: keep the current one)
+    tokens_before: int
+    tokens_after: int
+    verified: bool
+    attempts: int
+    missing: tuple[str, ...] = ()
+    unsupported: tuple[str, ...] = ()
+    turns_replaced: int = 0
+    turns_verbatim: int = 0
+    message: str = ""
+    work_tokens: int = 0  # tokens read and written by the compaction (its cost if a model did it)
+    folded: int = 0
+
+    @property
+    def ratio(self) -> float:
+        return self.tokens_after / self.tokens_before if self.tokens_before else 1.0
+
+
+def pinned_text(state: P.PinnedState) -> str:
+    return state.render()
+
+
+def summary_text(lines: Sequence[str]) -> str:
+    return ("Summary of earlier turns:\n" + "\n".join(f"- {line}" for line in lines)) if lines else ""
+
+
+def working_tokens(memory: WorkingMemory, tail: Sequence[SessionTurn], counter: TokenCounter) -> int:
+    fixed = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
+    return fixed + sum(t.tokens for t in memory.recent) + sum(t.tokens for t in tail)
+
+
+def _span(turns: Sequence[SessionTurn]) -> list[SpanTurn]:
+    return [span_turn(t.turn_id, t.role, t.tool_name, t.body, t.speaker) for t in turns]
+
+
+def _atoms(span: Sequence[SpanTurn]) -> set[A.Atom]:
+    out: set[A.Atom] = set()
+    for t in span:
+        out |= A.turn_atoms(t.role, t.tool_name, t.text)
+    return out
+
+
+def _pin_span(state: P.PinnedState, span: Sequence[SpanTurn], turns: Sequence[SessionTurn]) -> P.PinnedState:
+    for cleaned, turn in zip(span, turns, strict=True):
+        state = P.update(state, cleaned.role, cleaned.text, turn.turn_id, turn.at)
+    return state
+
+
+def _covered(line: str, state: P.PinnedState) -> bool:
+    """Every fact of the line is in the pinned line of an entity the line names (so a fact is never
+    counted as kept because the same value belongs to another entity)."""
+    line_ids = set(A.ids(line))
+    pinned_norm = A.norm_text(pinned_text(state))
+    if any(A.norm_text(goal) not in pinned_norm for goal in A.goal_sentences(line)):
+        return False  # a goal that is no longer pinned lives on in this line
+    rendered = [(e.key, A.fact_atoms(e.render())) for e in state.entities.values()]
+    for atom in A.fact_atoms(line):
+        if not any(atom in facts and (not line_ids or key in line_ids) for key, facts in rendered):
+            return False
+    return True
+
+
+def _fold(state: P.PinnedState, lines: list[str], cap: int, counter: TokenCounter) -> tuple[list[str], int]:
+    """Oldest summary lines whose every fact is already in the pinned state leave the summary (the pinned
+    state keeps them), until the summary fits its share of the budget."""
+    over = counter.count(summary_text(lines)) - cap
+    if over <= 0:
+        return lines, 0
+    kept: list[str] = []
+    folded = 0
+    for i, line in enumerate(lines):
+        if over > 0 and i < len(lines) - 1 and _covered(line, state):
+            over -= counter.count(line) + 2
+            folded += 1
+            continue
+        kept.append(line)
+    return kept, folded
+
+
+def first_cut(memory: WorkingMemory, tail: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> int:
+    """How many of the oldest working turns the first attempt replaces: all but the newest ones that fit
+    the target with the pinned state and summary (at most ``recent_turns_verbatim`` of them)."""
+    working = [*memory.recent, *tail]
+    fixed = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
+    target = int(rules.budget_tokens * rules.target_ratio)
+    keep, used = 0, fixed
+    for turn in reversed(working):
+        if keep >= rules.recent_turns_verbatim or used + turn.tokens > target:
+            break
+        keep += 1
+        used += turn.tokens
+    return len(working) - keep
+
+
+def compact(
+    memory: WorkingMemory,
+    tail: Sequence[SessionTurn],
+    rules: Rules,
+    counter: TokenCounter,
+    draft: Sequence[str] | None = None,
+) -> CompactionResult:
+    """One verified compaction of ``memory`` plus the turns that arrived after it (``tail``, oldest first).
+
+    ``draft``: summary lines written elsewhere (an LLM) for the span this function would pick first; the
+    verifier guards them like its own, and a rejected draft falls back to the deterministic summary."""
+    working = [*memory.recent, *tail]
+    before = working_tokens(memory, tail, counter)
+    cut = first_cut(memory, tail, rules, counter)
+    keep = len(working) - cut
+    if cut == 0:
+        return CompactionResult(
+            "unchanged",
+            None,
+            before,
+            before,
+            True,
+            0,
+            turns_verbatim=keep,
+            message="nothing to compact: every working turn is kept verbatim",
+        )
+    old_context = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
+    work = 0
+    verdict = Verdict((), ())
+    state = memory.pinned
+    lines: list[str] = []
+    attempts = 0
+    while attempts < rules.max_attempts and cut > 0:
+        attempts += 1
+        span_turns = working[:cut]
+        span = _span(span_turns)
+        atoms = _atoms(span)
+        state = _pin_span(memory.pinned, span, span_turns)
+        if attempts == 1 and draft is not None:
+            lines = list(draft)
+        else:
+            lines = summarise(span)
+        if attempts >= 2 and verdict.unsupported:
+            bad = set(verdict.unsupported)
+            lines = [line for line in lines if not (A.fact_atoms(line) & bad)]
+        if attempts >= 2 and verdict.missing:
+            still = verify(atoms, pinned_text(state), lines, memory.episodes, pinned_text(memory.pinned)).missing
+            state = state.pin_atoms(list(still), span_turns[-1].turn_id, span_turns[-1].at)
+        verdict = verify(atoms, pinned_text(state), lines, memory.episodes, pinned_text(memory.pinned))
+        # The cost if a model did this: it reads the old context and the span, writes the new state and lines.
+        written = counter.count(pinned_text(state)) + counter.count(summary_text(lines))
+        work += old_context + sum(t.tokens for t in span_turns) + written
+        if verdict.ok:
+            break
+        if attempts >= 2:
+            cut //= 2  # keep more turns verbatim: a smaller span to get right
+    if not verdict.ok or cut == 0:
+        return CompactionResult(
+            "failed",
+            None,
+            before,
+            before,
+            False,
+            attempts,
+            missing=tuple(map(str, verdict.missing)),
+            unsupported=tuple(map(str, verdict.unsupported)),
+            message="the verifier rejected every attempt; working memory unchanged",
+            work_tokens=work,
+        )
+    episodes, folded = _fold(state, [*memory.episodes, *lines], int(rules.budget_tokens * rules.summary_ratio), counter)
+    # Every working turn is now compacted or kept verbatim: the memory covers up to the newest one.
+    newest = working[-1]
+    through_ids = tuple(t.turn_id for t in working if t.at == newest.at)
+    new = WorkingMemory(
+        version=memory.version + 1,
+        pinned=state,
+        episodes=tuple(episodes),
+        recent=tuple(working[cut:]),
+        through_at=newest.at,
+        through_ids=through_ids,
+        turns_compacted=memory.turns_compacted + cut,
+    )
+    after = working_tokens(new, (), counter)
+    outcome, message = "compacted", f"replaced {cut} turns, kept {len(working) - cut} verbatim"
+    if after > rules.hard_limit:
+        outcome = "degraded"
+        message += f"; still {after} tokens, over the hard limit {rules.hard_limit}: fetches degrade"
+    return CompactionResult(
+        outcome, new, before, after, True, attempts, (), (), cut, len(working) - cut, message, work, folded
+    )
+
+
+# --- assembly -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ContextPlan:
+    pinned_text: str
+    pinned_tokens: int
+    budget: int
+    total_turns: int
+    total_lines: int
+    pinned_state: P.PinnedState = field(default_factory=P.PinnedState)
+    summary_lines: list[str] = field(default_factory=list)  # oldest first
+    summary_tokens: int = 0
+    recent: list[SessionTurn] = field(default_factory=list)  # oldest first
+    recent_tokens: int = 0
+    reserved: int = 0  # tokens taken by retrieved memories
+
+    @property
+    def summary(self) -> str:
+        return summary_text(self.summary_lines)
+
+    @property
+    def used(self) -> int:
+        return self.pinned_tokens + self.summary_tokens + self.recent_tokens + self.reserved
+
+    @property
+    def memory_budget(self) -> int:
+        return self.budget - self.used
+
+    @property
+    def omitted_turns(self) -> int:
+        return self.total_turns - len(self.recent)
+
+    @property
+    def omitted_lines(self) -> int:
+        return self.total_lines - len(self.summary_lines)
+
+    def notice(self) -> str:
+        if not (self.omitted_turns or self.omitted_lines):
+            return ""
+        return (
+            f"context degraded to fit {self.budget} tokens: {self.omitted_turns} older working turns and "
+            f"{self.omitted_lines} summary lines left out (still retrievable as memories)"
+        )
+
+
+def plan_context(
+    memory: WorkingMemory,
+    tail: Sequence[SessionTurn],
+    budget: int,
+    counter: TokenCounter,
+    memory_share: float = 0.0,
+    verbatim: int = 6,
+) -> ContextPlan:
+    """Pinned state first (the one part that is never dropped: it must fit), then up to ``verbatim`` newest
+    turns and the newest summary lines within ``1 - memory_share`` of what is left; the rest is for
+    retrieved memories, after which ``fill`` spends what they did not use on older lines and turns. Turns
+    and lines that do not fit are left out and counted in the notice (they stay retrievable as memories)."""
+    working = [*memory.recent, *tail]
+    state = P.PinnedState()
+    if memory.version > 0:
+        # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
+        # Before the first compaction the turns themselves are the context.
+        state = _pin_span(memory.pinned, _span(working), working)
+    pinned = pinned_text(state)
+    p = counter.count(pinned) if pinned else 0
+    if p > budget:
+        raise ContextDoesNotFit(
+            p, budget, f"the pinned state alone is {p} tokens; raise the budget (no compaction can shrink it)"
+        )
+    plan = ContextPlan(pinned, p, budget, len(working), len(memory.episodes), state)
+    cap = int((budget - p) * (1 - memory_share))
+    newest = working[-1].tokens if working else 0
+    _add_turns(plan, working, max(cap, newest), verbatim)
+    _add_lines(plan, memory.episodes, cap, counter)
+    return plan
+
+
+def _add_turns(plan: ContextPlan, working: Sequence[SessionTurn], cap: int, limit: int) -> None:
+    """Newest turns not shown yet, while the session part stays within ``cap`` and the whole within budget."""
+    for turn in reversed(working[: len(working) - len(plan.recent)]):
+        if len(plan.recent) >= limit:
+            break
+        if plan.recent_tokens + plan.summary_tokens + turn.tokens > cap or plan.used + turn.tokens > plan.budget:
+            break
+        plan.recent.insert(0, turn)
+        plan.recent_tokens += turn.tokens
+
+
+def _add_lines(plan: ContextPlan, lines: Sequence[str], cap: int, counter: TokenCounter) -> None:
+    """Newest summary lines first. Line sizes add up (each line ends in a newline, where BPE never merges);
+    the final text is counted exactly and trimmed if the sum was short."""
+    chosen = list(plan.summary_lines)
+    remaining = list(lines[: len(lines) - len(chosen)])
+    total = plan.summary_tokens or counter.count(summary_text(["x"])) - counter.count("- x\n")
+    while remaining:
+        size = counter.count(f"- {remaining[-1]}\n")
+        if plan.recent_tokens + total + size > cap or plan.used - plan.summary_tokens + total + size > plan.budget:
+            break
+        chosen.insert(0, remaining.pop())
+        total += size
+    exact = counter.count(summary_text(chosen)) if chosen else 0
+    while chosen and plan.used - plan.summary_tokens + exact > plan.budget:
+        chosen.pop(0)
+        exact = counter.count(summary_text(chosen)) if chosen else 0
+    plan.summary_lines = chosen
+    plan.summary_tokens = exact
+
+
+def fill(
+    plan: ContextPlan,
+    memory: WorkingMemory,
+    tail: Sequence[SessionTurn],
+    memory_tokens: int,
+    counter: TokenCounter,
+) -> ContextPlan:
+    """After retrieval took ``memory_tokens``: older summary lines, then older turns, in what is left."""
+    plan.reserved = memory_tokens
+    _add_lines(plan, memory.episodes, plan.budget, counter)
+    _add_turns(plan, [*memory.recent, *tail], plan.budget, len(memory.recent) + len(tail))
+    return plan

@@ -1,0 +1,99 @@
+"""A session's working memory as the stores hold it: the compacted part (WorkingMemoryRepo) plus the
+turns that arrived after it (the session's turn memories). Read by the compact service and by the
+gateway's Fetch, so both see the same session, and no turn is lost between two compactions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acm.domain.compaction.engine import Rules, SessionTurn, WorkingMemory
+from acm.domain.models import Memory
+from acm.domain.schema import DEFAULT_AGENT, CompactionRules, default_schema
+from acm.domain.scope import Scope
+from acm.ports.stores import MemoryRepo, SchemaRepo
+from acm.ports.working_memory import WorkingMemoryRepo
+
+_ROLES = ("user", "assistant", "system", "tool")
+
+
+class SessionNotFound(Exception):
+    """No turns and no working memory for the session: it never existed, or it was forgotten."""
+
+
+def rules_of(c: CompactionRules, budget_tokens: int = 0) -> Rules:
+    return Rules(
+        budget_tokens=budget_tokens or c.budget_tokens,
+        soft_ratio=c.soft_ratio,
+        hard_ratio=c.hard_ratio,
+        recent_turns_verbatim=c.recent_turns_verbatim,
+        target_ratio=c.target_ratio,
+        summary_ratio=c.summary_ratio,
+        max_attempts=c.max_attempts,
+    )
+
+
+def session_turn(memory: Memory) -> SessionTurn:
+    """A turn memory ("<speaker>: <text>") as a working turn. A speaker "tool[<name>]" or "tool:<name>" is a
+    tool output of that tool; a named speaker (a person) speaks like a user."""
+    speaker, sep, _ = memory.text.partition(": ")
+    speaker = speaker if sep else ""
+    role, tool = "user", ""
+    low = speaker.lower()
+    if low in _ROLES:
+        role = low
+    elif low.startswith("tool"):
+        role, tool = "tool", speaker[4:].strip("[]: ")
+    return SessionTurn(
+        turn_id=memory.source_turn_ids[0] if memory.source_turn_ids else memory.memory_id,
+        role=role,
+        text=memory.text,
+        tokens=memory.token_count,
+        at=memory.created_at,
+        tool_name=tool,
+        speaker=speaker,
+    )
+
+
+@dataclass
+class SessionState:
+    """A session's working memory as stored, plus the turns that arrived after it (oldest first)."""
+
+    memory: WorkingMemory
+    tail: list[SessionTurn]
+    stored: bool
+    rules: Rules
+    local_only: bool
+
+
+@dataclass
+class LoadSession:
+    memories: MemoryRepo
+    working: WorkingMemoryRepo
+    schemas: SchemaRepo
+    max_session_turns: int
+
+    async def __call__(self, scope: Scope, budget_tokens: int = 0) -> SessionState:
+        if not scope.session_id:
+            raise ValueError("compaction needs scope.session_id")
+        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
+        stored = await self.working.get(scope)
+        memory = stored or WorkingMemory()
+        newest_first = await self._since(scope, memory)
+        kept = {r.turn_id for r in memory.recent}
+        # Flagged episodes (poisoning attempts) are kept for audit, never put back in front of the model.
+        turns = (session_turn(m) for m in reversed(newest_first) if m.kind == "turn")
+        tail = [t for t in turns if not memory.covers(t) and t.turn_id not in kept]
+        return SessionState(
+            memory, tail, stored is not None, rules_of(schema.compaction, budget_tokens), schema.compaction.local_only
+        )
+
+    async def _since(self, scope: Scope, memory: WorkingMemory) -> list[Memory]:
+        """The session's memories newer than the working memory's mark, newest first. Read in growing pages:
+        after a compaction the tail is short, so a fetch does not re-read the whole session."""
+        limit = min(64, self.max_session_turns)
+        while True:
+            rows = await self.memories.session_memories(scope, limit)
+            reached = memory.through_at is not None and rows and rows[-1].created_at < memory.through_at
+            if reached or len(rows) < limit or limit >= self.max_session_turns:
+                return rows
+            limit = min(limit * 4, self.max_session_turns)

@@ -1,0 +1,293 @@
+"""`acm bench coverage`: how much of each LoCoMo gold answer is in the context ACM assembles for the
+question, at a 2,000-token budget, after the whole conversation went into ONE session.
+
+    acm bench coverage --data locomo.json --json results/coverage.json [--limit 1] [--quick]
+
+Per conversation, every turn goes through the real pipeline (gRPC Ingest into an embedded ACM, one session,
+jobs awaited, vector index caught up); then one Compact RPC (what the compact service does on its own when
+the soft limit is crossed; the explicit call makes the end state independent of consumer timing). Each
+question with a gold answer is asked through gRPC Fetch in that session's scope (pinned state, retrieved
+memories, summary, recent turns). Coverage = the share of the answer's content words (lowercased, English
+stop words removed) found among the context's words. Side by side: the last 2,000 tokens of the
+conversation (truncation) and the whole conversation (the upper bound, with its token cost); both carry
+the session date lines, as a transcript would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from acm_cli.bench.locomo import CATEGORIES, Conversation, load_conversations, percentile, tokenize
+
+BUDGET = 2000
+SYSTEMS = ("acm", "truncation", "full")
+CUSTOMER = "coverage"
+AGENT = "coverage"
+SESSION = "all"
+PROGRESS_EVERY = 50
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "coverage",
+        help="gold-answer coverage of Fetch on LoCoMo at 2,000 tokens: ACM vs truncation vs whole conversation",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
+    p.add_argument("--json", dest="json_out", type=Path, help="write the results here")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N conversations")
+    p.add_argument("--quick", action="store_true", help="first conversation, first 60 turns, 20 questions")
+    p.add_argument("--data-dir", type=Path, help="embedded ACM's data (default: a fresh temporary folder)")
+    p.set_defaults(run=run)
+
+
+def answer_words(answer: object) -> set[str]:
+    return set(tokenize(str(answer)))
+
+
+def coverage(answer: object, context: str) -> float | None:
+    wanted = answer_words(answer)
+    if not wanted:
+        return None
+    return len(wanted & set(tokenize(context))) / len(wanted)
+
+
+def transcript(conv: Conversation, dates: dict[int, str]) -> list[tuple[int, str]]:
+    """(session, line) of the conversation as a transcript: a date line opens each session."""
+    lines: list[tuple[int, str]] = []
+    seen: set[int] = set()
+    for t in conv.turns:
+        if t.session not in seen:
+            seen.add(t.session)
+            lines.append((t.session, f"[session {t.session}, {dates.get(t.session, '')}]"))
+        lines.append((t.session, t.item_text))
+    return lines
+
+
+def last_tokens(lines: Sequence[str], sizes: Sequence[int], budget: int) -> list[str]:
+    kept: list[str] = []
+    total = 0
+    for line, size in zip(reversed(lines), reversed(sizes), strict=True):
+        if total + size > budget:
+            break
+        kept.insert(0, line)
+        total += size
+    return kept
+
+
+async def run(args: argparse.Namespace) -> None:
+    if not args.data.is_file():
+        raise SystemExit(f"no such file: {args.data}")
+    await run_benchmark(args.data, args.json_out, 1 if args.quick else args.limit, args.quick, args.data_dir)
+
+
+async def run_benchmark(
+    data: Path, json_out: Path | None, limit: int | None, quick: bool, data_dir: Path | None
+) -> dict[str, Any]:
+    import tempfile
+
+    from rich.console import Console
+
+    console = Console(soft_wrap=True)
+    raw = json.loads(await asyncio.to_thread(data.read_text))[:limit]
+    conversations = load_conversations(data, limit)
+    t0 = time.perf_counter()
+    console.print(
+        f"[bold]coverage[/bold] {data.name}: {len(conversations)} conversations, "
+        f"{sum(len(c.turns) for c in conversations)} turns; budget {BUDGET}"
+    )
+    if data_dir is None:
+        with tempfile.TemporaryDirectory(prefix="acm-bench-coverage-") as tmp:
+            rows, ops = await _run_all(conversations, raw, Path(tmp), quick, console, t0)
+    else:
+        rows, ops = await _run_all(conversations, raw, data_dir, quick, console, t0)
+    result = _result(rows, ops, data, quick, time.perf_counter() - t0)
+    _print(console, result)
+    if json_out:
+        await asyncio.to_thread(_write, json_out, json.dumps(result, indent=2) + "\n")
+        console.print(f"wrote {json_out}")
+    return result
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+async def _run_all(
+    conversations: Sequence[Conversation],
+    raw: Sequence[dict[str, Any]],
+    data_dir: Path,
+    quick: bool,
+    console: Any,
+    t0: float,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from acm.adapters.tokenizer import TiktokenCounter
+    from acm.client import AcmClient
+    from acm.domain.models import Role
+    from acm.v1 import common_pb2
+    from acm_cli.bench.locomo import wait_until_indexed
+    from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+
+    counter = TiktokenCounter()
+    rows: list[dict[str, Any]] = []
+    ops: dict[str, Any] = {"compactions": [], "fetch_ms": [], "ingest_s": 0.0, "notices": 0}
+    settings = EmbeddedSettings(data_dir=data_dir, listen_addr="127.0.0.1:0")
+    async with EmbeddedAcm(settings) as acm, AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=120) as client:
+        for conv, item in zip(conversations, raw, strict=True):
+            turns = list(conv.turns[:60] if quick else conv.turns)
+            scope = common_pb2.Scope(customer_id=CUSTOMER, user_id=conv.sample_id, agent_id=AGENT, session_id=SESSION)
+            start = time.perf_counter()
+            jobs = []
+            for turn in turns:
+                response = await client.ingest(
+                    scope,
+                    turn.content,
+                    Role.USER,
+                    occurred_at=turn.occurred_at,
+                    turn_id=turn.turn_id,
+                    metadata={"speaker": turn.speaker},
+                )
+                jobs.append(response.job_id)
+            for job_id in jobs:
+                await client.wait_job(scope, job_id, timeout_s=600)
+            await wait_until_indexed(acm)
+            ops["ingest_s"] += time.perf_counter() - start
+            compaction = await client.compact(scope)
+            ops["compactions"].append(
+                {
+                    "outcome": compaction.outcome,
+                    "ratio": round(compaction.ratio, 4),
+                    "verified": compaction.verified,
+                    "attempts": compaction.attempts,
+                    "latency_ms": round(compaction.latency_ms, 1),
+                    "tokens_before": compaction.tokens_before,
+                    "tokens_after": compaction.tokens_after,
+                }
+            )
+            console.print(
+                f"{conv.sample_id}: {len(turns)} turns in one session in {time.perf_counter() - start:.0f} s; "
+                f"compact → "
+                f"{compaction.outcome}, {compaction.tokens_before} → {compaction.tokens_after} tokens, verified "
+                f"{compaction.verified} [{time.perf_counter() - t0:.0f} s]"
+            )
+            conversation = item["conversation"]
+            dates = {t.session: str(conversation.get(f"session_{t.session}_date_time", "")) for t in turns}
+            lines = [line for _s, line in transcript(Conversation(conv.sample_id, tuple(turns), ()), dates)]
+            sizes = [counter.count(line + "\n") for line in lines]
+            full_text = "\n".join(lines)
+            full_tokens = counter.count(full_text)
+            trunc_text = "\n".join(last_tokens(lines, sizes, BUDGET))
+            trunc_tokens = counter.count(trunc_text)
+            known = {t.turn_id.split(":", 1)[1] for t in turns}
+            qas = [qa for qa in item.get("qa", []) if "answer" in qa]
+            if quick:
+                qas = [qa for qa in qas if set(map(str, qa.get("evidence") or [])) <= known][:20]
+            for i, qa in enumerate(qas, start=1):
+                began = time.perf_counter()
+                fetched = await client.fetch(scope, str(qa["question"]), BUDGET)
+                ops["fetch_ms"].append((time.perf_counter() - began) * 1000)
+                ops["notices"] += bool(fetched.notice)
+                scores = {
+                    "acm": coverage(qa["answer"], fetched.context),
+                    "truncation": coverage(qa["answer"], trunc_text),
+                    "full": coverage(qa["answer"], full_text),
+                }
+                if scores["full"] is None:
+                    continue
+                rows.append(
+                    {
+                        "category": int(qa["category"]),
+                        "coverage": scores,
+                        "tokens": {"acm": fetched.context_tokens, "truncation": trunc_tokens, "full": full_tokens},
+                        "parts": {p.name: p.tokens for p in fetched.parts},
+                    }
+                )
+                if i % PROGRESS_EVERY == 0 or i == len(qas):
+                    done = [r for r in rows if r["coverage"]["acm"] is not None]
+                    mean = 100 * sum(r["coverage"]["acm"] for r in done) / max(len(done), 1)
+                    console.print(
+                        f"  {conv.sample_id}: {i}/{len(qas)} questions; acm coverage so far {mean:.1f} % "
+                        f"[{time.perf_counter() - t0:.0f} s]"
+                    )
+    return rows, ops
+
+
+def _summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in SYSTEMS:
+        values = [r["coverage"][name] for r in rows]
+        tokens = [r["tokens"][name] for r in rows]
+        out[name] = {
+            "coverage_pct": round(100 * sum(values) / len(values), 1) if values else None,
+            "tokens_per_question": round(sum(tokens) / len(tokens), 1) if tokens else None,
+            "n": len(values),
+        }
+    return out
+
+
+def _result(
+    rows: Sequence[dict[str, Any]], ops: dict[str, Any], data: Path, quick: bool, duration: float
+) -> dict[str, Any]:
+    systems = _summary(rows)
+    by_category: dict[str, Any] = {}
+    grouped: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        grouped[r["category"]].append(r)
+    for category, items in sorted(grouped.items()):
+        by_category[f"{category} {CATEGORIES.get(category, '?')}"] = _summary(items)
+    acm, full = systems["acm"], systems["full"]
+    parts: dict[str, float] = defaultdict(float)
+    for r in rows:
+        for name, tokens in r["parts"].items():
+            parts[name] += tokens / len(rows)
+    if acm["coverage_pct"] is not None and full["coverage_pct"] is not None:
+        systems["acm"]["gap_to_full_points"] = round(full["coverage_pct"] - acm["coverage_pct"], 1)
+        systems["acm"]["token_share_of_full_pct"] = round(
+            100 * acm["tokens_per_question"] / full["tokens_per_question"], 1
+        )
+        systems["acm"]["mean_part_tokens"] = {k: round(v, 1) for k, v in parts.items()}
+    return {
+        "systems": systems,
+        "by_category": by_category,
+        "run": {
+            "data": data.name,
+            "quick": quick,
+            "budget_tokens": BUDGET,
+            "questions": len(rows),
+            "compactions": ops["compactions"],
+            "fetch_p50_ms": round(percentile(ops["fetch_ms"], 50), 2) if ops["fetch_ms"] else None,
+            "fetch_p95_ms": round(percentile(ops["fetch_ms"], 95), 2) if ops["fetch_ms"] else None,
+            "fetches_with_notice": ops["notices"],
+            "ingest_s": round(ops["ingest_s"], 1),
+            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "duration_s": round(duration, 1),
+        },
+    }
+
+
+def _print(console: Any, result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"gold-answer coverage at {BUDGET} tokens ({result['run']['questions']} questions)")
+    for col in ("system", "coverage %", "tokens / question"):
+        table.add_column(col, justify="left" if col == "system" else "right")
+    for name in SYSTEMS:
+        s = result["systems"][name]
+        table.add_row(name, str(s["coverage_pct"]), str(s["tokens_per_question"]))
+    console.print(table)
+    acm = result["systems"]["acm"]
+    console.print(
+        f"acm: {acm.get('gap_to_full_points')} points below the whole conversation at "
+        f"{acm.get('token_share_of_full_pct')} % of its tokens; parts {acm.get('mean_part_tokens')}; "
+        f"fetch p50 {result['run']['fetch_p50_ms']} ms, p95 {result['run']['fetch_p95_ms']} ms"
+    )

@@ -1,0 +1,229 @@
+"""`acm bench retention`: are the planted facts still in the context after a long enterprise session?
+
+    acm bench retention --json results/retention.json [--sessions 8] [--quick]
+
+Sessions come from a seeded generator (acm_cli.bench.workflows: procurement approvals, support tickets,
+incident response, deployments; 200-500 turns; facts early and late, in prose and buried in noisy tool
+outputs, some superseded later). Each session runs through truncation, a rolling summary without
+verification, ACM, and ACM whose every first attempt is that lossy summary (acm_cli.bench.simulate);
+after the last turn the context is assembled at a
+4,000-token budget. Scores:
+- retention: the share of the planted facts that are still current (entity, attribute, latest value)
+  found in the context, the value in a segment (pinned line, summary line, turn) that names the entity;
+- stale as current: of the (entity, attribute) pairs whose value changed, the share where the context
+  presents an older value as the current one (the entity's pinned line if it has one, else the latest
+  segment naming the entity and one of the values);
+plus ACM's compaction latency (p50 / p95), verification failure rate and attempts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from acm_cli.bench.workflows import KINDS, PlantedFact, Session, generate
+
+SYSTEMS = ("acm", "acm_lossy_drafts", "summary_unverified", "truncation")
+BUDGET = 4000
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "retention",
+        help="planted-fact retention after long sessions: ACM vs truncation vs summary",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--json", dest="json_out", type=Path, help="write the results here")
+    p.add_argument("--sessions", type=int, default=12, help="sessions (kinds in turn; default 12)")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--quick", action="store_true", help="2 short sessions (smoke test)")
+    p.set_defaults(run=run)
+
+
+def _value_in(value: str, segment: str) -> bool:
+    from acm.domain.compaction import atoms as A
+
+    amounts = A.amounts(value)
+    if amounts:
+        return amounts[0][1] in {n for _raw, n in A.amounts(segment)}
+    days = A.dates(value)
+    if days:
+        return days[0] in A.dates(segment)
+    return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", segment, re.IGNORECASE) is not None
+
+
+def retained(fact: PlantedFact, segments: Sequence[str]) -> bool:
+    return any(fact.entity in s and _value_in(fact.value, s) for s in segments)
+
+
+def presented(entity: str, values: Sequence[str], segments: Sequence[str]) -> str | None:
+    """The value the context gives as current for the entity's attribute (see the module doc)."""
+    pinned = [s for s in segments if s.startswith(f"{entity} (")]
+    ordered = pinned or [s for s in reversed(segments) if entity in s]
+    for s in ordered:
+        hits = [(s.lower().rfind(v.lower()), v) for v in values if _value_in(v, s)]
+        if hits:
+            return max(hits)[1]
+    return None
+
+
+def score(session: Session, segments: Sequence[str]) -> dict[str, int]:
+    current = [f for f in session.facts if f.current]
+    history: dict[tuple[str, str], list[PlantedFact]] = {}
+    for f in session.facts:
+        history.setdefault((f.entity, f.attribute), []).append(f)
+    changed = {k: v for k, v in history.items() if len({f.value for f in v}) > 1}
+    stale = 0
+    for (entity, _attr), facts in changed.items():
+        now = next(f.value for f in facts if f.current)
+        shown = presented(entity, [f.value for f in facts], segments)
+        if shown is not None and shown != now:
+            stale += 1
+    return {
+        "current_facts": len(current),
+        "retained": sum(retained(f, segments) for f in current),
+        "changed_pairs": len(changed),
+        "stale_presented": stale,
+    }
+
+
+def _pct(a: float, b: float) -> float | None:
+    return round(100 * a / b, 1) if b else None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    lo, hi = int(pos), min(int(pos) + 1, len(ordered) - 1)
+    return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo), 2)
+
+
+def compaction_stats(results: Sequence[Any], latencies: Sequence[float]) -> dict[str, Any]:
+    n = len(results)
+    failed = sum(1 for r in results if not r.verified)
+    retried = sum(1 for r in results if r.attempts > 1 or not r.verified)
+    return {
+        "compactions": n,
+        "latency_p50_ms": percentile(latencies, 50),
+        "latency_p95_ms": percentile(latencies, 95),
+        "verification_failure_rate_pct": _pct(failed, n),
+        "first_attempt_rejected_pct": _pct(retried, n),
+        "mean_ratio": round(sum(r.ratio for r in results) / n, 3) if n else None,
+        "outcomes": {o: sum(1 for r in results if r.outcome == o) for o in sorted({r.outcome for r in results})},
+    }
+
+
+async def run(args: argparse.Namespace) -> None:
+    run_benchmark(args.json_out, 2 if args.quick else args.sessions, args.seed, quick=args.quick)
+
+
+def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool = False) -> dict[str, Any]:
+    import random
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from acm.adapters.tokenizer import TiktokenCounter
+    from acm.domain.compaction.engine import Rules
+    from acm_cli.bench import simulate
+
+    console = Console(soft_wrap=True)
+    counter = TiktokenCounter()
+    rules = Rules(budget_tokens=BUDGET)
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    totals = {s: {"current_facts": 0, "retained": 0, "changed_pairs": 0, "stale_presented": 0} for s in SYSTEMS}
+    tokens: dict[str, list[int]] = {s: [] for s in SYSTEMS}
+    results: list[Any] = []
+    latencies: list[float] = []
+    lossy_results: list[Any] = []
+    lossy_latencies: list[float] = []
+    per_session = []
+    for i in range(sessions):
+        kind = KINDS[i % len(KINDS)]
+        n = 60 if quick else rng.randint(200, 500)
+        session = generate(kind, n, seed * 1000 + i, entities=4 if quick else 8)
+        turns = simulate.session_turns(session.turns, counter)
+        runs = {
+            "truncation": simulate.truncation(turns, BUDGET),
+            "summary_unverified": simulate.summary_unverified(turns, rules, counter),
+            "acm": simulate.acm(turns, rules, counter),
+            "acm_lossy_drafts": simulate.acm(turns, rules, counter, lossy_drafts=True),
+        }
+        row: dict[str, Any] = {"kind": kind, "turns": n, "session_tokens": sum(t.tokens for t in turns)}
+        for name, r in runs.items():
+            s = score(session, r.segments)
+            for k, v in s.items():
+                totals[name][k] += v
+            tokens[name].append(r.context_tokens)
+            row[name] = {**s, "context_tokens": r.context_tokens}
+        results += runs["acm"].compactions
+        latencies += runs["acm"].latencies_ms
+        lossy_results += runs["acm_lossy_drafts"].compactions
+        lossy_latencies += runs["acm_lossy_drafts"].latencies_ms
+        per_session.append(row)
+        console.print(
+            f"session {i + 1}/{sessions} {kind}, {n} turns, {row['session_tokens']} tokens: retention "
+            + ", ".join(f"{s} {_pct(row[s]['retained'], row[s]['current_facts'])} %" for s in SYSTEMS)
+            + f" [{time.perf_counter() - t0:.0f} s]"
+        )
+    systems: dict[str, dict[str, Any]] = {
+        name: {
+            "retention_pct": _pct(t["retained"], t["current_facts"]),
+            "stale_presented_as_current_pct": _pct(t["stale_presented"], t["changed_pairs"]),
+            "current_facts": t["current_facts"],
+            "retained": t["retained"],
+            "changed_pairs": t["changed_pairs"],
+            "stale_presented": t["stale_presented"],
+            "mean_context_tokens": round(sum(tokens[name]) / len(tokens[name]), 1) if tokens[name] else None,
+        }
+        for name, t in totals.items()
+    }
+    systems["acm"]["compaction"] = compaction_stats(results, latencies)
+    systems["acm_lossy_drafts"]["compaction"] = compaction_stats(lossy_results, lossy_latencies)
+    result = {
+        "systems": systems,
+        "sessions": per_session,
+        "run": {
+            "budget_tokens": BUDGET,
+            "sessions": sessions,
+            "seed": seed,
+            "rules": {
+                k: getattr(rules, k)
+                for k in ("soft_ratio", "hard_ratio", "recent_turns_verbatim", "target_ratio", "summary_ratio")
+            },
+            "encoding": "cl100k_base",
+            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "duration_s": round(time.perf_counter() - t0, 1),
+        },
+    }
+    table = Table(title=f"fact retention at a {BUDGET}-token context, {sessions} sessions")
+    for col in ("system", "retention %", "stale as current %", "context tokens"):
+        table.add_column(col, justify="left" if col == "system" else "right")
+    for name in SYSTEMS:
+        s = systems[name]
+        table.add_row(
+            name, str(s["retention_pct"]), str(s["stale_presented_as_current_pct"]), str(s["mean_context_tokens"])
+        )
+    console.print(table)
+    for name in ("acm", "acm_lossy_drafts"):
+        c = systems[name]["compaction"]
+        console.print(
+            f"{name} compactions: {c['compactions']}, latency p50 {c['latency_p50_ms']} ms / p95 "
+            f"{c['latency_p95_ms']} ms, verification failures {c['verification_failure_rate_pct']} %, first attempt "
+            f"rejected {c['first_attempt_rejected_pct']} %, outcomes {c['outcomes']}"
+        )
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(result, indent=2) + "\n")
+        console.print(f"wrote {json_out}")
+    return result

@@ -1,0 +1,160 @@
+"""Run one generated session through three context strategies, turn by turn, as an agent would:
+
+- ``truncation``: the newest turns that fit the window (a sliding window);
+- ``summary_unverified``: a rolling summary with no pinned state and no verifier (each older turn cut to
+  its gist: its first sentence, a tool output to "called <tool>"), capped like ACM's summary, plus the
+  newest turns;
+- ``acm_lossy_drafts``: the same, but every first attempt is the lossy gist summary (standing in for an
+  unfaithful LLM), so the verifier must reject it and back off;
+- ``acm``: ACM's compaction engine (acm.domain.compaction) at the agent schema's defaults: soft limit →
+  verified compaction; the context is assembled by the same code Fetch uses (without retrieved memories).
+
+Each returns the context the model would see after the last turn (as segments: pinned lines, summary
+lines, turns) and the tokens of every prompt along the way."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from acm.domain.compaction import atoms as A
+from acm.domain.compaction.engine import (
+    CompactionResult,
+    Rules,
+    SessionTurn,
+    WorkingMemory,
+    compact,
+    fill,
+    first_cut,
+    plan_context,
+    summary_text,
+    working_tokens,
+)
+from acm.domain.compaction.noise import clean
+from acm.domain.tokens import TokenCounter
+from acm_cli.bench.workflows import GenTurn
+
+T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
+
+
+@dataclass
+class Run:
+    segments: list[str] = field(default_factory=list)  # the final context, in prompt order
+    context_tokens: int = 0
+    prompt_tokens: list[int] = field(default_factory=list)  # per turn
+    extra_tokens: int = 0  # compaction / summarisation work (what a model would read and write)
+    compactions: list[CompactionResult] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    notice: str = ""
+
+
+def session_turns(turns: Sequence[GenTurn], counter: TokenCounter) -> list[SessionTurn]:
+    out = []
+    for i, t in enumerate(turns):
+        speaker = t.role if t.role != "tool" else f"tool[{t.tool_name}]"
+        text = f"{speaker}: {t.text}"
+        out.append(
+            SessionTurn(f"t{i}", t.role, text, counter.count(text), T0 + timedelta(minutes=i), t.tool_name, speaker)
+        )
+    return out
+
+
+def truncation(turns: Sequence[SessionTurn], budget: int) -> Run:
+    run = Run()
+    window: list[SessionTurn] = []
+    for turn in turns:
+        window.append(turn)
+        while window and sum(t.tokens for t in window) > budget:
+            window.pop(0)
+        run.prompt_tokens.append(sum(t.tokens for t in window))
+    run.segments = [t.text for t in window]
+    run.context_tokens = run.prompt_tokens[-1] if run.prompt_tokens else 0
+    return run
+
+
+def append_all(turns: Sequence[SessionTurn]) -> Run:
+    run = Run()
+    total = 0
+    for turn in turns:
+        total += turn.tokens
+        run.prompt_tokens.append(total)
+    run.segments = [t.text for t in turns]
+    run.context_tokens = total
+    return run
+
+
+def _gist(turn: SessionTurn) -> str:
+    if turn.role == "tool":
+        return f"called {turn.tool_name or 'a tool'}"
+    first = A.sentences(clean(turn.body))[:1]
+    words = first[0].split()[:25] if first else []
+    return f"{turn.speaker or turn.role}: {' '.join(words)}" if words else ""
+
+
+def summary_unverified(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> Run:
+    run = Run()
+    lines: list[str] = []
+    window: list[SessionTurn] = []
+    cap = int(rules.budget_tokens * rules.summary_ratio)
+    for turn in turns:
+        window.append(turn)
+        if counter.count(summary_text(lines)) + sum(t.tokens for t in window) >= rules.soft_limit:
+            start = time.perf_counter()
+            target = int(rules.budget_tokens * rules.target_ratio)
+            keep: list[SessionTurn] = []
+            for t in reversed(window):
+                if len(keep) >= rules.recent_turns_verbatim or sum(k.tokens for k in keep) + t.tokens > target:
+                    break
+                keep.insert(0, t)
+            old = window[: len(window) - len(keep)]
+            run.extra_tokens += sum(t.tokens for t in old) + counter.count(summary_text(lines))
+            lines += [g for g in (_gist(t) for t in old) if g]
+            while lines and counter.count(summary_text(lines)) > cap:
+                lines.pop(0)  # a rolling summary forgets its oldest part
+            run.extra_tokens += counter.count(summary_text(lines))
+            window = keep
+            run.latencies_ms.append((time.perf_counter() - start) * 1000)
+        shown = list(window)
+        while shown and counter.count(summary_text(lines)) + sum(t.tokens for t in shown) > rules.budget_tokens:
+            shown.pop(0)
+        run.prompt_tokens.append(counter.count(summary_text(lines)) + sum(t.tokens for t in shown))
+        run.segments = [*lines, *(t.text for t in shown)]
+    run.context_tokens = run.prompt_tokens[-1] if run.prompt_tokens else 0
+    return run
+
+
+def lossy_draft(memory: WorkingMemory, tail: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> list[str]:
+    """What an unfaithful summariser would write for the first span: the gist lines of summary_unverified."""
+    span = [*memory.recent, *tail][: first_cut(memory, tail, rules, counter)]
+    return [g for g in (_gist(t) for t in span) if g]
+
+
+def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter, lossy_drafts: bool = False) -> Run:
+    """ACM's engine; with ``lossy_drafts`` every first attempt is a lossy draft (as a careless LLM would write),
+    so the verifier has to catch it and back off."""
+    run = Run()
+    memory = WorkingMemory()
+    tail: list[SessionTurn] = []
+    for turn in turns:
+        tail.append(turn)
+        if working_tokens(memory, tail, counter) >= rules.soft_limit:
+            start = time.perf_counter()
+            draft = lossy_draft(memory, tail, rules, counter) if lossy_drafts else None
+            result = compact(memory, tail, rules, counter, draft)
+            run.latencies_ms.append((time.perf_counter() - start) * 1000)
+            run.compactions.append(result)
+            run.extra_tokens += result.work_tokens
+            if result.memory is not None:
+                memory, tail = result.memory, []
+        plan = fill(plan_context(memory, tail, rules.budget_tokens, counter), memory, tail, 0, counter)
+        run.prompt_tokens.append(plan.used)
+        run.segments = [
+            *(e.render() for e in plan.pinned_state.entities.values()),
+            *plan.summary_lines,
+            *(t.text for t in plan.recent),
+        ]
+        run.notice = plan.notice()
+    run.context_tokens = run.prompt_tokens[-1] if run.prompt_tokens else 0
+    return run

@@ -1,0 +1,177 @@
+"""Fetch for a session: pinned state, retrieved memories, episodic summary, recent turns — in that order,
+within the budget, each part with its exact token count (tiktoken, the request's encoding)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from acm.convert import ROLE_TO_PB, scope_to_pb, ts
+from acm.domain.compaction.engine import ContextDoesNotFit, ContextPlan, SessionTurn, fill, plan_context
+from acm.domain.compaction.pinned import PinnedState
+from acm.domain.compaction.record import CompactionRecord
+from acm.domain.models import Role
+from acm.domain.scope import Scope
+from acm.domain.tokens import TokenCounter
+from acm.ports.retriever import Retriever
+from acm.session_memory import LoadSession
+from acm.v1 import common_pb2, gateway_pb2, retrieve_pb2
+
+SEPARATOR = "\n\n"
+MEMORIES_HEADER = "Relevant memories:"
+RECENT_HEADER = "Recent turns:"
+MEMORY_SHARE = 0.5  # of what the pinned state leaves, kept for retrieved memories when there is a query
+
+
+def _memories_text(memories: Sequence[common_pb2.Memory]) -> str:
+    return (MEMORIES_HEADER + "\n" + "\n".join(f"- {m.text}" for m in memories)) if memories else ""
+
+
+def _recent_text(turns: Sequence[SessionTurn]) -> str:
+    return (RECENT_HEADER + "\n" + "\n".join(t.text for t in turns)) if turns else ""
+
+
+def pinned_to_pb(state: PinnedState) -> list[gateway_pb2.PinnedEntity]:
+    return [
+        gateway_pb2.PinnedEntity(
+            key=e.key,
+            type=e.type,
+            attributes=e.attributes,
+            source_turn_ids=list(e.source_turn_ids),
+            updated_at=ts(e.updated_at),
+        )
+        for e in state.entities.values()
+    ]
+
+
+def _turn_pb(turn: SessionTurn) -> common_pb2.Turn:
+    role = Role(turn.role) if turn.role in {r.value for r in Role} else Role.USER
+    return common_pb2.Turn(
+        turn_id=turn.turn_id,
+        role=ROLE_TO_PB[role],
+        content=turn.body,
+        occurred_at=ts(turn.at),
+        tool_name=turn.tool_name,
+        metadata={"speaker": turn.speaker} if turn.speaker else {},
+    )
+
+
+def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
+    return gateway_pb2.Compaction(
+        compaction_id=record.compaction_id,
+        outcome=record.outcome,
+        tokens_before=record.tokens_before,
+        tokens_after=record.tokens_after,
+        ratio=record.ratio,
+        verified=record.verified,
+        attempts=record.attempts,
+        missing_atoms=list(record.missing_atoms),
+        unsupported_atoms=list(record.unsupported_atoms),
+        turns_replaced=record.turns_replaced,
+        turns_verbatim=record.turns_verbatim,
+        created_at=ts(record.created_at),
+        message=record.message,
+        latency_ms=record.latency_ms,
+    )
+
+
+@dataclass
+class SessionContext:
+    load: LoadSession
+    retriever: Retriever
+    tokens: TokenCounter
+
+    async def __call__(
+        self, scope: Scope, request: gateway_pb2.FetchRequest, budget: int
+    ) -> gateway_pb2.FetchResponse | None:
+        """The assembled context, or None when the session has nothing yet (the caller fetches memories only).
+        Raises ContextDoesNotFit when not even the pinned state fits."""
+        encoding = request.encoding or "cl100k_base"
+        state = await self.load(scope)
+        if not state.stored and not state.tail:
+            return None
+        count: Callable[[str], int] = lambda text: self.tokens.count(text, encoding)  # noqa: E731
+        # Headers and separators are paid from the budget up front, so the parts can use the rest.
+        overhead = 3 * count(SEPARATOR) + count(MEMORIES_HEADER + "\n") + count(RECENT_HEADER + "\n")
+        inner = max(budget - overhead, 0)
+        share = MEMORY_SHARE if request.query else 0.0
+        try:
+            plan = plan_context(state.memory, state.tail, inner, self.tokens, share, state.rules.recent_turns_verbatim)
+        except ContextDoesNotFit as exc:
+            # The caller's numbers: its budget, and what the degraded context needs with the headers.
+            detail = str(exc).partition(": ")[2]
+            raise ContextDoesNotFit(exc.needed + overhead, budget, detail) from None
+        memories: list[common_pb2.Memory] = []
+        dropped = 0
+        if request.query and plan.memory_budget > 0:
+            answer = await self.retriever.retrieve(
+                retrieve_pb2.RetrieveRequest(
+                    scope=scope_to_pb(scope),
+                    query=request.query,
+                    budget_tokens=plan.memory_budget,
+                    encoding=encoding,
+                    tiers=list(request.tiers),
+                    as_of=request.as_of,
+                )
+            )
+            dropped = answer.dropped
+            memories = list(answer.memories)
+        fill(plan, state.memory, state.tail, sum(m.token_count for m in memories) + 2 * len(memories), self.tokens)
+        response = self._response(plan, memories, dropped, budget, encoding, count)
+        latest = await self.load.working.compactions(scope, 1)
+        if latest:
+            response.last_compaction.CopyFrom(compaction_to_pb(latest[0]))
+        return response
+
+    def _response(
+        self,
+        plan: ContextPlan,
+        memories: list[common_pb2.Memory],
+        dropped: int,
+        budget: int,
+        encoding: str,
+        count: Callable[[str], int],
+    ) -> gateway_pb2.FetchResponse:
+        texts = {
+            "pinned": plan.pinned_text,
+            "memories": _memories_text(memories),
+            "summary": plan.summary,
+            "recent": _recent_text(plan.recent),
+        }
+
+        def total() -> int:
+            return count(SEPARATOR.join(t for t in texts.values() if t))
+
+        # Exact count in the request's encoding; if the plan's estimate was short, shed the least needed
+        # first (the lowest-ranked memory, then the oldest summary line, then the oldest turn but the last).
+        while total() > budget:
+            if memories:
+                memories.pop()
+                dropped += 1
+                texts["memories"] = _memories_text(memories)
+            elif plan.summary_lines:
+                plan.summary_lines.pop(0)
+                texts["summary"] = plan.summary
+            elif plan.recent:
+                plan.recent.pop(0)
+                texts["recent"] = _recent_text(plan.recent)
+            else:
+                detail = f"the pinned state alone needs {total()} {encoding} tokens"
+                raise ContextDoesNotFit(total(), budget, detail)
+        parts = [gateway_pb2.ContextPart(name=n, tokens=count(t), text=t) for n, t in texts.items() if t]
+        context = SEPARATOR.join(t for t in texts.values() if t)
+        return gateway_pb2.FetchResponse(
+            memories=memories,
+            # As without a session: the memories' tokens. The whole context's count is context_tokens.
+            total_tokens=sum(m.token_count for m in memories),
+            context_tokens=count(context),
+            budget_tokens=budget,
+            dropped=dropped,
+            encoding=encoding,
+            pinned=pinned_to_pb(plan.pinned_state),
+            summary=plan.summary,
+            recent_turns=[_turn_pb(t) for t in plan.recent],
+            parts=parts,
+            context=context,
+            notice=plan.notice(),
+        )
