@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import grpc
 
-from acm.bootstrap import Relational, open_bus, open_relational
+from acm.adapters.prefetching_retriever import PrefetchingRetriever
+from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
+from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
+from acm_gateway.architect_client import GrpcArchitect
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.settings import GatewaySettings
 from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob, RequestForget
@@ -17,13 +21,22 @@ from acm_gateway.usecases import AcceptTurn, Authenticator, FetchContext, GetJob
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 
 
-def build_servicer(rel: Relational, bus: EventBus, retriever: Retriever, settings: GatewaySettings) -> GatewayServicer:
+def build_servicer(
+    rel: Relational,
+    bus: EventBus,
+    retriever: Retriever,
+    settings: GatewaySettings,
+    architect: Architect | None = None,
+) -> GatewayServicer:
+    """``retriever`` is the full retrieval, or a PrefetchingRetriever around it (Fetch consults the
+    session's prefetch pool first)."""
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
         accept_turn=AcceptTurn(bus, rel.jobs, rel.schemas, settings.max_turn_bytes),
         get_job=GetJob(rel.jobs),
         fetch=FetchContext(retriever, settings.default_budget_tokens, settings.max_budget_tokens),
         forget=RequestForget(bus, rel.jobs, rel.audit),
+        agents=Agents(architect) if architect is not None else None,
     )
 
 
@@ -40,9 +53,15 @@ async def run(settings: GatewaySettings) -> None:
     # round_robin over every address the name resolves to (a headless Service in k8s), so one
     # gateway spreads its calls over all retrieve replicas instead of pinning one.
     channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
-    servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
+    architect_channel = grpc.aio.insecure_channel(
+        settings.architect_addr, options=[("grpc.lb_policy_name", "round_robin")]
+    )
+    cache = await open_cache(settings.cache_url, timeout)
+    retriever = PrefetchingRetriever(GrpcRetriever(channel, settings.rpc_timeout_s), cache)
+    architect = GrpcArchitect(architect_channel, settings.rpc_timeout_s)
+    servicer = build_servicer(rel, bus, retriever, settings, architect)
     server = build_server(servicer, settings.listen_addr)
-    await serve_until_stopped("gateway", server, bus, [rel], channels=[channel])
+    await serve_until_stopped("gateway", server, bus, [rel, cache], channels=[channel, architect_channel])
 
 
 def main() -> None:

@@ -9,6 +9,8 @@ class GatewaySettings(ServiceSettings):
     database_url: str
     bus_url: str
     retrieve_addr: str  # host:port of the retrieve service
+    architect_addr: str  # host:port of the architect service (DefineAgent, GetAgent, ListAgents)
+    cache_url: str  # where the anticipate service keeps each session's prefetch pool
     listen_addr: str = "127.0.0.1:50051"
     max_turn_bytes: int = Field(65536, gt=0)
     default_budget_tokens: int = Field(2000, gt=0)

@@ -1,0 +1,121 @@
+"""A Retriever that serves Fetch from the session's prefetch pool when it can, else the full retrieval.
+
+The pool (warmed by the anticipate service, acm.prefetch_state) is used only when it is fresh (the write
+generations it was built under are still current: any write into a scope it could see, or a Forget,
+makes it stale), it belongs to the exact scope and agent asking, and it covers the question
+(acm.domain.prefetch.MIN_COVERAGE). The decoded pool and its index are kept per session while its
+version stays the same, so a hit costs three small cache reads and a ranking of a few hundred items."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
+from acm.domain.prefetch import MIN_COVERAGE, PoolEntry, PoolIndex
+from acm.domain.scope import Scope
+from acm.domain.timeparse import query_window
+from acm.domain.tokens import DEFAULT_ENCODING, pack
+from acm.ports.retriever import Retriever
+from acm.ports.stores import Cache
+from acm.prefetch_state import load_pool, load_version, read_generations
+from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
+
+
+@dataclass
+class _Decoded:
+    version: str
+    pool: architect_pb2.PrefetchPool
+    index: PoolIndex
+
+
+class PrefetchingRetriever:
+    """Implements acm.ports.retriever.Retriever around another Retriever."""
+
+    def __init__(
+        self, inner: Retriever, cache: Cache, *, min_coverage: float = MIN_COVERAGE, memo_sessions: int = 4096
+    ) -> None:
+        self.inner = inner
+        self._cache = cache
+        self._min_coverage = min_coverage
+        self._memo: OrderedDict[tuple[str, ...], _Decoded] = OrderedDict()
+        self._memo_max = memo_sessions
+        self.outcomes: Counter[str] = Counter()  # "hit", "miss_cold", "miss_stale", "miss_uncovered", ...
+
+    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+        served = await self._from_pool(request)
+        if served is not None:
+            self.outcomes["hit"] += 1
+            return served
+        return await self.inner.retrieve(request)
+
+    def _miss(self, reason: str) -> None:
+        self.outcomes[f"miss_{reason}"] += 1
+
+    async def _from_pool(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse | None:
+        query = request.query
+        if not query.strip() or request.budget_tokens <= 0:
+            return None  # no question to predict for; the full path validates the rest
+        if request.encoding not in ("", DEFAULT_ENCODING):
+            self._miss("encoding")  # pooled token counts are in the default encoding
+            return None
+        scope = scope_from_pb(request.scope)
+        if not scope.session_id:
+            self._miss("no_session")
+            return None
+        tiers = tiers_from_pb(list(request.tiers))
+        as_of = from_ts(request.as_of) or datetime.now(UTC)
+        if query_window(query, as_of) is not None:
+            self._miss("time_window")  # the full path boosts memories inside the question's window
+            return None
+        version, generations = await asyncio.gather(
+            load_version(self._cache, scope), read_generations(self._cache, scope)
+        )
+        if not version:
+            self._miss("cold")
+            return None
+        decoded = await self._decoded(scope, version)
+        if decoded is None:
+            self._miss("cold")
+            return None
+        if list(decoded.pool.generations) != generations:
+            self._miss("stale")
+            return None
+        if decoded.index.coverage(query) < self._min_coverage:
+            self._miss("uncovered")
+            return None
+        memories = decoded.pool.memories
+        ranked = [
+            (memories[i], score)
+            for i, score in decoded.index.rank(query)
+            if TIER_FROM_PB.get(memories[i].tier) in tiers
+        ]
+        packed = pack(ranked, [m.token_count for m, _ in ranked], request.budget_tokens)
+        out = []
+        for (memory, score), _size in packed.items:
+            item = common_pb2.Memory()
+            item.CopyFrom(memory)
+            item.score = score
+            out.append(item)
+        return retrieve_pb2.RetrieveResponse(
+            memories=out, total_tokens=packed.total_tokens, dropped=packed.dropped, from_prefetch=True
+        )
+
+    async def _decoded(self, scope: Scope, version: str) -> _Decoded | None:
+        key = (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
+        hit = self._memo.get(key)
+        if hit is not None and hit.version == version:
+            self._memo.move_to_end(key)
+            return hit
+        pool = await load_pool(self._cache, scope)
+        if pool is None or pool.version != version:
+            return None  # replaced between the two reads: the next Fetch sees the new one
+        entries = [PoolEntry(m.text, m.score, m.valid_from.seconds or m.created_at.seconds) for m in pool.memories]
+        decoded = _Decoded(version, pool, PoolIndex(entries))
+        self._memo[key] = decoded
+        self._memo.move_to_end(key)
+        while len(self._memo) > self._memo_max:
+            self._memo.popitem(last=False)
+        return decoded
