@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from acm.convert import memory_to_pb, scope_to_pb
-from acm.domain.prefetch import fuse_predictions, learn_followers, likely_next, trim
+from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, trim
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.ports.retriever import Retriever
@@ -121,15 +121,9 @@ class WarmSession:
             item.CopyFrom(pooled[mid])
             item.score = prior
             items.append(item)
-        kept = trim([m.ByteSize() for m in items], schema.prefetch.max_entries, schema.prefetch.max_bytes)
-        pool = architect_pb2.PrefetchPool(
-            version=uuid.uuid4().hex,
-            generations=generations,
-            memories=[items[i] for i in kept],
-            predicted_from=[name for name, ids in predictions.items() if ids],
-            built_at_unix_ms=int(time.time() * 1000),
-            schema_version=schema.version,
-        )
+        pool = bounded_pool(items, schema, generations)
+        pool.predicted_from.extend(name for name, ids in predictions.items() if ids)
+        pool.schema_version = schema.version
         size = await store_pool(self.cache, scope, pool, min(self.ttl_s, schema.prefetch.ttl_s))
         self.last_bytes[f"{scope.session_key}/{scope.agent_id}"] = size
         return size
@@ -157,6 +151,40 @@ class WarmSession:
     async def known(self, scope: Scope) -> bool:
         """A session anticipate has seen (something was written in it) and that was not forgotten."""
         return bool(await self.track.recent(scope) or await load_version(self.cache, scope))
+
+
+def build_pool(memories: Sequence[common_pb2.Memory], generations: Sequence[str]) -> architect_pb2.PrefetchPool:
+    """The pool with its BM25 index (so a Fetch ranks it without tokenising anything but the question)."""
+    indexed = index_pool(
+        [PoolEntry(m.text, m.score, float(m.valid_from.seconds or m.created_at.seconds)) for m in memories]
+    )
+    pool = architect_pb2.PrefetchPool(
+        version=uuid.uuid4().hex,
+        generations=list(generations),
+        memories=list(memories),
+        built_at_unix_ms=int(time.time() * 1000),
+        lengths=indexed.lengths,
+        prior=indexed.prior,
+        recency=indexed.recency,
+    )
+    for term, (docs, tfs) in indexed.postings.items():
+        pool.postings[term].docs.extend(docs)
+        pool.postings[term].tfs.extend(tfs)
+    return pool
+
+
+def bounded_pool(
+    items: Sequence[common_pb2.Memory], schema: AgentSchema, generations: Sequence[str]
+) -> architect_pb2.PrefetchPool:
+    """The best items whose whole pool (index included) fits the schema's entries and bytes."""
+    budget = schema.prefetch.max_bytes
+    while True:
+        kept = trim([m.ByteSize() for m in items], schema.prefetch.max_entries, budget)
+        pool = build_pool([items[i] for i in kept], generations)
+        size = pool.ByteSize()
+        if size <= schema.prefetch.max_bytes or not kept:
+            return pool
+        budget = int(budget * schema.prefetch.max_bytes / size * 0.95)  # the index's share, with margin
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from acm import topics
-from acm.domain.archetypes import ARCHETYPES, GENERAL, NAMES, Embed, draft, match
+from acm.domain.archetypes import ARCHETYPES, CATEGORY_FIELDS, GENERAL, NAMES, Embed, draft, match
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, SchemaInvalid, default_schema, merge, to_data
 from acm.domain.scope import Scope
 from acm.envelopes import envelope
@@ -119,14 +119,15 @@ class DefineAgent:
         if archetype and archetype not in NAMES:
             raise SchemaInvalid(f"archetype {archetype!r} does not exist; use one of: {', '.join(NAMES)}")
         previous = await self.schemas.latest(scope, agent_id)
+        by_llm = not archetype and self.llm is not None
         if archetype:
             chosen, rationale = archetype, f"archetype {archetype!r} requested"
-        elif self.llm is not None:
+        elif by_llm:
             chosen, rationale, overrides = await self._llm_draft(description, overrides, previous)
         else:
             found = match(description, self.embed)
             chosen, rationale = found.archetype, found.rationale
-        schema = draft(agent_id, chosen, description, overrides)
+        schema = draft(agent_id, chosen, description, overrides, replacing=self._replacing(by_llm))
         schema = replace(schema, version=(previous.version + 1) if previous else 1)
         if not await self.schemas.put(scope.client_id, schema):
             raise SchemaRejected(f"version {schema.version} of {agent_id!r} was written concurrently; retry")
@@ -147,7 +148,7 @@ class DefineAgent:
             drafted = from_llm_draft(answer)
             base = answer.archetype if answer.archetype in ARCHETYPES else GENERAL
             # Validate the model's part before the caller's overrides hide a problem in it.
-            draft("check", base, description, drafted)
+            draft("check", base, description, drafted, replacing=CATEGORY_FIELDS)
         except (StructuredAnswerFailed, SchemaInvalid) as exc:
             self.llm_failures += 1
             self.llm_reasons.append(str(exc))
@@ -155,6 +156,9 @@ class DefineAgent:
             log.warning("LLM schema draft rejected (%s); %s", exc, kept)
             raise SchemaRejected(f"the LLM's schema draft was rejected: {exc}; {kept}") from exc
         return base, f"drafted by the LLM over {base!r}", merge(drafted, overrides)
+
+    def _replacing(self, drafted_by_llm: bool) -> tuple[str, ...]:
+        return CATEGORY_FIELDS if drafted_by_llm else ()
 
 
 def _overrides(raw: str) -> dict[str, Any]:

@@ -110,12 +110,13 @@ async def stack(
         "ACM_CACHE_URL": redis_url,
         "ACM_VECTOR_URL": f"qdrant-local://{work / 'qdrant'}",
         "ACM_RETRIEVE_ADDR": f"127.0.0.1:{ports['retrieve']}",
+        "ACM_ARCHITECT_ADDR": f"127.0.0.1:{ports['architect']}",
         "ACM_LOG_LEVEL": "INFO",
     }
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for name in SERVICES:
-            addr_var = "ACM_LISTEN_ADDR" if name in ("gateway", "retrieve") else "ACM_HEALTH_ADDR"
+            addr_var = "ACM_LISTEN_ADDR" if name in ("gateway", "retrieve", "architect") else "ACM_HEALTH_ADDR"
             env = {**os.environ, **common, addr_var: f"127.0.0.1:{ports[name]}"}
             procs[name] = _start(name, env, work / f"{name}.log")
         for _ in range(240):

@@ -3,18 +3,20 @@
 The pool (warmed by the anticipate service, acm.prefetch_state) is used only when it is fresh (the write
 generations it was built under are still current: any write into a scope it could see, or a Forget,
 makes it stale), it belongs to the exact scope and agent asking, and it covers the question
-(acm.domain.prefetch.MIN_COVERAGE). The decoded pool and its index are kept per session while its
-version stays the same, so a hit costs three small cache reads and a ranking of a few hundred items."""
+(acm.domain.prefetch.MIN_COVERAGE). The pool carries its own BM25 index (built by anticipate), and the
+decoded pool is kept per session while its version stays the same, so a hit costs four small cache reads,
+a lookup of the question's words and a ranking of a few hundred items."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter, OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
-from acm.domain.prefetch import MIN_COVERAGE, PoolEntry, PoolIndex
+from acm.domain.prefetch import MIN_COVERAGE, coverage, rank
 from acm.domain.scope import Scope
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack
@@ -28,7 +30,21 @@ from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
 class _Decoded:
     version: str
     pool: architect_pb2.PrefetchPool
-    index: PoolIndex
+    # Python lists once per version: indexing a repeated proto field per element is slower.
+    lengths: list[int]
+    prior: list[float]
+    recency: list[float]
+
+    def postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
+        found = self.pool.postings.get(term)
+        return None if found is None else (found.docs, found.tfs)
+
+    def has_term(self, term: str) -> bool:
+        return term in self.pool.postings
+
+
+def _memo_key(scope: Scope) -> tuple[str, ...]:
+    return (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
 
 
 class PrefetchingRetriever:
@@ -80,16 +96,18 @@ class PrefetchingRetriever:
         if decoded is None:
             self._miss("cold")
             return None
-        if list(decoded.pool.generations) != generations:
+        pool = decoded.pool
+        if list(pool.generations) != generations:
+            self._memo.pop(_memo_key(scope), None)  # nothing of a stale pool is kept around
             self._miss("stale")
             return None
-        if decoded.index.coverage(query) < self._min_coverage:
+        if coverage(query, decoded.has_term) < self._min_coverage:
             self._miss("uncovered")
             return None
-        memories = decoded.pool.memories
+        memories = pool.memories
         ranked = [
             (memories[i], score)
-            for i, score in decoded.index.rank(query)
+            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.prior, decoded.recency)
             if TIER_FROM_PB.get(memories[i].tier) in tiers
         ]
         packed = pack(ranked, [m.token_count for m, _ in ranked], request.budget_tokens)
@@ -104,7 +122,7 @@ class PrefetchingRetriever:
         )
 
     async def _decoded(self, scope: Scope, version: str) -> _Decoded | None:
-        key = (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
+        key = _memo_key(scope)
         hit = self._memo.get(key)
         if hit is not None and hit.version == version:
             self._memo.move_to_end(key)
@@ -112,8 +130,9 @@ class PrefetchingRetriever:
         pool = await load_pool(self._cache, scope)
         if pool is None or pool.version != version:
             return None  # replaced between the two reads: the next Fetch sees the new one
-        entries = [PoolEntry(m.text, m.score, m.valid_from.seconds or m.created_at.seconds) for m in pool.memories]
-        decoded = _Decoded(version, pool, PoolIndex(entries))
+        if len(pool.lengths) != len(pool.memories):
+            return None  # not built by this version of anticipate
+        decoded = _Decoded(version, pool, list(pool.lengths), list(pool.prior), list(pool.recency))
         self._memo[key] = decoded
         self._memo.move_to_end(key)
         while len(self._memo) > self._memo_max:

@@ -45,7 +45,7 @@ ARCHETYPES: dict[str, Archetype] = {
             "subscriptions, payments and product problems, opens and follows tickets.",
             "support customer customers ticket tickets billing invoice invoices refund refunds order orders "
             "subscription helpdesk complaint payment payments charge account",
-            categories=["turn", "issue", "order", "billing", "preference", "contact", "product_issue", "fact"],
+            categories=["turn", "billing", "order", "product_issue", "issue", "preference", "contact"],
             extract={
                 "issue": "the customer's problem, its status and what was tried",
                 "order": "order ids, items, delivery state and dates",
@@ -53,7 +53,6 @@ ARCHETYPES: dict[str, Archetype] = {
                 "preference": "how the customer wants to be contacted or served",
                 "contact": "names, roles and channels of people on the customer side",
                 "product_issue": "known problems of a product that affect every user of the organisation",
-                "fact": "anything else the customer states about their situation",
             },
             category_keywords={
                 "billing": ["refund", "invoice", "charge", "charged", "billing", "payment", "paid", "credit"],
@@ -116,7 +115,7 @@ ARCHETYPES: dict[str, Archetype] = {
             "with prospects and customers.",
             "sales crm lead leads deal deals pipeline prospect prospects quote quotes account accounts "
             "opportunity opportunities follow-up revenue contract renewal",
-            categories=["turn", "deal", "contact", "account", "objection", "follow_up", "preference", "fact"],
+            categories=["turn", "deal", "follow_up", "objection", "contact", "account", "preference", "fact"],
             extract={
                 "deal": "deal name, stage, value with currency, close date",
                 "contact": "people, roles, decision power, channels",
@@ -151,7 +150,7 @@ ARCHETYPES: dict[str, Archetype] = {
             "runbooks, hosts and services, postmortems.",
             "incident incidents outage alert alerts on-call oncall sre ops operations runbook postmortem "
             "server servers host hosts latency downtime monitoring deploy deployment kubernetes",
-            categories=["turn", "incident", "action", "system", "runbook", "error", "fact"],
+            categories=["turn", "incident", "action", "runbook", "error", "system", "fact"],
             extract={
                 "incident": "incident id, severity, impact, status and timeline",
                 "action": "what was done, by whom, when, with what result",
@@ -185,7 +184,7 @@ ARCHETYPES: dict[str, Archetype] = {
             "budgets, approval chains, invoices to match and pay.",
             "procurement purchase purchasing po supplier suppliers vendor vendors approval approvals approve "
             "budget finance spend invoice requisition sourcing",
-            categories=["turn", "request", "approval", "supplier", "budget", "policy", "fact"],
+            categories=["turn", "policy", "approval", "request", "supplier", "budget", "fact"],
             extract={
                 "request": "purchase requests and orders: id, items, amount with currency, requester",
                 "approval": "who approved or rejected what, when, and the state of the chain",
@@ -218,7 +217,7 @@ ARCHETYPES: dict[str, Archetype] = {
             "preferences across long conversations.",
             "personal assistant companion life friend friends family hobby hobbies calendar plans trip travel "
             "habits remember diary chat conversation",
-            categories=["turn", "fact", "preference", "event", "person", "plan"],
+            categories=["turn", "plan", "preference", "person", "event", "fact"],
             extract={
                 "fact": "what the user states about themselves",
                 "preference": "likes, dislikes, habits",
@@ -293,15 +292,39 @@ def match(description: str, embed: Embed | None = None) -> Match:
     return Match(best, kw[best], emb[best] if emb else None, f"matched {best!r} (keywords {kw[best]:.2f}{emb_text})")
 
 
-def draft(agent_id: str, archetype: str, description: str, overrides: dict[str, Any] | None = None) -> AgentSchema:
+# The fields that describe an agent's categories: a drafted set replaces the archetype's whole.
+CATEGORY_FIELDS = (
+    "categories",
+    "extract",
+    "category_keywords",
+    "category_tiers",
+    "category_layers",
+    "fallback_category",
+    "related_categories",
+    "open_task_categories",
+    "entity_types",
+    "pinned_fields",
+)
+
+
+def draft(
+    agent_id: str,
+    archetype: str,
+    description: str,
+    overrides: dict[str, Any] | None = None,
+    *,
+    replacing: Sequence[str] = (),
+) -> AgentSchema:
     """The archetype's schema for ``agent_id`` with ``overrides`` merged over it, validated (version 1;
-    the caller sets the version). Raises SchemaInvalid naming the field."""
+    the caller sets the version). Fields in ``replacing`` are not taken from the archetype at all.
+    Raises SchemaInvalid naming the field."""
     if archetype == GENERAL:
         base = to_data(default_schema(agent_id, description))
     elif archetype in ARCHETYPES:
         base = {**ARCHETYPES[archetype].template, "agent_id": agent_id, "version": 1, "description": description}
     else:
         raise SchemaInvalid(f"archetype {archetype!r} does not exist; use one of: {', '.join(NAMES)}")
+    base = {k: v for k, v in base.items() if k not in replacing}
     data = merge(base, overrides or {})
     for fixed in ("agent_id", "version"):
         if fixed in (overrides or {}):

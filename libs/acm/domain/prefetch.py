@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from acm.domain.retrieval import weighted_rrf
@@ -54,52 +54,91 @@ class PoolEntry:
     at: float  # when it holds or was said, as a timestamp (newer = more recent)
 
 
-class PoolIndex:
-    """BM25 over a small pool, built once per pool version and kept by the reader."""
+Postings = dict[str, tuple[list[int], list[int]]]  # term → (entry indices, term frequencies)
 
-    def __init__(self, entries: Sequence[PoolEntry], k1: float = 1.2, b: float = 0.75) -> None:
+
+@dataclass(frozen=True, slots=True)
+class IndexedPool:
+    """Everything a Fetch needs to rank a pool, computed once when the pool is built."""
+
+    postings: Postings
+    lengths: list[int]
+    prior: list[float]  # scaled to [0, 1]
+    recency: list[float]  # rank by time, scaled to (0, 1]
+
+
+def index_pool(entries: Sequence[PoolEntry]) -> IndexedPool:
+    postings: Postings = {}
+    lengths = []
+    for i, e in enumerate(entries):
+        words = terms(e.text)
+        lengths.append(len(words))
+        for t, tf in Counter(words).items():
+            docs, tfs = postings.setdefault(t, ([], []))
+            docs.append(i)
+            tfs.append(tf)
+    n = len(entries)
+    top = max((e.prior for e in entries), default=0.0)
+    prior = [e.prior / top if top > 0 else 0.0 for e in entries]
+    recency = [0.0] * n
+    for rank, i in enumerate(sorted(range(n), key=lambda i: entries[i].at)):
+        recency[i] = (rank + 1) / n
+    return IndexedPool(postings, lengths, prior, recency)
+
+
+def coverage(query: str, has_term: Callable[[str], bool]) -> float:
+    """Share of the query's distinct content words that occur somewhere in the pool."""
+    wanted = set(terms(query))
+    if not wanted:
+        return 0.0
+    return sum(1 for t in wanted if has_term(t)) / len(wanted)
+
+
+def rank(
+    query: str,
+    postings_of: Callable[[str], tuple[Sequence[int], Sequence[int]] | None],
+    lengths: Sequence[int],
+    prior: Sequence[float],
+    recency: Sequence[float],
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[tuple[int, float]]:
+    """(entry index, score), best first: BM25 of the query (scaled to [0, 1]) + prior + recency. Only the
+    query's own words are looked up, so the cost is the size of their postings, not of the pool."""
+    n = len(lengths)
+    avg = (sum(lengths) / n) if n else 1.0
+    lexical = [0.0] * n
+    for t in set(terms(query)):
+        found = postings_of(t)
+        if found is None:
+            continue
+        docs, tfs = found
+        idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+        for i, tf in zip(docs, tfs, strict=True):
+            norm = k1 * (1 - b + b * lengths[i] / (avg or 1.0))
+            lexical[i] += idf * tf * (k1 + 1) / (tf + norm)
+    top = max(lexical, default=0.0) or 1.0
+    scored = [(i, lexical[i] / top + PRIOR_WEIGHT * prior[i] + RECENCY_WEIGHT * recency[i]) for i in range(n)]
+    scored.sort(key=lambda s: -s[1])
+    return scored
+
+
+class PoolIndex:
+    """An in-memory pool index (tests and callers that hold the entries themselves)."""
+
+    def __init__(self, entries: Sequence[PoolEntry]) -> None:
         self.entries = entries
-        self._k1, self._b = k1, b
-        docs = [terms(e.text) for e in entries]
-        self._lengths = [len(d) for d in docs]
-        self._avg = (sum(self._lengths) / len(docs)) if docs else 1.0
-        self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        for i, d in enumerate(docs):
-            for t, tf in Counter(d).items():
-                self._postings[t].append((i, tf))
-        n = len(docs)
-        self._idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self._postings.items()}
-        top = max((e.prior for e in entries), default=0.0)
-        self._prior = [e.prior / top if top > 0 else 0.0 for e in entries]
-        order = sorted(range(n), key=lambda i: entries[i].at)
-        self._recency = [0.0] * n
-        for rank, i in enumerate(order):
-            self._recency[i] = (rank + 1) / n
+        self.indexed = index_pool(entries)
+
+    def _postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
+        return self.indexed.postings.get(term)
 
     def coverage(self, query: str) -> float:
-        """Share of the query's distinct content words that occur somewhere in the pool."""
-        wanted = set(terms(query))
-        if not wanted:
-            return 0.0
-        return sum(1 for t in wanted if t in self._postings) / len(wanted)
+        return coverage(query, lambda t: t in self.indexed.postings)
 
     def rank(self, query: str) -> list[tuple[int, float]]:
-        """(entry index, score), best first; every entry is ranked (the prior orders the rest)."""
-        lexical = [0.0] * len(self.entries)
-        for t in set(terms(query)):
-            idf = self._idf.get(t)
-            if idf is None:
-                continue
-            for i, tf in self._postings[t]:
-                norm = self._k1 * (1 - self._b + self._b * self._lengths[i] / (self._avg or 1.0))
-                lexical[i] += idf * tf * (self._k1 + 1) / (tf + norm)
-        top = max(lexical, default=0.0) or 1.0
-        scored = [
-            (i, lexical[i] / top + PRIOR_WEIGHT * self._prior[i] + RECENCY_WEIGHT * self._recency[i])
-            for i in range(len(self.entries))
-        ]
-        scored.sort(key=lambda s: -s[1])
-        return scored
+        ix = self.indexed
+        return rank(query, self._postings, ix.lengths, ix.prior, ix.recency)
 
 
 def fuse_predictions(predictions: Mapping[str, Sequence[str]], weights: Mapping[str, float]) -> list[tuple[str, float]]:

@@ -96,7 +96,7 @@ class AgentSchema:
     gate: GateSettings = GateSettings()
     # category → what to extract for it (guidance for an LLM extractor, documentation for people).
     extract: dict[str, str] = field(default_factory=dict)
-    # category → cue words: a fact containing one belongs to that category (first listed category wins).
+    # category → cue words: a fact containing one belongs to that category (the first of `categories` wins).
     category_keywords: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # category → retention layer ("short", "mid", "long"); unset → mid (lasting statements long).
     category_layers: dict[str, str] = field(default_factory=dict)

@@ -25,12 +25,37 @@ class PrefetchPool(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class PostingsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___Posting: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___Posting | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     VERSION_FIELD_NUMBER: _builtins.int
     GENERATIONS_FIELD_NUMBER: _builtins.int
     MEMORIES_FIELD_NUMBER: _builtins.int
     PREDICTED_FROM_FIELD_NUMBER: _builtins.int
     BUILT_AT_UNIX_MS_FIELD_NUMBER: _builtins.int
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
+    POSTINGS_FIELD_NUMBER: _builtins.int
+    LENGTHS_FIELD_NUMBER: _builtins.int
+    PRIOR_FIELD_NUMBER: _builtins.int
+    RECENCY_FIELD_NUMBER: _builtins.int
     version: _builtins.str
     """Changes on every rebuild: readers keep the decoded pool while it is the same."""
     built_at_unix_ms: _builtins.int
@@ -49,6 +74,24 @@ class PrefetchPool(_message.Message):
     def predicted_from(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """What the prediction was built from (for debugging and tests)."""
 
+    @_builtins.property
+    def postings(self) -> _containers.MessageMap[_builtins.str, Global___Posting]:
+        """A BM25 index over the memories' texts, built by anticipate so that a Fetch only looks up the
+        question's words: term → the memories (indices into `memories`) holding it, with term frequencies.
+        """
+
+    @_builtins.property
+    def lengths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """content words per memory"""
+
+    @_builtins.property
+    def prior(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
+        """the prior, scaled to [0, 1]"""
+
+    @_builtins.property
+    def recency(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
+        """rank by time, scaled to (0, 1]"""
+
     def __init__(
         self,
         *,
@@ -58,11 +101,39 @@ class PrefetchPool(_message.Message):
         predicted_from: _abc.Iterable[_builtins.str] | None = ...,
         built_at_unix_ms: _builtins.int = ...,
         schema_version: _builtins.int = ...,
+        postings: _abc.Mapping[_builtins.str, Global___Posting] | None = ...,
+        lengths: _abc.Iterable[_builtins.int] | None = ...,
+        prior: _abc.Iterable[_builtins.float] | None = ...,
+        recency: _abc.Iterable[_builtins.float] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["built_at_unix_ms", b"built_at_unix_ms", "generations", b"generations", "memories", b"memories", "predicted_from", b"predicted_from", "schema_version", b"schema_version", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["built_at_unix_ms", b"built_at_unix_ms", "generations", b"generations", "lengths", b"lengths", "memories", b"memories", "postings", b"postings", "predicted_from", b"predicted_from", "prior", b"prior", "recency", b"recency", "schema_version", b"schema_version", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PrefetchPool: _TypeAlias = PrefetchPool  # noqa: Y015
+
+@_typing.final
+class Posting(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOCS_FIELD_NUMBER: _builtins.int
+    TFS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def docs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def tfs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        docs: _abc.Iterable[_builtins.int] | None = ...,
+        tfs: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["docs", b"docs", "tfs", b"tfs"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Posting: _TypeAlias = Posting  # noqa: Y015

@@ -11,12 +11,14 @@ import argparse
 from collections.abc import Callable
 
 from acm_cli.bench.locomo import add_parser as add_locomo
+from acm_cli.bench.prefetch import add_parser as add_prefetch
 
 AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-# name → the module's add_parser; `tokens`, `retention`, `coverage`, `prefetch` will join here.
+# name → the module's add_parser; `tokens`, `retention`, `coverage` will join here.
 BENCHMARKS: dict[str, AddParser] = {
     "locomo": add_locomo,
+    "prefetch": add_prefetch,
 }
 
 
