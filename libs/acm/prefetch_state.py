@@ -35,9 +35,14 @@ def generation_scope(scope: Scope, tier: Tier) -> Scope:
 TIERS_IN_ORDER = (Tier.USER, Tier.CUSTOMER, Tier.CLIENT)
 
 
+async def read_generation(cache: Cache, scope: Scope, tier: Tier) -> str:
+    raw = await cache.get(generation_scope(scope, tier), GENERATION_KEY)
+    return raw.decode() if raw else ""
+
+
 async def read_generations(cache: Cache, scope: Scope) -> list[str]:
-    raw = await asyncio.gather(*(cache.get(generation_scope(scope, t), GENERATION_KEY) for t in TIERS_IN_ORDER))
-    return [r.decode() if r else "" for r in raw]
+    """The scope's user, customer and client generation tokens ("" where none was set)."""
+    return list(await asyncio.gather(*(read_generation(cache, scope, t) for t in TIERS_IN_ORDER)))
 
 
 async def bump_generations(cache: Cache, scope: Scope, tiers: Iterable[Tier]) -> None:

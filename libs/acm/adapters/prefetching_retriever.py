@@ -17,13 +17,13 @@ from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
 from acm.domain.prefetch import MIN_COVERAGE, coverage, rank
-from acm.domain.scope import Scope
+from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.prefetch_state import load_pool, load_version, read_generations
-from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
+from acm.prefetch_state import TIERS_IN_ORDER, load_pool, load_version, read_generation
+from acm.v1 import architect_pb2, retrieve_pb2
 
 
 @dataclass
@@ -34,6 +34,8 @@ class _Decoded:
     lengths: list[int]
     prior: list[float]
     recency: list[float]
+    tiers: list[Tier | None]
+    tokens: list[int]
 
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
         found = self.pool.postings.get(term)
@@ -86,8 +88,10 @@ class PrefetchingRetriever:
         if query_window(query, as_of) is not None:
             self._miss("time_window")  # the full path boosts memories inside the question's window
             return None
-        version, generations = await asyncio.gather(
-            load_version(self._cache, scope), read_generations(self._cache, scope)
+        # One round of concurrent reads (four small keys): the pool's version and the write generations.
+        version, *generations = await asyncio.gather(
+            load_version(self._cache, scope),
+            *(read_generation(self._cache, scope, tier) for tier in TIERS_IN_ORDER),
         )
         if not version:
             self._miss("cold")
@@ -104,22 +108,20 @@ class PrefetchingRetriever:
         if coverage(query, decoded.has_term) < self._min_coverage:
             self._miss("uncovered")
             return None
-        memories = pool.memories
         ranked = [
-            (memories[i], score)
+            (i, score)
             for i, score in rank(query, decoded.postings, decoded.lengths, decoded.prior, decoded.recency)
-            if TIER_FROM_PB.get(memories[i].tier) in tiers
+            if decoded.tiers[i] in tiers
         ]
-        packed = pack(ranked, [m.token_count for m, _ in ranked], request.budget_tokens)
-        out = []
-        for (memory, score), _size in packed.items:
-            item = common_pb2.Memory()
-            item.CopyFrom(memory)
-            item.score = score
-            out.append(item)
-        return retrieve_pb2.RetrieveResponse(
-            memories=out, total_tokens=packed.total_tokens, dropped=packed.dropped, from_prefetch=True
+        packed = pack(ranked, [decoded.tokens[i] for i, _ in ranked], request.budget_tokens)
+        response = retrieve_pb2.RetrieveResponse(
+            total_tokens=packed.total_tokens, dropped=packed.dropped, from_prefetch=True
         )
+        for (i, score), _size in packed.items:
+            item = response.memories.add()
+            item.CopyFrom(pool.memories[i])
+            item.score = score
+        return response
 
     async def _decoded(self, scope: Scope, version: str) -> _Decoded | None:
         key = _memo_key(scope)
@@ -132,7 +134,15 @@ class PrefetchingRetriever:
             return None  # replaced between the two reads: the next Fetch sees the new one
         if len(pool.lengths) != len(pool.memories):
             return None  # not built by this version of anticipate
-        decoded = _Decoded(version, pool, list(pool.lengths), list(pool.prior), list(pool.recency))
+        decoded = _Decoded(
+            version,
+            pool,
+            list(pool.lengths),
+            list(pool.prior),
+            list(pool.recency),
+            [TIER_FROM_PB.get(m.tier) for m in pool.memories],
+            [m.token_count for m in pool.memories],
+        )
         self._memo[key] = decoded
         self._memo.move_to_end(key)
         while len(self._memo) > self._memo_max:
