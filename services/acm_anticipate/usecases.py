@@ -6,6 +6,7 @@ import json
 import logging
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -34,6 +35,7 @@ SESSION_WINDOW = 120  # session memories read per prediction
 QUERY_ENTITIES = 8
 # How much each prediction counts when they are fused into one pool.
 WEIGHTS = {"conversation": 1.0, "signal": 1.0, "session": 0.8, "entities": 0.7, "categories": 0.5}
+MAX_TRACKED_SESSIONS = 10_000
 _NOT_FACTS = frozenset({"turn", "flagged_episode"})
 _CLIENT_TIER = Tier.CLIENT  # co-access is learned per agent, across the client's users
 
@@ -77,7 +79,8 @@ class WarmSession:
     track: TrackMentions
     predict_budget_tokens: int
     ttl_s: float
-    last_bytes: dict[str, int] = field(default_factory=dict)  # session key → pool size (for the benchmark)
+    # Size of the latest pool of recent sessions (bounded; the benchmark reports it).
+    last_bytes: OrderedDict[str, int] = field(default_factory=OrderedDict)
 
     async def schema(self, scope: Scope) -> AgentSchema:
         agent = scope.agent_id or DEFAULT_AGENT
@@ -126,6 +129,8 @@ class WarmSession:
         pool.schema_version = schema.version
         size = await store_pool(self.cache, scope, pool, min(self.ttl_s, schema.prefetch.ttl_s))
         self.last_bytes[f"{scope.session_key}/{scope.agent_id}"] = size
+        while len(self.last_bytes) > MAX_TRACKED_SESSIONS:
+            self.last_bytes.popitem(last=False)
         return size
 
     async def _categories(self, scope: Scope, schema: AgentSchema, written: Sequence[str]) -> set[str]:
