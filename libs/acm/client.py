@@ -112,3 +112,28 @@ class AcmClient:
             timeout=self._timeout_s,
         )
         return response.compaction
+
+    async def define_agent(
+        self, scope: common_pb2.Scope, description: str, overrides_json: str = "", archetype: str = ""
+    ) -> gateway_pb2.AgentSchemaInfo:
+        request = gateway_pb2.DefineAgentRequest(
+            scope=scope, description=description, overrides_json=overrides_json, archetype=archetype
+        )
+        info: gateway_pb2.AgentSchemaInfo = await self._stub.DefineAgent(
+            request, metadata=self._metadata, timeout=self._timeout_s
+        )
+        return info
+
+    async def get_agent(self, scope: common_pb2.Scope, version: int = 0) -> gateway_pb2.AgentSchemaInfo:
+        request = gateway_pb2.GetAgentRequest(scope=scope, version=version)
+        info: gateway_pb2.AgentSchemaInfo = await self._stub.GetAgent(
+            request, metadata=self._metadata, timeout=self._timeout_s
+        )
+        return info
+
+    async def list_agents(self, scope: common_pb2.Scope) -> gateway_pb2.ListAgentsResponse:
+        request = gateway_pb2.ListAgentsRequest(scope=scope)
+        agents: gateway_pb2.ListAgentsResponse = await self._stub.ListAgents(
+            request, metadata=self._metadata, timeout=self._timeout_s
+        )
+        return agents

@@ -1,6 +1,8 @@
-"""Anticipate: watches what ingest writes and keeps each session's hot state warm.
+"""Anticipate: watches what ingest writes and keeps each session's hot state and prefetch pool warm.
 
-Today it tracks the entities each session mentioned most recently (the seed of prefetch) and drops a
-session's hot state when its scope is forgotten. Prefetching bundles comes with the anticipate issue."""
+On every write into a session it predicts the session's next Fetch (latest turns, entities and their
+graph neighbours, related categories, co-access learned per agent, open tasks) and stores the predicted
+memories as the session's pool within the schema's budget; the gateway's PrefetchingRetriever serves
+Fetch from it (acm.adapters.prefetching_retriever). A Forget drops the scope's hot state and pools."""
 
 GROUP = "anticipate"

@@ -2,23 +2,44 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import grpc
+
 from acm import topics
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.ports.bus import EventBus
+from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm_anticipate import GROUP
 from acm_anticipate.handlers.forget import ForgetHandler
 from acm_anticipate.handlers.memories import MemoriesHandler
+from acm_anticipate.handlers.prefetch_signals import PrefetchSignalsHandler
+from acm_anticipate.retrieve_client import GrpcRetriever
 from acm_anticipate.settings import AnticipateSettings
-from acm_anticipate.usecases import DropHotState, TrackMentions
+from acm_anticipate.usecases import DropHotState, SignalCounters, TrackMentions, WarmSession
 
 
-def register(bus: EventBus, rel: Relational, cache: Cache, settings: AnticipateSettings) -> TrackMentions:
+@dataclass
+class Anticipate:
+    track: TrackMentions
+    warm: WarmSession
+    signals: SignalCounters
+
+
+def register(
+    bus: EventBus, rel: Relational, cache: Cache, retriever: Retriever, settings: AnticipateSettings
+) -> Anticipate:
     track = TrackMentions(cache, settings.recent_entities, settings.hot_state_ttl_s)
-    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(track))
+    warm = WarmSession(
+        cache, retriever, rel.memories, rel.schemas, track, settings.predict_budget_tokens, settings.hot_state_ttl_s
+    )
+    signals = PrefetchSignalsHandler(warm, rel.api_keys, rel.audit)
+    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(track, warm))
+    bus.subscribe(topics.PREFETCH_SIGNALS, GROUP, signals)
     bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropHotState(cache), rel.api_keys, rel.audit))
-    return track
+    return Anticipate(track, warm, signals.counters)
 
 
 async def run(settings: AnticipateSettings) -> None:
@@ -26,8 +47,9 @@ async def run(settings: AnticipateSettings) -> None:
     rel = await open_relational(settings.database_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-anticipate", timeout_s=timeout)
-    register(bus, rel, cache, settings)
-    await serve_until_stopped("anticipate", HealthServer(settings.health_addr), bus, [rel, cache])
+    channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
+    register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
+    await serve_until_stopped("anticipate", HealthServer(settings.health_addr), bus, [rel, cache], channels=[channel])
 
 
 def main() -> None:

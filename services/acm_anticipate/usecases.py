@@ -1,15 +1,43 @@
-"""Per-session hot state: the entities a session mentioned, newest first, bounded."""
+"""Anticipate use cases: track what a session mentions, predict its next Fetch and keep that warm."""
 
 from __future__ import annotations
 
 import json
+import logging
+import time
+import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from acm.domain.scope import ForgetLevel, Scope
-from acm.ports.stores import Cache
+from acm.convert import memory_to_pb, scope_to_pb
+from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, trim
+from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
+from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.ports.retriever import Retriever
+from acm.ports.stores import Cache, MemoryRepo, SchemaRepo
+from acm.prefetch_state import (
+    forget_prefetch,
+    generation_scope,
+    load_version,
+    read_generations,
+    store_pool,
+)
+from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
+
+log = logging.getLogger("acm.anticipate")
 
 RECENT_ENTITIES_KEY = "recent_entities"
+LAST_KINDS_KEY = "prefetch:last_kinds"
+RECENT_TURNS = 3  # the latest turns stand for "what the conversation is about now"
+RECENT_FACTS = 40
+SESSION_WINDOW = 120  # session memories read per prediction
+QUERY_ENTITIES = 8
+# How much each prediction counts when they are fused into one pool.
+WEIGHTS = {"conversation": 1.0, "signal": 1.0, "session": 0.8, "entities": 0.7, "categories": 0.5}
+MAX_TRACKED_SESSIONS = 10_000
+_NOT_FACTS = frozenset({"turn", "flagged_episode"})
+_CLIENT_TIER = Tier.CLIENT  # co-access is learned per agent, across the client's users
 
 
 def merge_recent(previous: Sequence[str], mentioned: Sequence[str], limit: int) -> list[str]:
@@ -41,8 +69,140 @@ class TrackMentions:
 
 
 @dataclass
+class WarmSession:
+    """Predicts what the session's next Fetch needs and stores it as the session's pool."""
+
+    cache: Cache
+    retriever: Retriever
+    memories: MemoryRepo
+    schemas: SchemaRepo
+    track: TrackMentions
+    predict_budget_tokens: int
+    ttl_s: float
+    # Size of the latest pool of recent sessions (bounded; the benchmark reports it).
+    last_bytes: OrderedDict[str, int] = field(default_factory=OrderedDict)
+
+    async def schema(self, scope: Scope) -> AgentSchema:
+        agent = scope.agent_id or DEFAULT_AGENT
+        return await self.schemas.latest(scope, agent) or default_schema(agent)
+
+    async def __call__(self, scope: Scope, written_kinds: Sequence[str] = (), signal_query: str = "") -> int:
+        # Generations first: a write that lands while the pool is built makes it stale, never wrong.
+        generations = await read_generations(self.cache, scope)
+        schema = await self.schema(scope)
+        recent = await self.memories.session_memories(scope, SESSION_WINDOW)
+        turns = [m for m in recent if m.kind == "turn"][:RECENT_TURNS]
+        facts = [m for m in recent if m.kind not in _NOT_FACTS]
+        entities = (await self.track.recent(scope))[:QUERY_ENTITIES]
+        wanted = await self._categories(scope, schema, written_kinds)
+        predictions: dict[str, list[str]] = {
+            "session": [m.memory_id for m in facts[:RECENT_FACTS]],
+            "categories": [m.memory_id for m in facts if m.kind in wanted],
+        }
+        pooled: dict[str, common_pb2.Memory] = {
+            m.memory_id: memory_to_pb(m, m.token_count, 0.0) for m in facts if m.token_count
+        }
+        queries = {
+            "conversation": " ".join(m.text.partition(": ")[2] or m.text for m in turns),
+            "entities": " ".join(entities),
+            "signal": signal_query,
+        }
+        for name, query in queries.items():
+            if query.strip():
+                answer = await self.retriever.retrieve(
+                    retrieve_pb2.RetrieveRequest(
+                        scope=scope_to_pb(scope), query=query[:2000], budget_tokens=self.predict_budget_tokens
+                    )
+                )
+                predictions[name] = [m.memory_id for m in answer.memories]
+                for m in answer.memories:
+                    pooled.setdefault(m.memory_id, m)
+        fused = [(mid, prior) for mid, prior in fuse_predictions(predictions, WEIGHTS) if mid in pooled]
+        items = []
+        for mid, prior in fused:
+            item = common_pb2.Memory()
+            item.CopyFrom(pooled[mid])
+            item.score = prior
+            items.append(item)
+        pool = bounded_pool(items, schema, generations)
+        pool.predicted_from.extend(name for name, ids in predictions.items() if ids)
+        pool.schema_version = schema.version
+        size = await store_pool(self.cache, scope, pool, min(self.ttl_s, schema.prefetch.ttl_s))
+        self.last_bytes[f"{scope.session_key}/{scope.agent_id}"] = size
+        while len(self.last_bytes) > MAX_TRACKED_SESSIONS:
+            self.last_bytes.popitem(last=False)
+        return size
+
+    async def _categories(self, scope: Scope, schema: AgentSchema, written: Sequence[str]) -> set[str]:
+        """Open tasks, the categories the schema relates to what was just said, and what usually followed
+        it for this agent (co-access, learned here and kept per agent)."""
+        current = [k for k in written if k not in _NOT_FACTS]
+        agent_scope = generation_scope(scope, _CLIENT_TIER)
+        coaccess_key = f"prefetch:coaccess:{scope.agent_id or DEFAULT_AGENT}"
+        raw_counts = await self.cache.get(agent_scope, coaccess_key)
+        counts: dict[str, dict[str, int]] = json.loads(raw_counts) if raw_counts else {}
+        raw_last = await self.cache.get(scope, LAST_KINDS_KEY)
+        if current:
+            if raw_last:
+                counts = learn_followers(counts, json.loads(raw_last), current)
+                await self.cache.set(agent_scope, coaccess_key, json.dumps(counts).encode(), None)
+            await self.cache.set(scope, LAST_KINDS_KEY, json.dumps(current).encode(), self.ttl_s)
+        wanted = set(schema.open_task_categories)
+        for kind in current:
+            wanted.update(schema.related_categories.get(kind, ()))
+        wanted.update(likely_next(counts, current))
+        return wanted
+
+    async def known(self, scope: Scope) -> bool:
+        """A session anticipate has seen (something was written in it) and that was not forgotten."""
+        return bool(await self.track.recent(scope) or await load_version(self.cache, scope))
+
+
+def build_pool(memories: Sequence[common_pb2.Memory], generations: Sequence[str]) -> architect_pb2.PrefetchPool:
+    """The pool with its BM25 index (so a Fetch ranks it without tokenising anything but the question)."""
+    indexed = index_pool(
+        [PoolEntry(m.text, m.score, float(m.valid_from.seconds or m.created_at.seconds)) for m in memories]
+    )
+    pool = architect_pb2.PrefetchPool(
+        version=uuid.uuid4().hex,
+        generations=list(generations),
+        memories=list(memories),
+        built_at_unix_ms=int(time.time() * 1000),
+        lengths=indexed.lengths,
+        prior=indexed.prior,
+        recency=indexed.recency,
+    )
+    for term, (docs, tfs) in indexed.postings.items():
+        pool.postings[term].docs.extend(docs)
+        pool.postings[term].tfs.extend(tfs)
+    return pool
+
+
+def bounded_pool(
+    items: Sequence[common_pb2.Memory], schema: AgentSchema, generations: Sequence[str]
+) -> architect_pb2.PrefetchPool:
+    """The best items whose whole pool (index included) fits the schema's entries and bytes."""
+    budget = schema.prefetch.max_bytes
+    while True:
+        kept = trim([m.ByteSize() for m in items], schema.prefetch.max_entries, budget)
+        pool = build_pool([items[i] for i in kept], generations)
+        size = pool.ByteSize()
+        if size <= schema.prefetch.max_bytes or not kept:
+            return pool
+        budget = int(budget * schema.prefetch.max_bytes / size * 0.95)  # the index's share, with margin
+
+
+@dataclass
 class DropHotState:
     cache: Cache
 
     async def __call__(self, scope: Scope, level: ForgetLevel) -> int:
-        return await self.cache.clear(scope, level)
+        removed = await self.cache.clear(scope, level)
+        await forget_prefetch(self.cache, scope)  # pools of other sessions that saw the erased memories
+        return removed
+
+
+@dataclass
+class SignalCounters:
+    accepted: int = 0
+    dropped_unknown_session: int = 0

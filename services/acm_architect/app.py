@@ -2,27 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from acm import topics
+from acm.adapters.embedders import build_embedder
+from acm.adapters.openai_llm import llm_from_settings
 from acm.bootstrap import Relational, open_bus, open_relational
+from acm.domain.archetypes import Embed
 from acm.ports.bus import EventBus
+from acm.ports.embedder import Embedder
 from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.v1 import architect_pb2, architect_pb2_grpc
 from acm_architect import GROUP
+from acm_architect.api import ArchitectApi, ArchitectServicer
 from acm_architect.handlers.turns import TurnsHandler
 from acm_architect.settings import ArchitectSettings
-from acm_architect.usecases import EnsureAgent
+from acm_architect.usecases import DefineAgent, EnsureAgent, GetAgent, ListAgents
+
+SERVICE_NAME = architect_pb2.DESCRIPTOR.services_by_name["Architect"].full_name
 
 
-def register(bus: EventBus, rel: Relational) -> EnsureAgent:
+def _embed(embedder: Embedder | None) -> Embed | None:
+    if embedder is None:
+        return None
+
+    def embed(texts: list[str]) -> Sequence[Sequence[float]]:
+        return [list(v) for v in embedder.embed(texts)]
+
+    return embed
+
+
+def register(
+    bus: EventBus, rel: Relational, settings: ArchitectSettings, embedder: Embedder | None = None
+) -> ArchitectApi:
     ensure = EnsureAgent(rel.schemas, bus)
     bus.subscribe(topics.TURNS, GROUP, TurnsHandler(ensure, rel.api_keys, rel.audit))
-    return ensure
+    llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
+    define = DefineAgent(rel.schemas, bus, _embed(embedder), llm)
+    return ArchitectApi(define, GetAgent(rel.schemas), ListAgents(rel.schemas))
 
 
 async def run(settings: ArchitectSettings) -> None:
     rel = await open_relational(settings.database_url, settings.store_timeout_s)
     bus = open_bus(settings.bus_url, client_id="acm-architect", timeout_s=settings.store_timeout_s)
-    register(bus, rel)
-    await serve_until_stopped("architect", HealthServer(settings.health_addr), bus, [rel])
+    embedder = build_embedder(settings.embedder) if settings.embedder else None
+    api = register(bus, rel, settings, embedder)
+    server = HealthServer(settings.listen_addr, [SERVICE_NAME])
+    architect_pb2_grpc.add_ArchitectServicer_to_server(ArchitectServicer(api), server.server)
+    await serve_until_stopped("architect", server, bus, [rel])
 
 
 def main() -> None:

@@ -1,8 +1,17 @@
 from __future__ import annotations
 
+from pydantic import Field
+
 from acm.settings import ServiceSettings
 
 
 class ArchitectSettings(ServiceSettings):
     database_url: str
     bus_url: str
+    listen_addr: str = "127.0.0.1:50053"  # the internal Architect API (the gateway calls it)
+    # Match descriptions to archetypes with this embedder too ("" → keywords only).
+    embedder: str = "minilm"
+    llm_url: str = ""  # an OpenAI-compatible endpoint drafts schemas when set
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout_s: float = Field(20.0, gt=0)

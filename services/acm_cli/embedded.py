@@ -14,15 +14,19 @@ from types import TracebackType
 from pydantic import Field
 
 from acm.adapters.embedders import build_embedder
+from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.ports.bus import EventBus
+from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.runtime import HealthServer, limit_compute_threads
 from acm.settings import ServiceSettings
+from acm_anticipate.app import Anticipate
 from acm_anticipate.app import register as register_anticipate
 from acm_anticipate.settings import AnticipateSettings
 from acm_architect.app import register as register_architect
+from acm_architect.settings import ArchitectSettings
 from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
 from acm_gateway.app import build_server, build_servicer
@@ -49,6 +53,8 @@ class EmbeddedSettings(ServiceSettings):
     llm_url: str = ""
     llm_model: str = ""
     llm_api_key: str = ""
+    # Fetch consults each session's prefetch pool first (the anticipate service warms it).
+    prefetch: bool = True
 
 
 @dataclass
@@ -83,6 +89,9 @@ class EmbeddedAcm:
         self.graph: GraphStore
         self.cache: Cache
         self.bus: EventBus
+        self.retriever: Retriever  # what the gateway's Fetch calls
+        self.full_retriever: Retriever  # the full retrieval, without the prefetch pool
+        self.anticipate: Anticipate
         self._server: HealthServer
 
     async def __aenter__(self) -> EmbeddedAcm:
@@ -110,12 +119,16 @@ class EmbeddedAcm:
         )
         register_ingest(self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings)
         register_retrieve(self.bus, self.rel, self.vectors, embedder)
-        register_architect(self.bus, self.rel)
-        register_anticipate(
+        self.full_retriever = build_api(self.rel, self.vectors, self.graph, embedder)
+        architect = register_architect(
+            self.bus, self.rel, ArchitectSettings(database_url=u.database, bus_url=u.bus), embedder
+        )
+        self.anticipate = register_anticipate(
             self.bus,
             self.rel,
             self.cache,
-            AnticipateSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache),
+            self.full_retriever,
+            AnticipateSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"),
         )
         register_compact(
             self.bus, self.rel, self.cache, CompactSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache)
@@ -124,11 +137,12 @@ class EmbeddedAcm:
             database_url=u.database,
             bus_url=u.bus,
             retrieve_addr="in-process",
+            architect_addr="in-process",
             cache_url=u.cache,
             listen_addr=s.listen_addr,
         )
-        retriever = build_api(self.rel, self.vectors, self.graph, embedder)
-        servicer = build_servicer(self.rel, self.bus, retriever, self.cache, gateway_settings)
+        self.retriever = PrefetchingRetriever(self.full_retriever, self.cache) if s.prefetch else self.full_retriever
+        servicer = build_servicer(self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect)
         self._server = build_server(servicer, s.listen_addr)
         self.api_key = await self._dev_key()
         await self.bus.start()

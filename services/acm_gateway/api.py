@@ -14,9 +14,11 @@ from acm.convert import InvalidTurn, ts
 from acm.domain.compaction.engine import ContextDoesNotFit
 from acm.domain.models import Job, JobStatus
 from acm.domain.scope import ScopeError
+from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
 from acm.ports.stores import ApiKey
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
+from acm_gateway.agents import Agents
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
 
@@ -30,6 +32,8 @@ _STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
     (NotFound, grpc.StatusCode.NOT_FOUND),
     (ContextDoesNotFit, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (AgentNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (SchemaRejectedError, grpc.StatusCode.FAILED_PRECONDITION),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (ScopeError, grpc.StatusCode.INVALID_ARGUMENT),
     (InvalidTurn, grpc.StatusCode.INVALID_ARGUMENT),
@@ -84,7 +88,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         fetch: FetchContext,
         forget: RequestForget,
         compact: CompactNow | None = None,
+        agents: Agents | None = None,
     ) -> None:
+        self._agents = agents
         self._auth = auth
         self._accept_turn = accept_turn
         self._get_job = get_job
@@ -180,17 +186,28 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     async def DefineAgent(
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
-        await self._not_yet(context, "DefineAgent")
-        raise AssertionError("unreachable")
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.AgentSchemaInfo:
+            return await self._agents_api().define(await self._auth.scope(key, request.scope), request)
+
+        return await self._call("DefineAgent", context, work)
 
     async def GetAgent(
         self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
-        await self._not_yet(context, "GetAgent")
-        raise AssertionError("unreachable")
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.AgentSchemaInfo:
+            return await self._agents_api().get(await self._auth.scope(key, request.scope), request)
+
+        return await self._call("GetAgent", context, work)
 
     async def ListAgents(
         self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ListAgentsResponse:
-        await self._not_yet(context, "ListAgents")
-        raise AssertionError("unreachable")
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListAgentsResponse:
+            return await self._agents_api().list(await self._auth.scope(key, request.scope))
+
+        return await self._call("ListAgents", context, work)
+
+    def _agents_api(self) -> Agents:
+        if self._agents is None:
+            raise Unavailable("no architect is configured for this gateway")
+        return self._agents

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import grpc
 
+from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
@@ -14,7 +16,9 @@ from acm.session_memory import LoadSession
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_compact.app import build_compactor
 from acm_compact.settings import CompactSettings
+from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
+from acm_gateway.architect_client import GrpcArchitect
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
@@ -24,8 +28,15 @@ SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 
 
 def build_servicer(
-    rel: Relational, bus: EventBus, retriever: Retriever, cache: Cache, settings: GatewaySettings
+    rel: Relational,
+    bus: EventBus,
+    retriever: Retriever,
+    cache: Cache,
+    settings: GatewaySettings,
+    architect: Architect | None = None,
 ) -> GatewayServicer:
+    """``retriever`` is the full retrieval, or a PrefetchingRetriever around it (Fetch consults the
+    session's prefetch pool first)."""
     tokens = TiktokenCounter()
     load = LoadSession(rel.memories, rel.working, rel.schemas, settings.max_session_turns)
     # The Compact RPC runs the compact service's use case here, on the shared stores (see CompactNow).
@@ -46,6 +57,7 @@ def build_servicer(
         ),
         forget=RequestForget(bus, rel.jobs, rel.audit),
         compact=CompactNow(compactor, load, tokens),
+        agents=Agents(architect) if architect is not None else None,
     )
 
 
@@ -63,9 +75,14 @@ async def run(settings: GatewaySettings) -> None:
     # round_robin over every address the name resolves to (a headless Service in k8s), so one
     # gateway spreads its calls over all retrieve replicas instead of pinning one.
     channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
-    servicer = build_servicer(rel, bus, GrpcRetriever(channel, settings.rpc_timeout_s), cache, settings)
+    architect_channel = grpc.aio.insecure_channel(
+        settings.architect_addr, options=[("grpc.lb_policy_name", "round_robin")]
+    )
+    retriever = PrefetchingRetriever(GrpcRetriever(channel, settings.rpc_timeout_s), cache)
+    architect = GrpcArchitect(architect_channel, settings.rpc_timeout_s)
+    servicer = build_servicer(rel, bus, retriever, cache, settings, architect)
     server = build_server(servicer, settings.listen_addr)
-    await serve_until_stopped("gateway", server, bus, [rel, cache], channels=[channel])
+    await serve_until_stopped("gateway", server, bus, [rel, cache], channels=[channel, architect_channel])
 
 
 def main() -> None:

@@ -9,7 +9,9 @@ class GatewaySettings(ServiceSettings):
     database_url: str
     bus_url: str
     retrieve_addr: str  # host:port of the retrieve service
-    cache_url: str  # the Compact RPC resets the session's running token count there, as the compact service does
+    architect_addr: str  # host:port of the architect service (DefineAgent, GetAgent, ListAgents)
+    # Prefetch pools (anticipate) and the session running token count (reset by the Compact RPC).
+    cache_url: str
     listen_addr: str = "127.0.0.1:50051"
     max_turn_bytes: int = Field(65536, gt=0)
     default_budget_tokens: int = Field(2000, gt=0)

@@ -150,6 +150,7 @@ class FetchContext:
             budget_tokens=budget,
             dropped=answer.dropped,
             encoding=request.encoding or "cl100k_base",
+            from_prefetch=answer.from_prefetch,
         )
 
 

@@ -55,7 +55,7 @@ def register(
     bus.subscribe(
         topics.FORGET,
         GROUP,
-        ForgetHandler(ForgetScope(rel.memories, graph), rel.jobs, rel.processed, rel.audit, rel.api_keys),
+        ForgetHandler(ForgetScope(rel.memories, graph, cache), rel.jobs, rel.processed, rel.audit, rel.api_keys),
     )
 
 

@@ -12,8 +12,9 @@ from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
 from acm.domain.extract import Mention
-from acm.domain.facts import is_lasting, normalised, slot_of
+from acm.domain.facts import FactDraft, is_lasting, normalised, slot_of
 from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Turn, stable_id, utcnow
+from acm.domain.placement import Placement, place, promoted
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
@@ -21,6 +22,7 @@ from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo, SchemaRepo
+from acm.prefetch_state import bump_generations, forget_prefetch
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import events_pb2
 from acm_ingest.consolidate import ExpireMemories
@@ -80,14 +82,15 @@ class IngestTurn:
             plan = replace(plan, facts=extraction.facts)
             typed = extraction.relations
             counts.update(extraction.counts)
-        facts = await self._facts(turn, plan, owner, turn_memory.schema_version)
-        mentions_by_fact = [draft.mentions for draft in plan.facts]
+        kept = schema_kept_facts(schema, plan)
+        facts = await self._facts(turn, kept, scope, schema, turn_memory.schema_version)
+        mentions_by_fact = [draft.mentions for draft, _ in kept]
         entities = await self._resolve_entities(scope, owner, [m for ms in mentions_by_fact for m in ms])
         relations = []
         for fact, ms in zip(facts, mentions_by_fact, strict=True):
             linked = list(dict.fromkeys(entities[m.text.lower()].entity_id for m in ms))
             if linked:
-                await self.graph.link_mentions(owner, fact.memory_id, linked, fact.session_id)
+                await self.graph.link_mentions(fact.owner, fact.memory_id, linked, fact.session_id)
         turn_entities = list({e.entity_id: e for e in entities.values()}.values())
         for a, b in itertools.islice(itertools.combinations(turn_entities, 2), MAX_RELATED_PAIRS):
             relations.append(Relation(a.entity_id, b.entity_id, "co_mentioned", facts[0].memory_id, owner))
@@ -97,13 +100,17 @@ class IngestTurn:
                 relations.append(Relation(a_ent.entity_id, b_ent.entity_id, predicate, facts[0].memory_id, owner))
         if relations:
             await self.graph.upsert_relations(relations)
+        # Turn previews are not search results; facts are, so only they make a prefetched bundle stale.
+        await invalidate_prefetch(self.cache, scope, {f.owner for f in facts})
         await self._publish(scope, job_id, facts, mentions_by_fact, parent)
         if self.expire is not None:
             expired = await self.expire(scope, schema.retention, utcnow(), parent)
             if expired:
                 counts["expired"] = expired
+        not_kept = len(plan.facts) - len(kept)
         return {
             **counts,
+            **({"facts_not_in_schema": not_kept} if not_kept else {}),
             "turns": 1,
             "facts": len(facts),
             "entities": len(turn_entities),
@@ -129,18 +136,27 @@ class IngestTurn:
             schema_version=schema_version,
         )
 
-    async def _facts(self, turn: Turn, plan: TurnPlan, owner: Owner, schema_version: int) -> list[Memory]:
-        """One MID memory per fact; the same fact said again is the same memory, mentioned once more."""
+    async def _facts(
+        self,
+        turn: Turn,
+        kept: Sequence[tuple[FactDraft, Placement]],
+        scope: Scope,
+        schema: AgentSchema,
+        schema_version: int,
+    ) -> list[Memory]:
+        """One memory per fact, placed by the schema; the same fact said again is the same memory,
+        mentioned once more."""
         fresh: list[Memory] = []
-        for draft in plan.facts:
+        for draft, placed in kept:
+            owner = scope.owner(placed.tier)
             memory_id = stable_id(owner.client_id, owner.customer_id, owner.user_id, "fact", normalised(draft.text))
             fresh.append(
                 Memory(
                     memory_id=memory_id,
                     owner=owner,
                     text=draft.text,
-                    layer=Layer.LONG if is_lasting(draft) else Layer.MID,
-                    kind="preference" if is_lasting(draft) and not draft.slot else "fact",
+                    layer=placed.layer,
+                    kind=placed.category,
                     source_turn_ids=(turn.turn_id,),
                     created_at=turn.occurred_at,
                     agent_id=turn.scope.agent_id,
@@ -166,11 +182,13 @@ class IngestTurn:
                         source_turn_ids=(*old.source_turn_ids, turn.turn_id),
                         mention_count=old.mention_count + 1,
                         updated_at=utcnow(),
-                        # Said again in another session: it is not a session fact any more.
-                        layer=Layer.LONG if old.session_id != turn.scope.session_id else old.layer,
+                        # Said again in another session (or often enough): it is not a session fact any more.
+                        layer=promoted(
+                            schema, old.layer, old.mention_count + 1, old.session_id != turn.scope.session_id
+                        ),
                     )
             facts.append(fact)
-        values = {f.memory_id: d.value for f, d in zip(fresh, plan.facts, strict=True)}
+        values = {f.memory_id: d.value for f, (d, _) in zip(fresh, kept, strict=True)}
         unique = list({f.memory_id: f for f in facts}.values())
         superseded = await self._supersede(turn.scope, unique, values)
         await self.memories.upsert([superseded.get(f.memory_id, f) for f in unique])
@@ -299,6 +317,23 @@ class IngestTurn:
             await self.bus.publish(topics.COMPACTION_REQUESTS, scope.session_key, event.SerializeToString())
 
 
+def schema_kept_facts(schema: AgentSchema, plan: TurnPlan) -> list[tuple[FactDraft, Placement]]:
+    """The drafts the agent's schema keeps, each with its category, tier and layer (the schema decides
+    what is remembered: a category it does not list is not kept)."""
+    kept = []
+    for draft in plan.facts:
+        placed = place(schema, draft.sentence, is_lasting(draft), bool(draft.slot))
+        if placed is not None:
+            kept.append((draft, placed))
+    return kept
+
+
+async def invalidate_prefetch(cache: Cache, scope: Scope, owners: set[Owner]) -> None:
+    """A write makes every prefetched bundle that could see it stale (acm.prefetch_state)."""
+    if owners:
+        await bump_generations(cache, scope, {o.tier for o in owners})
+
+
 def _value_of(memory: Memory) -> str:
     """The value an existing slot fact states, re-read from its text (after "<speaker>: ")."""
     speaker, _, sentence = memory.text.partition(": ")
@@ -320,8 +355,11 @@ def _new_entity(owner: Owner, m: Mention) -> Entity:
 class ForgetScope:
     memories: MemoryRepo
     graph: GraphStore
+    cache: Cache | None = None  # prefetched bundles of the scope are dropped with it
 
     async def __call__(self, scope: Scope, level: ForgetLevel) -> dict[str, int]:
         erased = await self.memories.forget(scope, level)
         await self.graph.forget(scope, level)
+        if self.cache is not None:
+            await forget_prefetch(self.cache, scope)
         return {"memories_erased": erased}

@@ -30,7 +30,7 @@ from acm.bootstrap import open_relational
 from acm.client import AcmClient
 from acm.domain.scope import Scope
 from acm.envelopes import key_hash, sign
-from acm.v1 import events_pb2, gateway_pb2
+from acm.v1 import common_pb2, events_pb2, gateway_pb2
 from acm_retrieve.settings import RetrieveSettings
 from tests.e2e.scenario import BOB, check_bad_requests, run_scenario
 from tests.support.events import collect_dead_letters, turn_envelope
@@ -110,12 +110,13 @@ async def stack(
         "ACM_CACHE_URL": redis_url,
         "ACM_VECTOR_URL": f"qdrant-local://{work / 'qdrant'}",
         "ACM_RETRIEVE_ADDR": f"127.0.0.1:{ports['retrieve']}",
+        "ACM_ARCHITECT_ADDR": f"127.0.0.1:{ports['architect']}",
         "ACM_LOG_LEVEL": "INFO",
     }
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for name in SERVICES:
-            addr_var = "ACM_LISTEN_ADDR" if name in ("gateway", "retrieve") else "ACM_HEALTH_ADDR"
+            addr_var = "ACM_LISTEN_ADDR" if name in ("gateway", "retrieve", "architect") else "ACM_HEALTH_ADDR"
             env = {**os.environ, **common, addr_var: f"127.0.0.1:{ports[name]}"}
             procs[name] = _start(name, env, work / f"{name}.log")
         for _ in range(240):
@@ -224,6 +225,48 @@ async def test_bad_events_on_kafka_are_dead_lettered_and_ingest_keeps_going(stac
 async def test_bad_requests_get_actionable_errors(stack: Stack) -> None:
     key_c1, _ = stack.keys
     await check_bad_requests(stack.addr, key_c1)
+
+
+async def test_agents_are_defined_through_the_architect_service(stack: Stack) -> None:
+    key_c1, key_c2 = stack.keys
+    coder = common_pb2.Scope(customer_id="acme", user_id="bob", agent_id="coder")
+    async with AcmClient(stack.addr, key_c1) as client:
+        defined = await client.define_agent(coder, "Fixes failing tests in our Python repository")
+        assert (defined.version, defined.archetype) == (1, "coding_agent")
+        assert (await client.get_agent(coder)).version == 1
+        assert "coder" in [a.agent_id for a in (await client.list_agents(coder)).agents]
+        with pytest.raises(grpc.aio.AioRpcError) as invalid:
+            await client.define_agent(coder, "", '{"retention": {"mid_ttl_days": -1}}')
+        assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "retention.mid_ttl_days" in (invalid.value.details() or "")
+    async with AcmClient(stack.addr, key_c2) as other_client:  # schemas are per client
+        with pytest.raises(grpc.aio.AioRpcError) as missing:
+            await other_client.get_agent(coder)
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def test_fetch_is_served_from_the_prefetch_pool_in_redis_and_never_stale(stack: Stack) -> None:
+    key_c1, _ = stack.keys
+    scope = common_pb2.Scope(customer_id="acme", user_id="dora", agent_id="assistant", session_id="p1")
+    async with AcmClient(stack.addr, key_c1, timeout_s=30) as client:
+        for text in ("I live in Paris with my partner Sam.", "My sister Jane adopted a puppy called Biscuit."):
+            job = await client.wait_job(scope, (await client.ingest(scope, text)).job_id, timeout_s=90)
+            assert job.status == gateway_pb2.JOB_STATUS_DONE
+        for _ in range(240):  # anticipate (its own process) warms the pool in Redis through retrieve
+            answer = await client.fetch(scope, "Where do I live?", budget_tokens=500)
+            if answer.from_prefetch:
+                break
+            await asyncio.sleep(0.25)
+        assert answer.from_prefetch and any("Paris" in m.text for m in answer.memories)
+
+        job = await client.wait_job(scope, (await client.ingest(scope, "I live in Berlin now.")).job_id, timeout_s=90)
+        assert job.status == gateway_pb2.JOB_STATUS_DONE
+        fresh = await client.fetch(scope, "Where do I live?", budget_tokens=500)
+        assert any("Berlin" in m.text for m in fresh.memories)  # the pool it replaced was stale at once
+
+        await client.wait_job(scope, await client.forget(scope, "session"), timeout_s=90)
+        gone = await client.fetch(scope, "Where do I live? Biscuit", budget_tokens=500)
+        assert not gone.from_prefetch and not gone.memories
 
 
 async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack) -> None:

@@ -31,7 +31,11 @@ async def test_ingest_is_unavailable_when_kafka_is_down(tmp_path: Path) -> None:
     rel = await open_relational(db)
     bus = KafkaBus(f"127.0.0.1:{closed_port()}", client_id="test", publish_timeout_s=2.0)
     settings = GatewaySettings(
-        database_url=db, bus_url="kafka://unused", retrieve_addr="unused:1", cache_url="memory://"
+        database_url=db,
+        bus_url="kafka://unused",
+        retrieve_addr="unused:1",
+        architect_addr="unused:1",
+        cache_url="memory://",
     )
     channel = grpc.aio.insecure_channel("127.0.0.1:1")
     cache = MemoryCache()

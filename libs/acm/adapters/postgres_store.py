@@ -586,6 +586,21 @@ class PgSchemaRepo:
         )
         return inserted == 1
 
+    async def version(self, scope: Scope, agent_id: str, version: int) -> AgentSchema | None:
+        row = await self._ex.fetchone(
+            "SELECT body::text AS body FROM agent_schemas WHERE client_id = %s AND agent_id = %s AND version = %s",
+            (scope.client_id, agent_id, version),
+        )
+        return AgentSchema.from_json(row["body"]) if row else None
+
+    async def agents(self, scope: Scope) -> list[AgentSchema]:
+        rows = await self._ex.fetch(
+            "SELECT DISTINCT ON (agent_id) body::text AS body FROM agent_schemas WHERE client_id = %s "
+            "ORDER BY agent_id, version DESC",
+            (scope.client_id,),
+        )
+        return [AgentSchema.from_json(r["body"]) for r in rows]
+
 
 # --- the holder -----------------------------------------------------------------------------------------
 

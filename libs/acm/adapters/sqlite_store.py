@@ -629,6 +629,22 @@ class SqliteSchemaRepo:
         )
         return inserted == 1
 
+    async def version(self, scope: Scope, agent_id: str, version: int) -> AgentSchema | None:
+        row = await self._ex.fetchone(
+            "SELECT body FROM agent_schemas WHERE client_id = ? AND agent_id = ? AND version = ?",
+            (scope.client_id, agent_id, version),
+        )
+        return AgentSchema.from_json(row["body"]) if row else None
+
+    async def agents(self, scope: Scope) -> list[AgentSchema]:
+        rows = await self._ex.fetch(
+            "SELECT s.body FROM agent_schemas s JOIN (SELECT agent_id, MAX(version) AS v FROM agent_schemas "
+            "WHERE client_id = ? GROUP BY agent_id) m ON s.agent_id = m.agent_id AND s.version = m.v "
+            "WHERE s.client_id = ? ORDER BY s.agent_id",
+            (scope.client_id, scope.client_id),
+        )
+        return [AgentSchema.from_json(r["body"]) for r in rows]
+
 
 # --- the holder -----------------------------------------------------------------------------------------
 

@@ -1,7 +1,10 @@
 """Agent schemas: the per-agent rules every service reads (versioned data, validated here).
 
-This is the first cut: a default template that later grows into the archetype library of the
-architect issue. Validation errors name the field, so a bad override gets an actionable message."""
+A schema says which categories of memory an agent keeps and what to extract for each, which scope tier
+and retention layer each category is written to, how retrieval weighs candidates, what compaction pins,
+what PII is redacted, what the quality gate drops and how much the prefetch cache may hold per session.
+The archetype library (acm.domain.archetypes) drafts schemas; this module parses and validates them, and
+every error names the field, so a bad override gets an actionable message."""
 
 from __future__ import annotations
 
@@ -20,11 +23,18 @@ class SchemaInvalid(ValueError):
     """An agent schema that cannot be used; the message names the field."""
 
 
+LAYERS = ("short", "mid", "long")
+
+
 @dataclass(frozen=True, slots=True)
 class Retention:
+    """How long each layer lives, and when a memory moves up (SHORT → MID → LONG)."""
+
     short_ttl_days: float = 2.0
     mid_ttl_days: float = 30.0
     long_ttl_days: float = 365.0
+    # A MID fact mentioned this many times (or said again in another session) is promoted to LONG.
+    promote_after_mentions: int = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +81,15 @@ class GateSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class PrefetchBudget:
+    """What the anticipate service may keep warm for one session of this agent."""
+
+    max_entries: int = 200
+    max_bytes: int = 262_144
+    ttl_s: float = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
 class AgentSchema:
     agent_id: str
     version: int
@@ -83,6 +102,22 @@ class AgentSchema:
     compaction: CompactionRules = CompactionRules()
     privacy: PrivacyRules = PrivacyRules()
     gate: GateSettings = GateSettings()
+    # category → what to extract for it (guidance for an LLM extractor, documentation for people).
+    extract: dict[str, str] = field(default_factory=dict)
+    # category → cue words: a fact containing one belongs to that category (the first of `categories` wins).
+    category_keywords: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # category → retention layer ("short", "mid", "long"); unset → mid (lasting statements long).
+    category_layers: dict[str, str] = field(default_factory=dict)
+    # Category of a fact that matches no cue; "" → such facts are not kept.
+    fallback_category: str = "fact"
+    # category → categories worth prefetching when it comes up in a session.
+    related_categories: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Categories whose memories are open work (tasks, pending approvals): always prefetched.
+    open_task_categories: tuple[str, ...] = ()
+    entity_types: tuple[str, ...] = ()
+    # Entity attributes compaction must keep verbatim (ids, amounts, statuses); data for the compact service.
+    pinned_fields: tuple[str, ...] = ()
+    prefetch: PrefetchBudget = PrefetchBudget()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -102,6 +137,18 @@ def default_schema(agent_id: str, description: str = "") -> AgentSchema:
             category_tiers={"turn": Tier.USER, "fact": Tier.USER, "preference": Tier.USER},
         )
     )
+
+
+def _strings(path: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise SchemaInvalid(f"{path} must be a list of strings, got {value!r}")
+    return tuple(_text(f"{path}[{i}]", v) for i, v in enumerate(value))
+
+
+def _mapping(path: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SchemaInvalid(f"{path} must be an object, got {value!r}")
+    return {_text(f"{path} key", k): v for k, v in value.items()}
 
 
 def _number(path: str, value: Any, *, integer: bool = False, minimum: float = 0.0) -> Any:
@@ -143,31 +190,70 @@ def _section(cls: type, path: str, raw: Any) -> Any:
     return cls(**values)
 
 
+KNOWN_FIELDS = frozenset(f.name for f in fields(AgentSchema))
+
+
 def parse(raw: dict[str, Any]) -> AgentSchema:
     """Build a schema from JSON-like data, naming the first field that is wrong."""
-    try:
-        tiers = {str(k): Tier(v) for k, v in dict(raw.get("category_tiers", {})).items()}
-    except ValueError as exc:
-        raise SchemaInvalid(f"category_tiers: {exc} (use user, customer or client)") from None
+    if not isinstance(raw, dict):
+        raise SchemaInvalid("the schema must be a JSON object")
+    unknown = sorted(set(raw) - KNOWN_FIELDS)
+    if unknown:
+        raise SchemaInvalid(f"unknown field(s): {', '.join(unknown)}")
+    tiers: dict[str, Tier] = {}
+    for name, value in _mapping("category_tiers", raw.get("category_tiers", {})).items():
+        try:
+            tiers[name] = Tier(value)
+        except ValueError:
+            raise SchemaInvalid(
+                f"category_tiers.{name}: unknown tier {value!r} (use user, customer or client)"
+            ) from None
+    layers = {
+        k: _text(f"category_layers.{k}", v)
+        for k, v in _mapping("category_layers", raw.get("category_layers", {})).items()
+    }
     schema = AgentSchema(
-        agent_id=str(raw.get("agent_id", "")),
+        agent_id=_text("agent_id", raw.get("agent_id", "")),
         version=_number("version", raw.get("version", 1), integer=True, minimum=1),
-        archetype=str(raw.get("archetype", "general")),
-        description=str(raw.get("description", "")),
-        categories=tuple(str(c) for c in raw.get("categories", DEFAULT_CATEGORIES)),
+        archetype=_text("archetype", raw.get("archetype", "general")),
+        description=_text("description", raw.get("description", "")),
+        categories=_strings("categories", raw.get("categories", list(DEFAULT_CATEGORIES))),
         category_tiers=tiers,
         retention=_section(Retention, "retention", raw.get("retention", {})),
         retrieval=_section(RetrievalWeights, "retrieval", raw.get("retrieval", {})),
         compaction=_section(CompactionRules, "compaction", raw.get("compaction", {})),
         privacy=_section(PrivacyRules, "privacy", raw.get("privacy", {})),
         gate=_section(GateSettings, "gate", raw.get("gate", {})),
+        extract={k: _text(f"extract.{k}", v) for k, v in _mapping("extract", raw.get("extract", {})).items()},
+        category_keywords={
+            k: _strings(f"category_keywords.{k}", v)
+            for k, v in _mapping("category_keywords", raw.get("category_keywords", {})).items()
+        },
+        category_layers=layers,
+        fallback_category=_text("fallback_category", raw.get("fallback_category", "fact")),
+        related_categories={
+            k: _strings(f"related_categories.{k}", v)
+            for k, v in _mapping("related_categories", raw.get("related_categories", {})).items()
+        },
+        open_task_categories=_strings("open_task_categories", raw.get("open_task_categories", [])),
+        entity_types=_strings("entity_types", raw.get("entity_types", [])),
+        pinned_fields=_strings("pinned_fields", raw.get("pinned_fields", [])),
+        prefetch=_section(PrefetchBudget, "prefetch", raw.get("prefetch", {})),
     )
     return validate(schema)
+
+
+def _known(path: str, names: Any, categories: tuple[str, ...]) -> None:
+    missing = [c for c in names if c not in categories]
+    if missing:
+        raise SchemaInvalid(f"{path} names unknown categor(ies): {', '.join(missing)}")
 
 
 def validate(schema: AgentSchema) -> AgentSchema:
     if not schema.agent_id:
         raise SchemaInvalid("agent_id is required")
+    if not schema.categories:
+        raise SchemaInvalid("categories must name at least one category")
     if schema.compaction.soft_ratio <= 0 or schema.compaction.soft_ratio > 1:
         raise SchemaInvalid("compaction.soft_ratio must be in (0, 1]")
     if schema.compaction.budget_tokens < 1:
@@ -175,9 +261,27 @@ def validate(schema: AgentSchema) -> AgentSchema:
     _check_compaction(schema.compaction)
     if schema.retrieval.preset not in PRESETS:
         raise SchemaInvalid(f"retrieval.preset {schema.retrieval.preset!r} is not one of: {', '.join(PRESETS)}")
-    missing = [c for c in schema.category_tiers if c not in schema.categories]
-    if missing:
-        raise SchemaInvalid(f"category_tiers names unknown categor(ies): {', '.join(missing)}")
+    if schema.retrieval.k < 1:
+        raise SchemaInvalid("retrieval.k must be ≥ 1")
+    r = schema.retention
+    if not r.short_ttl_days <= r.mid_ttl_days <= r.long_ttl_days:
+        raise SchemaInvalid("retention: TTLs must grow from short_ttl_days to mid_ttl_days to long_ttl_days")
+    if r.promote_after_mentions < 1:
+        raise SchemaInvalid("retention.promote_after_mentions must be ≥ 1")
+    if schema.prefetch.max_entries < 1 or schema.prefetch.max_bytes < 1024 or schema.prefetch.ttl_s <= 0:
+        raise SchemaInvalid("prefetch: max_entries must be ≥ 1, max_bytes ≥ 1024 and ttl_s > 0")
+    _known("category_tiers", schema.category_tiers, schema.categories)
+    _known("extract", schema.extract, schema.categories)
+    _known("category_keywords", schema.category_keywords, schema.categories)
+    _known("category_layers", schema.category_layers, schema.categories)
+    _known("related_categories", schema.related_categories, schema.categories)
+    _known("related_categories", [c for cs in schema.related_categories.values() for c in cs], schema.categories)
+    _known("open_task_categories", schema.open_task_categories, schema.categories)
+    if schema.fallback_category:
+        _known("fallback_category", [schema.fallback_category], schema.categories)
+    for name, layer in schema.category_layers.items():
+        if layer not in LAYERS:
+            raise SchemaInvalid(f"category_layers.{name}: unknown layer {layer!r} (use short, mid or long)")
     return schema
 
 
@@ -194,6 +298,23 @@ def _check_compaction(c: CompactionRules) -> None:
         raise SchemaInvalid("compaction.recent_turns_verbatim must be ≥ 0")
     if not 1 <= c.max_attempts <= 10:
         raise SchemaInvalid(f"compaction.max_attempts must be between 1 and 10, got {c.max_attempts}")
+
+
+def to_data(schema: AgentSchema) -> dict[str, Any]:
+    """JSON-ready data (tuples as lists) that parse() reads back to an equal schema."""
+    data: dict[str, Any] = json.loads(schema.to_json())
+    return data
+
+
+def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` over ``base``: objects merge key by key, anything else replaces."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def next_version(schema: AgentSchema, previous: AgentSchema | None) -> AgentSchema:

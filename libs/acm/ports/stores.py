@@ -195,3 +195,9 @@ class SchemaRepo(Protocol):
 
     async def put(self, client_id: str, schema: AgentSchema) -> bool:
         """Store this version; False (and no change) if that version already exists."""
+
+    async def version(self, scope: Scope, agent_id: str, version: int) -> AgentSchema | None:
+        """One version of the agent's schema in the scope's client."""
+
+    async def agents(self, scope: Scope) -> list[AgentSchema]:
+        """The latest version of every agent of the scope's client, by agent id."""

@@ -12,17 +12,19 @@ from collections.abc import Callable
 
 from acm_cli.bench.coverage import add_parser as add_coverage
 from acm_cli.bench.locomo import add_parser as add_locomo
+from acm_cli.bench.prefetch import add_parser as add_prefetch
 from acm_cli.bench.retention import add_parser as add_retention
 from acm_cli.bench.tokens import add_parser as add_tokens
 
 AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-# name → the module's add_parser; `prefetch` will join here.
+# name → the module's add_parser.
 BENCHMARKS: dict[str, AddParser] = {
     "locomo": add_locomo,
     "tokens": add_tokens,
     "retention": add_retention,
     "coverage": add_coverage,
+    "prefetch": add_prefetch,
 }
 
 

@@ -1,0 +1,150 @@
+"""A Retriever that serves Fetch from the session's prefetch pool when it can, else the full retrieval.
+
+The pool (warmed by the anticipate service, acm.prefetch_state) is used only when it is fresh (the write
+generations it was built under are still current: any write into a scope it could see, or a Forget,
+makes it stale), it belongs to the exact scope and agent asking, and it covers the question
+(acm.domain.prefetch.MIN_COVERAGE). The pool carries its own BM25 index (built by anticipate), and the
+decoded pool is kept per session while its version stays the same, so a hit costs four small cache reads,
+a lookup of the question's words and a ranking of a few hundred items."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
+from acm.domain.prefetch import MIN_COVERAGE, coverage, rank
+from acm.domain.scope import Scope, Tier
+from acm.domain.timeparse import query_window
+from acm.domain.tokens import DEFAULT_ENCODING, pack
+from acm.ports.retriever import Retriever
+from acm.ports.stores import Cache
+from acm.prefetch_state import TIERS_IN_ORDER, load_pool, load_version, read_generation
+from acm.v1 import architect_pb2, retrieve_pb2
+
+
+@dataclass
+class _Decoded:
+    version: str
+    pool: architect_pb2.PrefetchPool
+    # Python lists once per version: indexing a repeated proto field per element is slower.
+    lengths: list[int]
+    prior: list[float]
+    recency: list[float]
+    tiers: list[Tier | None]
+    tokens: list[int]
+
+    def postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
+        found = self.pool.postings.get(term)
+        return None if found is None else (found.docs, found.tfs)
+
+    def has_term(self, term: str) -> bool:
+        return term in self.pool.postings
+
+
+def _memo_key(scope: Scope) -> tuple[str, ...]:
+    return (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
+
+
+class PrefetchingRetriever:
+    """Implements acm.ports.retriever.Retriever around another Retriever."""
+
+    def __init__(
+        self, inner: Retriever, cache: Cache, *, min_coverage: float = MIN_COVERAGE, memo_sessions: int = 4096
+    ) -> None:
+        self.inner = inner
+        self._cache = cache
+        self._min_coverage = min_coverage
+        self._memo: OrderedDict[tuple[str, ...], _Decoded] = OrderedDict()
+        self._memo_max = memo_sessions
+        self.outcomes: Counter[str] = Counter()  # "hit", "miss_cold", "miss_stale", "miss_uncovered", ...
+
+    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+        served = await self._from_pool(request)
+        if served is not None:
+            self.outcomes["hit"] += 1
+            return served
+        return await self.inner.retrieve(request)
+
+    def _miss(self, reason: str) -> None:
+        self.outcomes[f"miss_{reason}"] += 1
+
+    async def _from_pool(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse | None:
+        query = request.query
+        if not query.strip() or request.budget_tokens <= 0:
+            return None  # no question to predict for; the full path validates the rest
+        if request.encoding not in ("", DEFAULT_ENCODING):
+            self._miss("encoding")  # pooled token counts are in the default encoding
+            return None
+        scope = scope_from_pb(request.scope)
+        if not scope.session_id:
+            self._miss("no_session")
+            return None
+        tiers = tiers_from_pb(list(request.tiers))
+        as_of = from_ts(request.as_of) or datetime.now(UTC)
+        if query_window(query, as_of) is not None:
+            self._miss("time_window")  # the full path boosts memories inside the question's window
+            return None
+        # One round of concurrent reads (four small keys): the pool's version and the write generations.
+        version, *generations = await asyncio.gather(
+            load_version(self._cache, scope),
+            *(read_generation(self._cache, scope, tier) for tier in TIERS_IN_ORDER),
+        )
+        if not version:
+            self._miss("cold")
+            return None
+        decoded = await self._decoded(scope, version)
+        if decoded is None:
+            self._miss("cold")
+            return None
+        pool = decoded.pool
+        if list(pool.generations) != generations:
+            self._memo.pop(_memo_key(scope), None)  # nothing of a stale pool is kept around
+            self._miss("stale")
+            return None
+        if coverage(query, decoded.has_term) < self._min_coverage:
+            self._miss("uncovered")
+            return None
+        ranked = [
+            (i, score)
+            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.prior, decoded.recency)
+            if decoded.tiers[i] in tiers
+        ]
+        packed = pack(ranked, [decoded.tokens[i] for i, _ in ranked], request.budget_tokens)
+        response = retrieve_pb2.RetrieveResponse(
+            total_tokens=packed.total_tokens, dropped=packed.dropped, from_prefetch=True
+        )
+        for (i, score), _size in packed.items:
+            item = response.memories.add()
+            item.CopyFrom(pool.memories[i])
+            item.score = score
+        return response
+
+    async def _decoded(self, scope: Scope, version: str) -> _Decoded | None:
+        key = _memo_key(scope)
+        hit = self._memo.get(key)
+        if hit is not None and hit.version == version:
+            self._memo.move_to_end(key)
+            return hit
+        pool = await load_pool(self._cache, scope)
+        if pool is None or pool.version != version:
+            return None  # replaced between the two reads: the next Fetch sees the new one
+        if len(pool.lengths) != len(pool.memories):
+            return None  # not built by this version of anticipate
+        decoded = _Decoded(
+            version,
+            pool,
+            list(pool.lengths),
+            list(pool.prior),
+            list(pool.recency),
+            [TIER_FROM_PB.get(m.tier) for m in pool.memories],
+            [m.token_count for m in pool.memories],
+        )
+        self._memo[key] = decoded
+        self._memo.move_to_end(key)
+        while len(self._memo) > self._memo_max:
+            self._memo.popitem(last=False)
+        return decoded

@@ -1,0 +1,181 @@
+"""Prefetch policy (pure): what to keep warm for a session, within its budget, and how a Fetch is served
+from it without the full retrieval.
+
+The anticipate service predicts the next Fetch from the session's latest turns, the entities they named
+(and, through retrieval's graph expansion, their neighbours), the categories the schema relates to the
+current topic, what this agent usually needs next (co-access learned per agent) and open tasks. Each
+prediction is a ranked list of memories; they are fused into one pool, best first, trimmed to the
+schema's entries and bytes.
+
+A Fetch is served from the pool only when the pool covers the question: enough of the question's content
+words occur in it. Then a cheap ranking (BM25 over the pool, plus the prediction's prior and recency)
+replaces embedding the question and searching every index; otherwise the full retrieval runs."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from acm.domain.retrieval import weighted_rrf
+
+# Share of the question's content words that must occur in the pool for it to be served from there.
+MIN_COVERAGE = 0.75
+PRIOR_WEIGHT = 0.35
+RECENCY_WEIGHT = 0.15
+RRF_K = 30
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    """a an the and or but if of at by for with about into to from in on off over under again then once here
+    there when where why how all any both each few more most other some such no nor not only own same so than
+    too very can will just should now is are was were be been being have has had having do does did doing i me
+    my we our you your he him his she her it its they them their what which who whom this that these those am
+    would could did does s t d ll m o re ve y""".split()
+)
+
+
+def terms(text: str) -> list[str]:
+    """Lowercase content words (stop words dropped), light plural folding so "dogs" meets "dog"."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in _STOP:
+            continue
+        out.append(w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PoolEntry:
+    text: str
+    prior: float  # the anticipated relevance (higher = more likely needed)
+    at: float  # when it holds or was said, as a timestamp (newer = more recent)
+
+
+Postings = dict[str, tuple[list[int], list[int]]]  # term → (entry indices, term frequencies)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedPool:
+    """Everything a Fetch needs to rank a pool, computed once when the pool is built."""
+
+    postings: Postings
+    lengths: list[int]
+    prior: list[float]  # scaled to [0, 1]
+    recency: list[float]  # rank by time, scaled to (0, 1]
+
+
+def index_pool(entries: Sequence[PoolEntry]) -> IndexedPool:
+    postings: Postings = {}
+    lengths = []
+    for i, e in enumerate(entries):
+        words = terms(e.text)
+        lengths.append(len(words))
+        for t, tf in Counter(words).items():
+            docs, tfs = postings.setdefault(t, ([], []))
+            docs.append(i)
+            tfs.append(tf)
+    n = len(entries)
+    top = max((e.prior for e in entries), default=0.0)
+    prior = [e.prior / top if top > 0 else 0.0 for e in entries]
+    recency = [0.0] * n
+    for rank, i in enumerate(sorted(range(n), key=lambda i: entries[i].at)):
+        recency[i] = (rank + 1) / n
+    return IndexedPool(postings, lengths, prior, recency)
+
+
+def coverage(query: str, has_term: Callable[[str], bool]) -> float:
+    """Share of the query's distinct content words that occur somewhere in the pool."""
+    wanted = set(terms(query))
+    if not wanted:
+        return 0.0
+    return sum(1 for t in wanted if has_term(t)) / len(wanted)
+
+
+def rank(
+    query: str,
+    postings_of: Callable[[str], tuple[Sequence[int], Sequence[int]] | None],
+    lengths: Sequence[int],
+    prior: Sequence[float],
+    recency: Sequence[float],
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[tuple[int, float]]:
+    """(entry index, score), best first: BM25 of the query (scaled to [0, 1]) + prior + recency. Only the
+    query's own words are looked up, so the cost is the size of their postings, not of the pool."""
+    n = len(lengths)
+    avg = (sum(lengths) / n) if n else 1.0
+    lexical = [0.0] * n
+    for t in set(terms(query)):
+        found = postings_of(t)
+        if found is None:
+            continue
+        docs, tfs = found
+        idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+        for i, tf in zip(docs, tfs, strict=True):
+            norm = k1 * (1 - b + b * lengths[i] / (avg or 1.0))
+            lexical[i] += idf * tf * (k1 + 1) / (tf + norm)
+    top = max(lexical, default=0.0) or 1.0
+    scored = [(i, lexical[i] / top + PRIOR_WEIGHT * prior[i] + RECENCY_WEIGHT * recency[i]) for i in range(n)]
+    scored.sort(key=lambda s: -s[1])
+    return scored
+
+
+class PoolIndex:
+    """An in-memory pool index (tests and callers that hold the entries themselves)."""
+
+    def __init__(self, entries: Sequence[PoolEntry]) -> None:
+        self.entries = entries
+        self.indexed = index_pool(entries)
+
+    def _postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
+        return self.indexed.postings.get(term)
+
+    def coverage(self, query: str) -> float:
+        return coverage(query, lambda t: t in self.indexed.postings)
+
+    def rank(self, query: str) -> list[tuple[int, float]]:
+        ix = self.indexed
+        return rank(query, self._postings, ix.lengths, ix.prior, ix.recency)
+
+
+def fuse_predictions(predictions: Mapping[str, Sequence[str]], weights: Mapping[str, float]) -> list[tuple[str, float]]:
+    """Memory ids of every prediction, fused by weighted reciprocal rank: (id, prior), best first."""
+    fused = weighted_rrf({k: list(v) for k, v in predictions.items()}, dict(weights), RRF_K)
+    return sorted(fused.items(), key=lambda kv: -kv[1])
+
+
+def trim(sizes: Sequence[int], max_entries: int, max_bytes: int) -> list[int]:
+    """Indices (in order, best first) that fit the session's budget of entries and bytes."""
+    kept: list[int] = []
+    total = 0
+    for i, size in enumerate(sizes):
+        if len(kept) >= max_entries:
+            break
+        if total + size > max_bytes:
+            continue  # a smaller one further down may still fit
+        kept.append(i)
+        total += size
+    return kept
+
+
+def learn_followers(
+    counts: dict[str, dict[str, int]], previous: Iterable[str], current: Iterable[str], cap: int = 1000
+) -> dict[str, dict[str, int]]:
+    """Co-access per agent: how often categories ``current`` came right after ``previous`` (bounded)."""
+    out = {k: dict(v) for k, v in counts.items()}
+    for p in set(previous):
+        row = out.setdefault(p, {})
+        for c in set(current):
+            row[c] = min(cap, row.get(c, 0) + 1)
+    return out
+
+
+def likely_next(counts: Mapping[str, Mapping[str, int]], current: Iterable[str], n: int = 3) -> list[str]:
+    """The categories that most often followed ``current`` in this agent's history."""
+    total: Counter[str] = Counter()
+    for c in set(current):
+        total.update(counts.get(c, {}))
+    return [c for c, _ in total.most_common(n)]

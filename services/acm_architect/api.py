@@ -1,0 +1,84 @@
+"""The Architect API: one implementation, served over gRPC and called in-process by the embedded gateway."""
+
+from __future__ import annotations
+
+import grpc
+
+from acm.convert import scope_from_pb
+from acm.domain.schema import AgentSchema
+from acm.domain.scope import ScopeError
+from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
+from acm.v1 import architect_pb2_grpc, gateway_pb2
+from acm_architect.usecases import DefineAgent, GetAgent, ListAgents, schema_json
+
+
+def info(schema: AgentSchema, rationale: str = "") -> gateway_pb2.AgentSchemaInfo:
+    return gateway_pb2.AgentSchemaInfo(
+        agent_id=schema.agent_id,
+        version=schema.version,
+        archetype=schema.archetype,
+        schema_json=schema_json(schema),
+        rationale=rationale,
+    )
+
+
+class ArchitectApi:
+    """Implements acm.ports.architect.Architect."""
+
+    def __init__(self, define: DefineAgent, get: GetAgent, list_agents: ListAgents) -> None:
+        self._define = define
+        self._get = get
+        self._list = list_agents
+
+    async def define_agent(self, request: gateway_pb2.DefineAgentRequest) -> gateway_pb2.AgentSchemaInfo:
+        scope = scope_from_pb(request.scope)
+        if not scope.agent_id:
+            raise ValueError("scope.agent_id is required: it names the agent being defined")
+        defined = await self._define(scope, request.description, request.overrides_json, request.archetype)
+        return info(defined.schema, defined.rationale)
+
+    async def get_agent(self, request: gateway_pb2.GetAgentRequest) -> gateway_pb2.AgentSchemaInfo:
+        return info(await self._get(scope_from_pb(request.scope), request.version))
+
+    async def list_agents(self, request: gateway_pb2.ListAgentsRequest) -> gateway_pb2.ListAgentsResponse:
+        schemas = await self._list(scope_from_pb(request.scope))
+        return gateway_pb2.ListAgentsResponse(agents=[info(s) for s in schemas])
+
+
+class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
+    def __init__(self, api: ArchitectApi) -> None:
+        self._api = api
+
+    async def _abort(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
+        if isinstance(exc, AgentNotFoundError):
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        if isinstance(exc, SchemaRejectedError):
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+
+    async def DefineAgent(
+        self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.AgentSchemaInfo:
+        try:
+            return await self._api.define_agent(request)
+        except (ScopeError, ValueError, AgentNotFoundError) as exc:
+            await self._abort(context, exc)
+            raise
+
+    async def GetAgent(
+        self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.AgentSchemaInfo:
+        try:
+            return await self._api.get_agent(request)
+        except (ScopeError, ValueError, AgentNotFoundError) as exc:
+            await self._abort(context, exc)
+            raise
+
+    async def ListAgents(
+        self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ListAgentsResponse:
+        try:
+            return await self._api.list_agents(request)
+        except (ScopeError, ValueError) as exc:
+            await self._abort(context, exc)
+            raise

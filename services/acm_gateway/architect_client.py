@@ -1,0 +1,60 @@
+"""Architect over gRPC (distributed mode), with a deadline on every call; status codes back to errors."""
+
+from __future__ import annotations
+
+import grpc
+
+from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
+from acm.telemetry import traceparent_of_current_span
+from acm.v1 import architect_pb2_grpc, gateway_pb2
+from acm_gateway.errors import Unavailable
+
+
+def _raise(exc: grpc.aio.AioRpcError) -> None:
+    code, details = exc.code(), exc.details() or ""
+    if code == grpc.StatusCode.INVALID_ARGUMENT:
+        raise ValueError(details) from exc
+    if code == grpc.StatusCode.NOT_FOUND:
+        raise AgentNotFoundError(details) from exc
+    if code == grpc.StatusCode.FAILED_PRECONDITION:
+        raise SchemaRejectedError(details) from exc
+    raise Unavailable(f"architect service: {code.name}: {details}") from exc
+
+
+class GrpcArchitect:
+    def __init__(self, channel: grpc.aio.Channel, timeout_s: float) -> None:
+        self._stub = architect_pb2_grpc.ArchitectStub(channel)
+        self._timeout_s = timeout_s
+
+    def _md(self) -> tuple[tuple[str, str], ...]:
+        return (("traceparent", traceparent_of_current_span()),)
+
+    async def define_agent(self, request: gateway_pb2.DefineAgentRequest) -> gateway_pb2.AgentSchemaInfo:
+        try:
+            answer: gateway_pb2.AgentSchemaInfo = await self._stub.DefineAgent(
+                request, timeout=self._timeout_s, metadata=self._md()
+            )
+            return answer
+        except grpc.aio.AioRpcError as exc:
+            _raise(exc)
+            raise
+
+    async def get_agent(self, request: gateway_pb2.GetAgentRequest) -> gateway_pb2.AgentSchemaInfo:
+        try:
+            answer: gateway_pb2.AgentSchemaInfo = await self._stub.GetAgent(
+                request, timeout=self._timeout_s, metadata=self._md()
+            )
+            return answer
+        except grpc.aio.AioRpcError as exc:
+            _raise(exc)
+            raise
+
+    async def list_agents(self, request: gateway_pb2.ListAgentsRequest) -> gateway_pb2.ListAgentsResponse:
+        try:
+            answer: gateway_pb2.ListAgentsResponse = await self._stub.ListAgents(
+                request, timeout=self._timeout_s, metadata=self._md()
+            )
+            return answer
+        except grpc.aio.AioRpcError as exc:
+            _raise(exc)
+            raise

@@ -1,0 +1,66 @@
+"""`acm bench prefetch` end to end on the tiny synthetic LoCoMo-format file of the locomo smoke test:
+turns replayed into sessions, each question asked after its last evidence turn through both gateways; the
+JSON has the promised shape and a question repeating its evidence turn is served from the prefetch pool."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from acm_cli.bench.locomo import parse_conversation
+from acm_cli.bench.prefetch import ask_points
+from tests.integration.test_bench_locomo_cli import _synthetic
+
+KEYS = {
+    "hit_rate_pct",
+    "served_from_prefetch_pct",
+    "fetch_p50_ms",
+    "fetch_p95_ms",
+    "fetch_p50_ms_served_from_prefetch",
+    "fetch_p95_ms_served_from_prefetch",
+    "fetch_p50_ms_fallback",
+    "recall_pct",
+    "recall_pct_served_from_prefetch",
+    "cache_bytes_per_session",
+    "cache_bytes_per_session_max",
+    "cache_bytes_bound",
+    "n",
+}
+
+
+def test_questions_are_asked_right_after_their_last_evidence_turn() -> None:
+    conv = parse_conversation(_synthetic()[0])
+    points = ask_points(conv)
+    by_question = {q.text: i for i, qs in points.items() for q in qs}
+    assert conv.turns[by_question["Which hobbies does Omar have?"]].dia_id == "D1:4"
+    assert conv.turns[by_question["When did Nadia adopt the iguana?"]].dia_id == "D2:3"
+
+
+def test_bench_prefetch_runs_end_to_end(tmp_path: Path) -> None:
+    data = tmp_path / "synthetic-locomo.json"
+    data.write_text(json.dumps(_synthetic()))
+    out = tmp_path / "results" / "prefetch-syn.json"
+    acm = str(Path(sys.executable).parent / "acm")
+    proc = subprocess.run(
+        [acm, "bench", "prefetch", "--data", str(data), "--json", str(out), "--data-dir", str(tmp_path / "acm")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "5/5 asked" in proc.stdout and "3/3 asked" in proc.stdout, proc.stdout
+
+    result = json.loads(out.read_text())
+    assert set(result) == {"systems", "run"}
+    assert set(result["systems"]) == {"prefetch", "no_prefetch"}
+    for name, row in result["systems"].items():
+        assert set(row) == KEYS, name
+        assert row["n"] == 8, name
+        assert 0 <= row["recall_pct"] <= 100 and row["fetch_p95_ms"] >= row["fetch_p50_ms"] > 0, name
+    with_prefetch, without = result["systems"]["prefetch"], result["systems"]["no_prefetch"]
+    assert without["served_from_prefetch_pct"] == 0.0 and without["cache_bytes_per_session"] == 0
+    assert with_prefetch["served_from_prefetch_pct"] > 0  # the verbatim question at least
+    assert 0 < with_prefetch["cache_bytes_per_session_max"] <= with_prefetch["cache_bytes_bound"]
+    assert result["run"]["questions"] == 8 and result["run"]["sessions"] >= 2

@@ -1,0 +1,236 @@
+"""Prefetch: the pool is served only fresh, in its exact scope and when it covers the question; writes
+and Forget make it stale; signals for unknown sessions are dropped and counted. The wrapper is checked
+against both real caches (in-process and Redis), then end to end in embedded ACM over gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from acm import topics
+from acm.adapters.memory_cache import MemoryCache
+from acm.adapters.prefetching_retriever import PrefetchingRetriever
+from acm.adapters.redis_cache import RedisCache
+from acm.client import AcmClient
+from acm.convert import scope_to_pb
+from acm.domain.models import MemoryStatus
+from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.envelopes import envelope, key_hash
+from acm.ports.stores import Cache
+from acm.prefetch_state import bump_generations, forget_prefetch, load_pool, read_generations, store_pool
+from acm.v1 import common_pb2, retrieve_pb2
+from acm_anticipate.usecases import DropHotState, build_pool
+from acm_cli.bench.locomo import wait_until_indexed
+from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
+from tests.support.events import signed
+
+FULL = "full retrieval"
+
+
+class FullRetrieval:
+    """Stands for the full retrieval behind the wrapper: answers with one marker memory, counts calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+        self.calls += 1
+        return retrieve_pb2.RetrieveResponse(memories=[common_pb2.Memory(memory_id=FULL, text=FULL)])
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.infra)])
+async def cache(request: pytest.FixtureRequest) -> AsyncIterator[Cache]:
+    c: Cache
+    c = await RedisCache.open(request.getfixturevalue("redis_url")) if request.param == "redis" else MemoryCache()
+    yield c
+    await c.close()
+
+
+def _memory(mid: str, text: str, tier: common_pb2.Tier.ValueType = common_pb2.TIER_USER) -> common_pb2.Memory:
+    return common_pb2.Memory(memory_id=mid, text=text, tier=tier, token_count=12, source_turn_ids=[f"t-{mid}"])
+
+
+POOL = [
+    _memory("m1", "alice: I adopted a puppy called Biscuit last week."),
+    _memory("m2", "alice: My sister Jane lives in Porto."),
+    _memory("m3", "acme: The office wifi password rotates every Monday.", common_pb2.TIER_CUSTOMER),
+]
+
+
+async def _warm(cache: Cache, scope: Scope) -> None:
+    ranked = []
+    for i, m in enumerate(POOL):
+        item = common_pb2.Memory()
+        item.CopyFrom(m)
+        item.score = 1.0 / (i + 1)
+        ranked.append(item)
+    pool = build_pool(ranked, await read_generations(cache, scope))
+    await store_pool(cache, scope, pool, 60)
+
+
+def _request(
+    scope: Scope, query: str, budget: int = 1000, tiers: list[common_pb2.Tier.ValueType] | None = None
+) -> retrieve_pb2.RetrieveRequest:
+    return retrieve_pb2.RetrieveRequest(scope=scope_to_pb(scope), query=query, budget_tokens=budget, tiers=tiers or [])
+
+
+def _scope(client: str, user: str = "alice", session: str = "s1", agent: str = "bot", customer: str = "acme") -> Scope:
+    return Scope(client, customer, user, agent, session)
+
+
+async def test_a_fresh_covering_pool_serves_the_fetch(cache: Cache) -> None:
+    scope = _scope(f"c{uuid.uuid4().hex[:10]}")
+    full = FullRetrieval()
+    retriever = PrefetchingRetriever(full, cache)
+    await _warm(cache, scope)
+
+    served = await retriever.retrieve(_request(scope, "What is Alice's puppy called?"))
+    assert served.from_prefetch and full.calls == 0
+    assert served.memories[0].memory_id == "m1"
+    assert served.total_tokens <= 1000
+    tight = await retriever.retrieve(_request(scope, "puppy Biscuit", budget=12))
+    assert [m.memory_id for m in tight.memories] == ["m1"]  # the budget holds on a hit too
+    customer_only = await retriever.retrieve(_request(scope, "wifi password puppy", tiers=[common_pb2.TIER_CUSTOMER]))
+    assert [m.memory_id for m in customer_only.memories] == ["m3"]
+
+    uncovered = await retriever.retrieve(_request(scope, "Which quantum computer does Bob own?"))
+    assert not uncovered.from_prefetch and uncovered.memories[0].memory_id == FULL
+    assert retriever.outcomes["miss_uncovered"] == 1
+
+
+async def test_the_pool_is_keyed_by_the_full_scope(cache: Cache) -> None:
+    client = f"c{uuid.uuid4().hex[:10]}"
+    scope = _scope(client)
+    full = FullRetrieval()
+    retriever = PrefetchingRetriever(full, cache)
+    await _warm(cache, scope)
+    others = [
+        _scope(client, session="s2"),
+        _scope(client, user="bob"),
+        _scope(client, agent="other-bot"),
+        _scope(client, customer="globex"),
+        _scope(f"c{uuid.uuid4().hex[:10]}"),
+    ]
+    for other in others:
+        answer = await retriever.retrieve(_request(other, "puppy Biscuit"))
+        assert not answer.from_prefetch and answer.memories[0].memory_id == FULL, other
+    assert full.calls == len(others)
+
+
+async def test_a_write_into_a_scope_the_pool_sees_makes_it_stale(cache: Cache) -> None:
+    client = f"c{uuid.uuid4().hex[:10]}"
+    scope = _scope(client)
+    retriever = PrefetchingRetriever(FullRetrieval(), cache)
+    question = _request(scope, "puppy Biscuit")
+
+    # Written by another customer's user: not visible to this pool, which stays fresh.
+    await _warm(cache, scope)
+    await bump_generations(cache, _scope(client, user="zed", customer="globex"), {Tier.USER, Tier.CUSTOMER})
+    assert (await retriever.retrieve(question)).from_prefetch
+
+    # The same user, another session (a user-tier fact): stale.
+    await bump_generations(cache, _scope(client, session="s9"), {Tier.USER})
+    assert not (await retriever.retrieve(question)).from_prefetch
+    # Another user of the same customer writes at the customer tier: stale.
+    await _warm(cache, scope)
+    await bump_generations(cache, _scope(client, user="bob"), {Tier.CUSTOMER})
+    assert not (await retriever.retrieve(question)).from_prefetch
+    # A client-tier write by anyone of the client: stale.
+    await _warm(cache, scope)
+    await bump_generations(cache, _scope(client, user="carl", customer="initech"), {Tier.CLIENT})
+    assert not (await retriever.retrieve(question)).from_prefetch
+    assert retriever.outcomes["miss_stale"] == 3
+
+
+@pytest.mark.parametrize("level", list(ForgetLevel))
+async def test_forget_removes_the_pool(cache: Cache, level: ForgetLevel) -> None:
+    scope = _scope(f"c{uuid.uuid4().hex[:10]}")
+    retriever = PrefetchingRetriever(FullRetrieval(), cache)
+    await _warm(cache, scope)
+    assert (await retriever.retrieve(_request(scope, "puppy Biscuit"))).from_prefetch
+    await forget_prefetch(cache, scope)  # what ingest does once the memories are erased
+    assert not (await retriever.retrieve(_request(scope, "puppy Biscuit"))).from_prefetch
+    await DropHotState(cache)(scope, level)  # what anticipate does on the same Forget
+    assert await load_pool(cache, scope) is None
+
+
+# ---------------------------------------------------------------------------------------------------
+# End to end, embedded
+
+
+@pytest.fixture
+async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
+    async with EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")) as running:
+        yield running
+
+
+SCOPE_PB = common_pb2.Scope(customer_id="acme", user_id="alice", agent_id="bot", session_id="s1")
+SCOPE = Scope(DEV_CLIENT, "acme", "alice", "bot", "s1")
+
+
+async def _say(client: AcmClient, text: str, scope: common_pb2.Scope = SCOPE_PB) -> None:
+    job = await client.wait_job(scope, (await client.ingest(scope, text)).job_id, timeout_s=60)
+    assert job.error == ""
+
+
+async def test_fetch_is_served_from_prefetch_and_never_stale(acm: EmbeddedAcm) -> None:
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
+        for text in (
+            "I live in Paris with my partner Sam.",
+            "My sister Jane adopted a puppy called Biscuit.",
+            "Sam and I are planning a trip to Kyoto in April.",
+        ):
+            await _say(client, text)
+        await wait_until_indexed(acm)  # anticipate has warmed the session
+        warm = await client.fetch(SCOPE_PB, "Where do I live?", budget_tokens=500)
+        assert warm.from_prefetch
+        assert any("Paris" in m.text for m in warm.memories)
+
+        # A newer value: once its job is done, no Fetch may answer with the superseded one.
+        await _say(client, "I live in Berlin now.")
+        fresh = await client.fetch(SCOPE_PB, "Where do I live?", budget_tokens=500)
+        assert any("Berlin" in m.text for m in fresh.memories)
+        stored = await acm.rel.memories.get(SCOPE, [m.memory_id for m in fresh.memories])
+        assert all(m.status is MemoryStatus.ACTIVE for m in stored)
+
+        # Forget the session: once its job is done, nothing of it comes back, from the pool or otherwise.
+        forget = await client.forget(SCOPE_PB, "session")
+        await client.wait_job(SCOPE_PB, forget, timeout_s=60)
+        gone = await client.fetch(SCOPE_PB, "Where do I live? Biscuit Kyoto", budget_tokens=500)
+        assert not gone.from_prefetch and not gone.memories
+
+
+async def test_signals_warm_known_sessions_and_unknown_ones_are_dropped_and_counted(acm: EmbeddedAcm) -> None:
+    key = await acm.rel.api_keys.by_hash(key_hash(acm.api_key))
+    assert key is not None
+    counters = acm.anticipate.signals
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
+        await _say(client, "My sister Jane adopted a puppy called Biscuit.")
+        await wait_until_indexed(acm)
+
+    async def signal(scope: Scope) -> None:
+        handled = counters.accepted + counters.dropped_unknown_session
+        env = envelope(scope)
+        env.prefetch_signal.query = "Biscuit"
+        env.prefetch_signal.entity_names.append("Jane")
+        await acm.bus.publish(topics.PREFETCH_SIGNALS, scope.session_key, signed(env, key))
+        for _ in range(1500):  # up to 30 s for anticipate to handle it
+            if counters.accepted + counters.dropped_unknown_session > handled:
+                return
+            await asyncio.sleep(0.02)
+        pytest.fail("anticipate did not handle the prefetch signal")
+
+    await signal(SCOPE)
+    assert (counters.accepted, counters.dropped_unknown_session) == (1, 0)
+    await signal(Scope(DEV_CLIENT, "acme", "alice", "bot", "never-seen"))
+    assert counters.dropped_unknown_session == 1
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
+        forget = await client.forget(SCOPE_PB, "session")
+        await client.wait_job(SCOPE_PB, forget, timeout_s=60)
+    await wait_until_indexed(acm)
+    await signal(SCOPE)  # forgotten: dropped too
+    assert (counters.accepted, counters.dropped_unknown_session) == (1, 2)

@@ -1,0 +1,65 @@
+"""Prefetch policy: ranking a pool, coverage, the budget, co-access (pure)."""
+
+from __future__ import annotations
+
+from acm.domain.archetypes import draft
+from acm.domain.prefetch import (
+    PoolEntry,
+    PoolIndex,
+    fuse_predictions,
+    learn_followers,
+    likely_next,
+    terms,
+    trim,
+)
+from acm.v1 import common_pb2
+from acm_anticipate.usecases import bounded_pool, build_pool
+
+ENTRIES = [
+    PoolEntry("Caroline: I went to the LGBTQ support group yesterday.", 0.02, 100.0),
+    PoolEntry("Melanie: I painted a sunrise over the lake.", 0.03, 200.0),
+    PoolEntry("Melanie: We went camping with the kids.", 0.01, 300.0),
+]
+
+
+def test_terms_drop_stop_words_and_fold_plurals() -> None:
+    assert terms("When did the groups go camping?") == ["group", "go", "camping"]
+
+
+def test_the_pool_ranks_the_matching_memory_first_and_covers_its_words() -> None:
+    index = PoolIndex(ENTRIES)
+    assert index.rank("When did Caroline go to the support group?")[0][0] == 0
+    assert index.rank("What did Melanie paint?")[0][0] in (1, 2)
+    assert index.coverage("Caroline support group") == 1.0
+    assert index.coverage("Caroline quantum physics") == 1 / 3
+    assert len(index.rank("anything")) == len(ENTRIES)  # the prior orders what the words do not
+
+
+def test_predictions_fuse_by_reciprocal_rank() -> None:
+    fused = fuse_predictions({"a": ["m1", "m2"], "b": ["m2", "m3"]}, {"a": 1.0, "b": 1.0})
+    assert fused[0][0] == "m2"
+
+
+def test_trim_keeps_the_best_within_entries_and_bytes() -> None:
+    assert trim([10, 10, 10], 2, 100) == [0, 1]
+    assert trim([60, 50, 30], 5, 100) == [0, 2]  # the 50 does not fit after 60; the 30 does
+
+
+def test_a_pool_with_its_index_fits_the_schema_budget() -> None:
+    schema = draft("a", "customer_support", "", {"prefetch": {"max_entries": 1000, "max_bytes": 8192}})
+    items = [
+        common_pb2.Memory(memory_id=f"m{i}", text=f"fact number {i} about order ORD-{i} " * 3, token_count=20)
+        for i in range(400)
+    ]
+    pool = bounded_pool(items, schema, ["g1", "", ""])
+    assert 0 < pool.ByteSize() <= 8192
+    assert len(pool.memories) < 400 and len(pool.lengths) == len(pool.memories)
+    full = build_pool(items[:3], ["g"])
+    assert set(full.postings) >= {"fact", "number", "order"}
+
+
+def test_co_access_is_learned_per_agent() -> None:
+    counts = learn_followers({}, ["order"], ["billing"])
+    counts = learn_followers(counts, ["order"], ["billing", "issue"])
+    assert likely_next(counts, ["order"], 1) == ["billing"]
+    assert likely_next(counts, ["unknown"]) == []
