@@ -103,6 +103,7 @@ class SessionContext:
             raise ContextDoesNotFit(exc.needed + overhead, budget, detail) from None
         memories: list[common_pb2.Memory] = []
         dropped = 0
+        from_prefetch = False
         if request.query and plan.memory_budget > 0:
             answer = await self.retriever.retrieve(
                 retrieve_pb2.RetrieveRequest(
@@ -116,8 +117,10 @@ class SessionContext:
             )
             dropped = answer.dropped
             memories = list(answer.memories)
+            from_prefetch = answer.from_prefetch
         fill(plan, state.memory, state.tail, sum(m.token_count for m in memories) + 2 * len(memories), self.tokens)
         response = self._response(plan, memories, dropped, budget, encoding, count)
+        response.from_prefetch = from_prefetch
         latest = await self.load.working.compactions(scope, 1)
         if latest:
             response.last_compaction.CopyFrom(compaction_to_pb(latest[0]))

@@ -243,7 +243,7 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm) -> None:
     from acm_ingest.consolidate import LAST_SWEEP_KEY
 
     ttl_days = 1.0 / 86400  # one second
-    schema = replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 0))
+    schema = replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
     assert await acm.rel.schemas.put("local", schema)
     (first,) = await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
     assert first.status == gateway_pb2.JOB_STATUS_DONE and "expired" not in first.counts
