@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acm.domain.compaction.engine import Rules, SessionTurn, WorkingMemory
-from acm.domain.models import Memory
+from acm.domain.models import Layer, Memory
 from acm.domain.schema import DEFAULT_AGENT, CompactionRules, default_schema
 from acm.domain.scope import Scope
 from acm.ports.stores import MemoryRepo, SchemaRepo
 from acm.ports.working_memory import WorkingMemoryRepo
 
 _ROLES = ("user", "assistant", "system", "tool")
+TURN_LAYERS = (Layer.SHORT,)  # turn previews (and flagged episodes) live in SHORT; facts are not turns
 
 
 class SessionNotFound(Exception):
@@ -92,7 +93,7 @@ class LoadSession:
         after a compaction the tail is short, so a fetch does not re-read the whole session."""
         limit = min(64, self.max_session_turns)
         while True:
-            rows = await self.memories.session_memories(scope, limit)
+            rows = await self.memories.session_memories(scope, limit, TURN_LAYERS)
             reached = memory.through_at is not None and rows and rows[-1].created_at < memory.through_at
             if reached or len(rows) < limit or limit >= self.max_session_turns:
                 return rows

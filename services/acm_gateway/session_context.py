@@ -90,7 +90,14 @@ class SessionContext:
         state = await self.load(scope)
         if not state.stored and not state.tail:
             return None
-        count: Callable[[str], int] = lambda text: self.tokens.count(text, encoding)  # noqa: E731
+        counted: dict[str, int] = {}
+
+        def count(text: str) -> int:
+            # The same strings (the joined context, each part, the headers) are counted several times.
+            if text not in counted:
+                counted[text] = self.tokens.count(text, encoding)
+            return counted[text]
+
         # Headers and separators are paid from the budget up front, so the parts can use the rest.
         overhead = 3 * count(SEPARATOR) + count(MEMORIES_HEADER + "\n") + count(RECENT_HEADER + "\n")
         inner = max(budget - overhead, 0)

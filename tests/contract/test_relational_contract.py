@@ -393,6 +393,12 @@ async def test_session_memories_newest_first_and_limited(store: RelationalStore)
     )
     assert [m.memory_id for m in await store.memories.session_memories(ALICE, 10)] == ["t4", "t3", "t2", "t1"]
     assert [m.memory_id for m in await store.memories.session_memories(ALICE, 2)] == ["t4", "t3"]
+    # Only the layers asked for (mem() makes LONG memories): a turn-preview reader skips the facts.
+    short = mem("t5", owner, "turn 5", session_id="s1", minutes=5)
+    short.layer = Layer.SHORT
+    await store.memories.upsert([short])
+    assert [m.memory_id for m in await store.memories.session_memories(ALICE, 10, (Layer.SHORT,))] == ["t5"]
+    assert len(await store.memories.session_memories(ALICE, 10, (Layer.SHORT, Layer.LONG))) == 5
     with pytest.raises(ScopeError):
         await store.memories.session_memories(Scope("c1", "acme", "alice"), 10)
 

@@ -366,7 +366,7 @@ class PgMemoryRepo:
         )
         return [_memory(r) for r in rows]
 
-    async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
+    async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
         if not scope.session_id:
             raise ScopeError("session_memories needs scope.session_id")
         if limit <= 0:
@@ -375,11 +375,16 @@ class PgMemoryRepo:
             f"""
             SELECT {_MEMORY_COLUMNS} FROM memories
             WHERE customer_id = %(customer_id)s AND user_id = %(user_id)s
-              AND session_id = %(session_id)s AND {_VISIBLE}
+              AND session_id = %(session_id)s AND {_VISIBLE} AND layer = ANY(%(layers)s)
             ORDER BY created_at DESC, memory_id DESC
             LIMIT %(limit)s
             """,
-            {**_scope_params(scope), "session_id": scope.session_id, "limit": limit},
+            {
+                **_scope_params(scope),
+                "session_id": scope.session_id,
+                "limit": limit,
+                "layers": [str(x) for x in layers],
+            },
         )
         return [_memory(r) for r in rows]
 

@@ -411,7 +411,7 @@ class SqliteMemoryRepo:
         )
         return [_memory(r) for r in rows]
 
-    async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
+    async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
         if not scope.session_id:
             raise ScopeError("session_memories needs scope.session_id")
         if limit <= 0:
@@ -420,11 +420,16 @@ class SqliteMemoryRepo:
             f"""
             SELECT {_M_COLUMNS} FROM memories m
             WHERE m.customer_id = :customer_id AND m.user_id = :user_id AND m.session_id = :session_id
-              AND {_visible(ALL_TIERS)}
+              AND {_visible(ALL_TIERS)} AND m.layer IN (SELECT value FROM json_each(:layers))
             ORDER BY m.created_at DESC, m.memory_id DESC
             LIMIT :limit
             """,
-            {**_scope_params(scope), "session_id": scope.session_id, "limit": limit},
+            {
+                **_scope_params(scope),
+                "session_id": scope.session_id,
+                "limit": limit,
+                "layers": json.dumps([str(x) for x in layers]),
+            },
         )
         return [_memory(r) for r in rows]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$")
 
@@ -28,12 +29,18 @@ class Tier(StrEnum):
 ALL_TIERS: tuple[Tier, ...] = (Tier.USER, Tier.CUSTOMER, Tier.CLIENT)
 
 
+@lru_cache(maxsize=8192)
+def _well_formed(value: str) -> bool:
+    # Memoised: every record read back from a store re-validates the same few ids.
+    return _ID.match(value) is not None
+
+
 def check_id(kind: str, value: str, *, required: bool = True) -> str:
     if not value:
         if required:
             raise ScopeError(f"{kind} is required")
         return value
-    if not _ID.match(value):
+    if not _well_formed(value):
         raise ScopeError(
             f"{kind} {value[:40]!r} is malformed: use 1-128 characters from letters, digits and . _ @ -, "
             "starting with a letter or digit"

@@ -37,8 +37,8 @@ class MemoryRepo(Protocol):
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         """Visible, active memories stating a value for ``slot`` (normally at most one)."""
 
-    async def session_memories(self, scope: Scope, limit: int) -> list[Memory]:
-        """The scope's session (scope.session_id required), newest first."""
+    async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
+        """The scope's session (scope.session_id required), those layers only, newest first."""
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         """Erase every memory that ``level`` of ``scope`` covers; returns how many."""
