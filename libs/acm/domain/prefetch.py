@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 from acm.domain.retrieval import weighted_rrf
 
-# Share of the question's content words that must occur in the pool for it to be served from there.
-MIN_COVERAGE = 0.75
+# Share of the question's content words that must occur in the pool for it to be served from there: all of
+# them. At 0.75 a long session's pool "covered" questions it could not answer (LoCoMo coverage 79.5 → 73.9).
+MIN_COVERAGE = 1.0
 PRIOR_WEIGHT = 0.35
 RECENCY_WEIGHT = 0.15
 RRF_K = 30
