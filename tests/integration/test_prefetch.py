@@ -234,3 +234,32 @@ async def test_signals_warm_known_sessions_and_unknown_ones_are_dropped_and_coun
     await wait_until_indexed(acm)
     await signal(SCOPE)  # forgotten: dropped too
     assert (counters.accepted, counters.dropped_unknown_session) == (1, 2)
+
+
+async def _pool_current(acm: EmbeddedAcm) -> None:
+    """Until anticipate stored a pool built at the scope's current write generations."""
+    for _ in range(200):
+        pool = await load_pool(acm.cache, SCOPE)
+        if pool is not None and list(pool.generations) == await read_generations(acm.cache, SCOPE):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("anticipate never built a current pool")
+
+
+async def test_a_pool_already_built_at_the_current_generations_is_not_rebuilt(acm: EmbeddedAcm) -> None:
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
+        await _say(client, "I live in Paris with my partner Sam.")
+        await _pool_current(acm)
+        warm = acm.anticipate.warm
+        before = warm.coalesced
+        # Nothing was written since the last pool: the same event again (a backlog) costs no retrieval.
+        await warm(SCOPE, ("fact",))
+        assert warm.coalesced == before + 1
+        # A write bumps the generations: the next warm-up rebuilds.
+        await _say(client, "Sam and I are planning a trip to Kyoto in April.")
+        await _pool_current(acm)
+        rebuilt = warm.coalesced
+        await warm(SCOPE, ("fact",))  # the pool the write's own event built is current again
+        assert warm.coalesced == rebuilt + 1
+        served = await client.fetch(SCOPE_PB, "Kyoto trip with Sam?", budget_tokens=500)
+        assert served.from_prefetch and any("Kyoto" in m.text for m in served.memories)
