@@ -87,7 +87,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         get_job: GetJob,
         fetch: FetchContext,
         forget: RequestForget,
-        compact: CompactNow | None = None,
+        compact: CompactNow,
         agents: Agents | None = None,
     ) -> None:
         self._agents = agents
@@ -168,20 +168,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     async def Compact(
         self, request: gateway_pb2.CompactRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.CompactResponse:
-        if self._compact is None:
-            await self._not_yet(context, "Compact")
-            raise AssertionError("unreachable")
-        compact = self._compact
-
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.CompactResponse:
             scope = await self._auth.scope(key, request.scope)
-            return await compact(scope, request.budget_tokens)
+            return await self._compact(scope, request.budget_tokens)
 
         return await self._call("Compact", context, work)
-
-    # Declared in the proto ahead of their implementation (issue 5): answer UNIMPLEMENTED plainly.
-    async def _not_yet(self, context: grpc.aio.ServicerContext, method: str) -> None:
-        await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method} is not implemented in this version yet")
 
     async def DefineAgent(
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext

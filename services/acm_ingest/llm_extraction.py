@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from acm.domain.extract import mentions
+from acm.domain.extract import Mention, mentions
 from acm.domain.facts import FactDraft
 from acm.domain.models import Turn
 from acm.domain.pii import PiiRules, redact
@@ -96,6 +96,22 @@ def _to_draft(fact: ExtractedFact, speaker: str, occurred_at: datetime, rules: P
     )
 
 
+_MENTION_TYPE = {"id": "id", "amount": "amount"}  # every other entity type resolves as a name
+
+
+def _with_entities(draft: FactDraft, entities: list[ExtractedEntity]) -> FactDraft:
+    """Entities the model named in this statement that the rules did not find, attached as mentions so
+    entity resolution links them."""
+    known = {m.text.casefold() for m in draft.mentions}
+    sentence = draft.sentence.casefold()
+    extra = tuple(
+        Mention(e.name, _MENTION_TYPE.get(e.type, "name"))
+        for e in entities
+        if e.name.casefold() in sentence and e.name.casefold() not in known
+    )
+    return replace(draft, mentions=draft.mentions + extra) if extra else draft
+
+
 @dataclass
 class LlmFactExtractor:
     llm: Llm
@@ -113,21 +129,7 @@ class LlmFactExtractor:
             log.warning("LLM extraction fell back to rules for turn %s: %s", turn.turn_id, failed)
             return Extraction(plan.facts, (), {"llm_fallback": 1})
         drafts = [_to_draft(f, plan.speaker, turn.occurred_at, rules) for f in answer.facts]
-        kept = tuple(d for d in drafts if d is not None)
-        # Names the model saw but the rules did not: attach them so entity resolution links them.
-        extra = {e.name.casefold(): e for e in answer.entities}
-        kept = tuple(
-            replace(
-                d,
-                mentions=d.mentions
-                + tuple(
-                    m
-                    for m in mentions(" ".join(e.name for k, e in extra.items() if k in d.sentence.casefold()))
-                    if m.text.casefold() not in {x.text.casefold() for x in d.mentions}
-                ),
-            )
-            for d in kept
-        )
+        kept = tuple(_with_entities(d, answer.entities) for d in drafts if d is not None)
         relations = tuple((r.subject, r.predicate, r.object) for r in answer.relations)
         counts = {"llm_facts": len(kept)}
         if len(kept) < len(drafts):

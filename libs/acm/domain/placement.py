@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 
 from acm.domain.models import Layer
+from acm.domain.retention import ttl_days
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import Tier
 
@@ -56,9 +57,7 @@ def place(schema: AgentSchema, sentence: str, lasting: bool, has_slot: bool) -> 
 
 def expires_at(schema: AgentSchema, layer: Layer, written_at: datetime) -> datetime:
     """When a memory of ``layer`` written at ``written_at`` expires under the schema's retention."""
-    r = schema.retention
-    days = {Layer.SHORT: r.short_ttl_days, Layer.MID: r.mid_ttl_days, Layer.LONG: r.long_ttl_days}[layer]
-    return written_at + timedelta(days=days)
+    return written_at + timedelta(days=ttl_days(schema.retention, layer))
 
 
 def promoted(schema: AgentSchema, layer: Layer, mentions: int, other_session: bool) -> Layer:
