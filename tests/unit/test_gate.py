@@ -155,3 +155,26 @@ def test_decide_is_quick_on_2kb_turns() -> None:
         decide(text, "tool", RULES, {"trace:0000000000000000"})
     per_turn = (time.process_time() - start) / len(texts)
     assert per_turn < 0.003  # typically well under 1 ms; generous for loaded CI machines
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Thanks, Melanie!", "Hey Mel", "Caroline, congrats!", "Woohoo Melanie!", "Bye Ms. Chen", "Thanks, Sarah Chen!"],
+)
+def test_pleasantries_addressed_by_name_are_chit_chat(text: str) -> None:
+    assert decide(text, "user", RULES, set()).reason == "chit_chat"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Paris",
+        "Dr. Smith",
+        "Great, Friday!",
+        "Thanks, I will",
+        "Wow Mel, that painting's amazing!",
+        "Hi Bob, the server is down",
+    ],
+)
+def test_a_name_alone_or_with_content_is_kept(text: str) -> None:
+    assert decide(text, "user", RULES, set()).keep

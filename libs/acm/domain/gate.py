@@ -94,6 +94,9 @@ _CHIT_EN = (
     r"|awesome|perfect|excellent|wonderful|fantastic|amazing|brilliant|lovely|neat|sweet|got\s+it|gotcha"
     r"|understood|noted|roger(?:\s+that)?|copy\s+that|will\s+do|sounds\s+(?:good|great|perfect|fine)|fine|good"
     r"|no\s+problem(?:\s+at\s+all)?|no\s+worries|np|nw|fair\s+enough|makes\s+sense|i\s+see|ack|acknowledged"
+    # praise and cheers
+    r"|congrats|congratulations|kudos|bravo|well\s+done|(?:good|great|nice)\s+(?:job|work|one)|way\s+to\s+go"
+    r"|woo+\s*hoo+|yippee|hooray|hurray"
     # laughter and fillers
     r"|lo+l+|lmf?ao+|rofl|(?:ha){2,}h?|(?:he){2,}h?|hihi|xd+|oh+|ah+|hmm*|um+|uh+|wow+|whoa|yay+|woo+|omg|oops|ooh+"
     # farewells
@@ -119,16 +122,45 @@ _EMOTICON = re.compile(r"(?<!\w)(?:[:;=8xX][-'^]?[)(\]\[DPpOo3/\\|*]+|<3+|\^_*\^
 _APOSTROPHES = re.compile(r"['’‘`]")
 
 
+# A name the pleasantry is addressed to ("Thanks, Melanie!", "Hey Mel", "Caroline, congrats!", "Bye Ms. Chen"):
+# capitalised words, with an optional title. Day and month names are content ("Great, Friday!").
+_VOCATIVE = re.compile(r"(?<![\w'’])(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}(?![\w'’])")
+_NAME_WORD = re.compile(r"[A-Z][a-z]+")
+_MAX_VOCATIVE_WORDS = 3
+_NOT_VOCATIVE = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december today tomorrow yesterday tonight".split()
+)
+
+
 def is_chit_chat(text: str) -> bool:
-    """True when the whole turn is greetings, thanks, acknowledgements, laughter or emoji."""
+    """True when the whole turn is greetings, thanks, acknowledgements, laughter or emoji, possibly addressed to
+    someone by name."""
     if len(text) > 200:
         return False  # nobody writes 200 characters of pure pleasantry
+    if _only_pleasantries(text):
+        return True
+    # Take the names out and look again: what is left must be pleasantries, and something must be left.
+    names = [w for m in _VOCATIVE.finditer(text) for w in _NAME_WORD.findall(m.group(0)) if not _is_pleasantry(w)]
+    words = [w.casefold() for w in names]
+    if not names or len(words) > _MAX_VOCATIVE_WORDS or _NOT_VOCATIVE.intersection(words):
+        return False
+    rest = re.sub(r"(?<![\w'’])(?:" + "|".join(map(re.escape, names)) + r")\.?(?![\w'’])", " ", text)
+    return _only_pleasantries(rest, empty=False)
+
+
+def _is_pleasantry(word: str) -> bool:
+    return bool(_CHIT_EN_RE.fullmatch(word.casefold()))
+
+
+def _only_pleasantries(text: str, *, empty: bool = True) -> bool:
+    """True when nothing but pleasantries is left; `empty` is the answer when nothing at all is left."""
     t = _EMOTICON.sub(" ", unicodedata.normalize("NFKC", text))
     t = _APOSTROPHES.sub("", t).casefold()
     # Punctuation, symbols (emoji), format characters (ZWJ) and marks (variation selectors) are not content.
     t = "".join(" " if unicodedata.category(c)[0] in "PSCZM" else c for c in t)
     if not t.strip():
-        return True  # "👍", "!!", "🙏🙏"
+        return empty  # "👍", "!!", "🙏🙏"
     t = _CHIT_ZH_RE.sub(" ", _CHIT_EN_RE.sub(" ", t))
     return not t.strip()
 

@@ -47,6 +47,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--limit", type=int, metavar="N", help="only the first N conversations")
     p.add_argument("--quick", action="store_true", help="first conversation, first 60 turns, 20 questions")
     p.add_argument("--data-dir", type=Path, help="embedded ACM's data (default: a fresh temporary folder)")
+    p.add_argument(
+        "--reuse-ingest",
+        action="store_true",
+        help="with --data-dir: skip conversations a previous run already ingested and compacted there (to compare "
+        "assembly changes only; ingest and compaction figures are then not measured)",
+    )
+    p.add_argument("--misses", type=Path, help="write ACM's per-question results below full coverage here")
     p.set_defaults(run=run)
 
 
@@ -87,11 +94,28 @@ def last_tokens(lines: Sequence[str], sizes: Sequence[int], budget: int) -> list
 async def run(args: argparse.Namespace) -> None:
     if not args.data.is_file():
         raise SystemExit(f"no such file: {args.data}")
-    await run_benchmark(args.data, args.json_out, 1 if args.quick else args.limit, args.quick, args.data_dir)
+    if args.reuse_ingest and args.data_dir is None:
+        raise SystemExit("--reuse-ingest needs --data-dir")
+    await run_benchmark(
+        args.data,
+        args.json_out,
+        1 if args.quick else args.limit,
+        args.quick,
+        args.data_dir,
+        reuse_ingest=args.reuse_ingest,
+        misses_out=args.misses,
+    )
 
 
 async def run_benchmark(
-    data: Path, json_out: Path | None, limit: int | None, quick: bool, data_dir: Path | None
+    data: Path,
+    json_out: Path | None,
+    limit: int | None,
+    quick: bool,
+    data_dir: Path | None,
+    *,
+    reuse_ingest: bool = False,
+    misses_out: Path | None = None,
 ) -> dict[str, Any]:
     import tempfile
 
@@ -107,14 +131,18 @@ async def run_benchmark(
     )
     if data_dir is None:
         with tempfile.TemporaryDirectory(prefix="acm-bench-coverage-") as tmp:
-            rows, ops = await _run_all(conversations, raw, Path(tmp), quick, console, t0)
+            rows, ops = await _run_all(conversations, raw, Path(tmp), quick, console, t0, reuse_ingest)
     else:
-        rows, ops = await _run_all(conversations, raw, data_dir, quick, console, t0)
+        rows, ops = await _run_all(conversations, raw, data_dir, quick, console, t0, reuse_ingest)
     result = _result(rows, ops, data, quick, time.perf_counter() - t0)
     _print(console, result)
     if json_out:
         await asyncio.to_thread(_write, json_out, json.dumps(result, indent=2) + "\n")
         console.print(f"wrote {json_out}")
+    if misses_out:
+        misses = [r["detail"] for r in rows if r["coverage"]["acm"] is not None and r["coverage"]["acm"] < 1.0]
+        await asyncio.to_thread(_write, misses_out, json.dumps(misses, indent=1, ensure_ascii=False) + "\n")
+        console.print(f"wrote {len(misses)} questions below full coverage to {misses_out}")
     return result
 
 
@@ -130,12 +158,11 @@ async def _run_all(
     quick: bool,
     console: Any,
     t0: float,
+    reuse_ingest: bool,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from acm.adapters.tokenizer import TiktokenCounter
     from acm.client import AcmClient
-    from acm.domain.models import Role
     from acm.v1 import common_pb2
-    from acm_cli.bench.locomo import wait_until_indexed
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
     counter = TiktokenCounter()
@@ -146,40 +173,12 @@ async def _run_all(
         for conv, item in zip(conversations, raw, strict=True):
             turns = list(conv.turns[:60] if quick else conv.turns)
             scope = common_pb2.Scope(customer_id=CUSTOMER, user_id=conv.sample_id, agent_id=AGENT, session_id=SESSION)
-            start = time.perf_counter()
-            jobs = []
-            for turn in turns:
-                response = await client.ingest(
-                    scope,
-                    turn.content,
-                    Role.USER,
-                    occurred_at=turn.occurred_at,
-                    turn_id=turn.turn_id,
-                    metadata={"speaker": turn.speaker},
-                )
-                jobs.append(response.job_id)
-            for job_id in jobs:
-                await client.wait_job(scope, job_id, timeout_s=600)
-            await wait_until_indexed(acm)
-            ops["ingest_s"] += time.perf_counter() - start
-            compaction = await client.compact(scope)
-            ops["compactions"].append(
-                {
-                    "outcome": compaction.outcome,
-                    "ratio": round(compaction.ratio, 4),
-                    "verified": compaction.verified,
-                    "attempts": compaction.attempts,
-                    "latency_ms": round(compaction.latency_ms, 1),
-                    "tokens_before": compaction.tokens_before,
-                    "tokens_after": compaction.tokens_after,
-                }
-            )
-            console.print(
-                f"{conv.sample_id}: {len(turns)} turns in one session in {time.perf_counter() - start:.0f} s; "
-                f"compact → "
-                f"{compaction.outcome}, {compaction.tokens_before} → {compaction.tokens_after} tokens, verified "
-                f"{compaction.verified} [{time.perf_counter() - t0:.0f} s]"
-            )
+            marker = data_dir / f"coverage-ingested-{conv.sample_id}{'-quick' if quick else ''}"
+            if reuse_ingest and marker.exists():
+                console.print(f"{conv.sample_id}: already ingested and compacted in {data_dir}, reused")
+            else:
+                await _ingest_and_compact(client, acm, scope, turns, ops, console, conv.sample_id, t0)
+                marker.touch()
             conversation = item["conversation"]
             dates = {t.session: str(conversation.get(f"session_{t.session}_date_time", "")) for t in turns}
             lines = [line for _s, line in transcript(Conversation(conv.sample_id, tuple(turns), ()), dates)]
@@ -210,6 +209,17 @@ async def _run_all(
                         "coverage": scores,
                         "tokens": {"acm": fetched.context_tokens, "truncation": trunc_tokens, "full": full_tokens},
                         "parts": {p.name: p.tokens for p in fetched.parts},
+                        "detail": {
+                            "conversation": conv.sample_id,
+                            "category": int(qa["category"]),
+                            "question": str(qa["question"]),
+                            "answer": str(qa["answer"]),
+                            "missing": sorted(answer_words(qa["answer"]) - set(tokenize(fetched.context))),
+                            "missing_in_full": sorted(answer_words(qa["answer"]) - set(tokenize(full_text))),
+                            "evidence": [str(e) for e in qa.get("evidence") or []],
+                            "parts": {p.name: p.tokens for p in fetched.parts},
+                            "context": fetched.context,
+                        },
                     }
                 )
                 if i % PROGRESS_EVERY == 0 or i == len(qas):
@@ -220,6 +230,48 @@ async def _run_all(
                         f"[{time.perf_counter() - t0:.0f} s]"
                     )
     return rows, ops
+
+
+async def _ingest_and_compact(
+    client: Any, acm: Any, scope: Any, turns: Sequence[Any], ops: dict[str, Any], console: Any, name: str, t0: float
+) -> None:
+    from acm.domain.models import Role
+    from acm_cli.bench.locomo import wait_until_indexed
+
+    start = time.perf_counter()
+    jobs = []
+    for turn in turns:
+        response = await client.ingest(
+            scope,
+            turn.content,
+            Role.USER,
+            occurred_at=turn.occurred_at,
+            turn_id=turn.turn_id,
+            metadata={"speaker": turn.speaker},
+        )
+        jobs.append(response.job_id)
+    for job_id in jobs:
+        await client.wait_job(scope, job_id, timeout_s=600)
+    await wait_until_indexed(acm)
+    ops["ingest_s"] += time.perf_counter() - start
+    compaction = await client.compact(scope)
+    ops["compactions"].append(
+        {
+            "outcome": compaction.outcome,
+            "ratio": round(compaction.ratio, 4),
+            "verified": compaction.verified,
+            "attempts": compaction.attempts,
+            "latency_ms": round(compaction.latency_ms, 1),
+            "tokens_before": compaction.tokens_before,
+            "tokens_after": compaction.tokens_after,
+        }
+    )
+    console.print(
+        f"{name}: {len(turns)} turns in one session in {time.perf_counter() - start:.0f} s; "
+        f"compact → "
+        f"{compaction.outcome}, {compaction.tokens_before} → {compaction.tokens_after} tokens, verified "
+        f"{compaction.verified} [{time.perf_counter() - t0:.0f} s]"
+    )
 
 
 def _summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
