@@ -4,17 +4,37 @@ gateway's Fetch, so both see the same session, and no turn is lost between two c
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from acm.domain.compaction.engine import Rules, SessionTurn, WorkingMemory
 from acm.domain.models import Layer, Memory
-from acm.domain.schema import DEFAULT_AGENT, CompactionRules, default_schema
+from acm.domain.schema import DEFAULT_AGENT, AgentSchema, CompactionRules, default_schema
 from acm.domain.scope import Scope
-from acm.ports.stores import MemoryRepo, SchemaRepo
+from acm.ports.stores import Cache, MemoryRepo, SchemaRepo
 from acm.ports.working_memory import WorkingMemoryRepo
 
 _ROLES = ("user", "assistant", "system", "tool")
 TURN_LAYERS = (Layer.SHORT,)  # turn previews (and flagged episodes) live in SHORT; facts are not turns
+
+
+# A random token per session, replaced whenever what LoadSession reads changes (a turn stored, a compaction
+# swapped or recorded): readers may keep what they loaded while the token stays the same. Random, not a
+# counter: a token cleared by Forget or eviction never matches an old one again.
+SESSION_TOKEN_KEY = "session:token"
+SESSION_TOKEN_TTL_S = 7 * 86400.0
+
+
+async def touch_session(cache: Cache, scope: Scope) -> None:
+    """Call after the write is stored (a reader that saw the old token then reloads)."""
+    if scope.session_id:
+        await cache.set(scope, SESSION_TOKEN_KEY, uuid.uuid4().hex.encode(), SESSION_TOKEN_TTL_S)
+
+
+async def session_token(cache: Cache, scope: Scope) -> str:
+    """ "" when the session has none (never touched, forgotten, evicted): nothing may be kept under it."""
+    raw = await cache.get(scope, SESSION_TOKEN_KEY)
+    return raw.decode() if raw else ""
 
 
 class SessionNotFound(Exception):
@@ -73,10 +93,14 @@ class LoadSession:
     schemas: SchemaRepo
     max_session_turns: int
 
-    async def __call__(self, scope: Scope, budget_tokens: int = 0) -> SessionState:
+    async def schema(self, scope: Scope) -> AgentSchema:
+        return await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
+
+    async def __call__(self, scope: Scope, budget_tokens: int = 0, schema: AgentSchema | None = None) -> SessionState:
+        """`schema`: the agent's schema when the caller has just read it."""
         if not scope.session_id:
             raise ValueError("compaction needs scope.session_id")
-        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
+        schema = schema or await self.schema(scope)
         stored = await self.working.get(scope)
         memory = stored or WorkingMemory()
         newest_first = await self._since(scope, memory)

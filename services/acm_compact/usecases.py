@@ -31,7 +31,7 @@ from acm.domain.tokens import TokenCounter
 from acm.ports.llm import Llm
 from acm.ports.stores import Cache
 from acm.ports.working_memory import WorkingMemoryRepo
-from acm.session_memory import LoadSession, SessionNotFound, SessionState
+from acm.session_memory import LoadSession, SessionNotFound, SessionState, touch_session
 from acm.structured import StructuredAnswerFailed, ask_structured
 
 log = logging.getLogger("acm.compact")
@@ -102,6 +102,7 @@ class CompactSession:
             _RATIO.record(result.ratio, attributes)
         if result.memory is None:
             await self.working.record(scope, record)
+            await touch_session(self.cache, scope)
             log.info("session %s: %s (%s)", scope.session_key, record.outcome, record.message)
             return record, None
         if not await self.working.swap(scope, result.memory, record):
@@ -112,7 +113,9 @@ class CompactSession:
                 message="another compaction of this session swapped first; its result stands",
             )
             await self.working.record(scope, lost)
+            await touch_session(self.cache, scope)
             return lost, None
+        await touch_session(self.cache, scope)
         # The running count restarts from what stays, so ingest detects the next crossing of the soft limit.
         current = await self.cache.incr(scope, SESSION_TOKENS_KEY, 0)
         await self.cache.incr(scope, SESSION_TOKENS_KEY, result.tokens_after - current)

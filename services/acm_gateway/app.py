@@ -53,7 +53,7 @@ def build_servicer(
             retriever,
             settings.default_budget_tokens,
             settings.max_budget_tokens,
-            SessionContext(load, retriever, tokens),
+            SessionContext(load, retriever, tokens, cache),
         ),
         forget=RequestForget(bus, rel.jobs, rel.audit),
         compact=CompactNow(compactor, load, tokens),

@@ -3,18 +3,22 @@ within the budget, each part with its exact token count (tiktoken, the request's
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from acm.convert import ROLE_TO_PB, scope_to_pb, ts
 from acm.domain.compaction.engine import ContextDoesNotFit, ContextPlan, SessionTurn, fill, plan_context
 from acm.domain.compaction.pinned import PinnedState
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Role
-from acm.domain.scope import Scope
+from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.ports.retriever import Retriever
-from acm.session_memory import LoadSession
+from acm.ports.stores import Cache
+from acm.prefetch_state import read_generation
+from acm.session_memory import LoadSession, SessionState, session_token
 from acm.v1 import common_pb2, gateway_pb2, retrieve_pb2
 
 SEPARATOR = "\n\n"
@@ -23,8 +27,27 @@ RECENT_HEADER = "Recent turns:"
 MEMORY_SHARE = 0.5  # of what the pinned state leaves, kept for retrieved memories when there is a query
 
 
+def _memory_lines(memories: Sequence[common_pb2.Memory]) -> list[str]:
+    """The memories part as lines that, joined, are its text: the header, then "- <text>" each, every line but
+    the last ending in a newline."""
+    if not memories:
+        return []
+    lines = [MEMORIES_HEADER + "\n", *(f"- {m.text}\n" for m in memories)]
+    lines[-1] = lines[-1][:-1]
+    return lines
+
+
 def _memories_text(memories: Sequence[common_pb2.Memory]) -> str:
-    return (MEMORIES_HEADER + "\n" + "\n".join(f"- {m.text}" for m in memories)) if memories else ""
+    return "".join(_memory_lines(memories))
+
+
+def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
+    """The exact token count of "".join(pieces), from the counts of its pieces, when every piece but the first
+    starts with a character that is neither whitespace nor part of a word carried over: tiktoken's encodings
+    split their input at such a point before merging (a newline run ends a pre-token; "-" or a letter starts
+    one), so no token spans two pieces. The pieces here each end in a newline and start with "-" or a
+    header's capital. Counting pieces lets the counts of what repeats between Fetches be remembered."""
+    return sum(count(piece) for piece in pieces)
 
 
 def _recent_text(turns: Sequence[SessionTurn]) -> str:
@@ -76,10 +99,56 @@ def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
 
 
 @dataclass
+class _Loaded:
+    key: tuple[str, str, int]  # session token, user generation, schema version
+    state: SessionState
+    latest: CompactionRecord | None
+    chars: int = 0  # its size, for the memo's bound
+
+    def __post_init__(self) -> None:
+        m = self.state.memory
+        turns = (*m.recent, *self.state.tail)
+        self.chars = sum(len(t.text) for t in turns) + sum(len(line) for line in m.episodes)
+
+
+@dataclass
 class SessionContext:
     load: LoadSession
     retriever: Retriever
     tokens: TokenCounter
+    cache: Cache
+    memo_chars: int = 32_000_000  # what the kept sessions may hold, in characters of turns and summary lines
+    _memo: OrderedDict[tuple[str, ...], _Loaded] = field(default_factory=OrderedDict)
+    _memo_used: int = 0
+
+    def _forget(self, name: tuple[str, ...]) -> None:
+        gone = self._memo.pop(name, None)
+        if gone is not None:
+            self._memo_used -= gone.chars
+
+    async def _loaded(self, scope: Scope) -> tuple[SessionState, CompactionRecord | None]:
+        """The session as stored, kept between Fetches while nothing it was read from changed: its token (a turn,
+        a compaction), its user's generation (Forget, expiry) and the agent's schema version. The three are
+        read before the stores, so a write landing in between only makes the next Fetch reload."""
+        token, generation, schema = await asyncio.gather(
+            session_token(self.cache, scope), read_generation(self.cache, scope, Tier.USER), self.load.schema(scope)
+        )
+        key = (token, generation, schema.version)
+        name = (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
+        memo = self._memo.get(name)
+        if token and memo is not None and memo.key == key:
+            self._memo.move_to_end(name)
+            return memo.state, memo.latest
+        state = await self.load(scope, schema=schema)
+        latest = await self.load.working.compactions(scope, 1)
+        loaded = _Loaded(key, state, latest[0] if latest else None)
+        self._forget(name)
+        if token:
+            self._memo[name] = loaded
+            self._memo_used += loaded.chars
+            while self._memo_used > self.memo_chars:
+                self._forget(next(iter(self._memo)))
+        return loaded.state, loaded.latest
 
     async def __call__(
         self, scope: Scope, request: gateway_pb2.FetchRequest, budget: int
@@ -87,7 +156,7 @@ class SessionContext:
         """The assembled context, or None when the session has nothing yet (the caller fetches memories only).
         Raises ContextDoesNotFit when not even the pinned state fits."""
         encoding = request.encoding or "cl100k_base"
-        state = await self.load(scope)
+        state, latest = await self._loaded(scope)
         if not state.stored and not state.tail:
             return None
         counted: dict[str, int] = {}
@@ -128,9 +197,8 @@ class SessionContext:
         fill(plan, state.memory, state.tail, sum(m.token_count for m in memories) + 2 * len(memories), self.tokens)
         response = self._response(plan, memories, dropped, budget, encoding, count)
         response.from_prefetch = from_prefetch
-        latest = await self.load.working.compactions(scope, 1)
-        if latest:
-            response.last_compaction.CopyFrom(compaction_to_pb(latest[0]))
+        if latest is not None:
+            response.last_compaction.CopyFrom(compaction_to_pb(latest))
         return response
 
     def _response(
@@ -150,7 +218,14 @@ class SessionContext:
         }
 
         def total() -> int:
-            return count(SEPARATOR.join(t for t in texts.values() if t))
+            shown = [(name, t) for name, t in texts.items() if t]
+            pieces: list[str] = []
+            for i, (name, text) in enumerate(shown):
+                # The memories change with every question, their lines do not: count them line by line.
+                pieces.extend(_memory_lines(memories) if name == "memories" else [text])
+                if i < len(shown) - 1:
+                    pieces[-1] += SEPARATOR
+            return joined_count(pieces, count)
 
         # Exact count in the request's encoding; if the plan's estimate was short, shed the least needed
         # first (the lowest-ranked memory, then the oldest summary line, then the oldest turn but the last).
@@ -168,13 +243,19 @@ class SessionContext:
             else:
                 detail = f"the pinned state alone needs {total()} {encoding} tokens"
                 raise ContextDoesNotFit(total(), budget, detail)
-        parts = [gateway_pb2.ContextPart(name=n, tokens=count(t), text=t) for n, t in texts.items() if t]
+        parts = [
+            gateway_pb2.ContextPart(
+                name=n, tokens=joined_count(_memory_lines(memories), count) if n == "memories" else count(t), text=t
+            )
+            for n, t in texts.items()
+            if t
+        ]
         context = SEPARATOR.join(t for t in texts.values() if t)
         return gateway_pb2.FetchResponse(
             memories=memories,
             # As without a session: the memories' tokens. The whole context's count is context_tokens.
             total_tokens=sum(m.token_count for m in memories),
-            context_tokens=count(context),
+            context_tokens=total(),
             budget_tokens=budget,
             dropped=dropped,
             encoding=encoding,

@@ -15,10 +15,11 @@ from acm import topics
 from acm.domain.models import stable_id
 from acm.domain.retention import expiry_cutoffs
 from acm.domain.schema import Retention
-from acm.domain.scope import Scope
+from acm.domain.scope import Scope, Tier
 from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.stores import Cache, GraphStore, MemoryRepo
+from acm.prefetch_state import bump_generations
 from acm.v1 import events_pb2
 
 LAST_SWEEP_KEY = "consolidator_last_sweep"
@@ -43,6 +44,8 @@ class ExpireMemories:
         if not expired:
             return 0
         await self.graph.unlink_memories(user, expired)
+        # Prefetched bundles and assembled sessions of this user may hold what just expired.
+        await bump_generations(self.cache, user, (Tier.USER,))
         event = envelope(user, event_id=stable_id("expired", *expired), traceparent=traceparent)
         event.memories_written.CopyFrom(events_pb2.MemoriesWritten(expired_memory_ids=expired))
         await self.bus.publish(topics.MEMORIES, user.session_key, event.SerializeToString())

@@ -23,6 +23,7 @@ from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.prefetch_state import bump_generations, forget_prefetch
+from acm.session_memory import touch_session
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import events_pb2
 from acm_ingest.consolidate import ExpireMemories
@@ -69,6 +70,7 @@ class IngestTurn:
         owner = scope.owner(Tier.USER)
         turn_memory = self._turn_memory(turn, plan, owner, stored.version if stored else 0)
         await self.memories.upsert([turn_memory])
+        await touch_session(self.cache, scope)
         await self._account(scope, turn_memory.token_count, schema, parent)
         if plan.flagged:
             await self.audit.record(

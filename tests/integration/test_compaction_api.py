@@ -162,3 +162,49 @@ async def test_concurrent_compactions_one_wins_and_no_turn_is_lost(acm: Embedded
     assert seen == len(TURNS)  # every turn is either compacted, kept verbatim, or still to come
     records = await acm.rel.working.compactions(_domain(scope))
     assert len(records) == len(results)  # every attempt is on record, losers included
+
+
+async def test_fetch_never_serves_a_session_older_than_its_last_write(acm: EmbeddedAcm) -> None:
+    """The gateway keeps a loaded session between Fetches; a new turn, a compaction and a Forget each show at
+    once, even right after a Fetch that loaded (and kept) the session."""
+    from dataclasses import replace
+
+    # A schema that keeps no facts: a turn then changes nothing but the session (no prefetch generation moves).
+    schema = default_schema("quiet")
+    quiet = replace(
+        schema,
+        categories=("ticket",),
+        category_keywords={"ticket": ("zzz-no-such-cue",)},
+        category_tiers={},
+        category_layers={},
+        related_categories={},
+        fallback_category="",
+    )
+    assert await acm.rel.schemas.put(DEV_CLIENT, quiet)
+    scope = _scope("quiet", "memo")
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
+        await _ingest(client, scope, TURNS[:2])
+        for _ in range(2):  # the second Fetch is served from what the first kept
+            first = await client.fetch(scope, "", 2000)
+            assert [t.turn_id for t in first.recent_turns] == ["memo-0", "memo-1"]
+            assert not first.HasField("last_compaction")
+
+        response = await client.ingest(
+            scope, TURNS[2][2], TURNS[2][0], metadata={"speaker": "assistant"}, turn_id="memo-2"
+        )
+        await client.wait_job(scope, response.job_id, timeout_s=60)
+        after_turn = await client.fetch(scope, "", 2000)
+        assert [t.turn_id for t in after_turn.recent_turns][-1] == "memo-2"
+
+        compaction = await client.compact(scope, 2000)
+        after_compaction = await client.fetch(scope, "", 2000)
+        assert after_compaction.last_compaction.compaction_id == compaction.compaction_id
+
+        job_id = await client.forget(scope, "session")
+        await client.wait_job(scope, job_id, timeout_s=30)
+        deadline = time.monotonic() + 30
+        while await acm.rel.working.get(_domain(scope)) is not None:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.1)
+        after_forget = await client.fetch(scope, "", 2000)
+        assert not after_forget.recent_turns and not after_forget.summary and not after_forget.pinned

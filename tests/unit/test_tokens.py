@@ -12,3 +12,13 @@ def test_counts_offline_with_both_encodings() -> None:
 
 def test_special_tokens_in_user_text_are_counted_not_rejected() -> None:
     assert TiktokenCounter().count("<|endoftext|>") > 1
+
+
+def test_remembered_counts_stay_within_their_character_budget() -> None:
+    counter = TiktokenCounter(memo_chars=100, memo_max_chars=50)
+    texts = [f"line {i}: the order PO-{i:04d} shipped." for i in range(40)]
+    first = [counter.count(t) for t in texts]
+    assert [counter.count(t) for t in texts] == first
+    assert counter._memo_chars <= 100 and len(counter._memo) < len(texts)
+    assert counter.count("x" * 60) == counter.count("x" * 60)  # longer than memo_max_chars: counted, not kept
+    assert all(len(text) <= 50 for _enc, text in counter._memo)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import gzip
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from importlib import resources
 
@@ -43,7 +44,32 @@ def encoding(name: str) -> tiktoken.Encoding:
 
 
 class TiktokenCounter:
-    """TokenCounter port implementation."""
+    """TokenCounter port implementation. Counts of texts up to a few KB are remembered (least recently used
+    first out, within a character budget): a session's summary lines, turns and pinned state, and the pool's
+    memory lines, are counted again on every Fetch, and a count never changes."""
+
+    def __init__(self, memo_chars: int = 8_000_000, memo_max_chars: int = 8192) -> None:
+        self._memo: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._memo_chars = 0
+        self._memo_budget = memo_chars
+        self._memo_max_chars = memo_max_chars
+        self._lock = threading.Lock()  # the compact service counts from worker threads too
 
     def count(self, text: str, encoding_name: str = "cl100k_base") -> int:
-        return len(encoding(encoding_name).encode(text, disallowed_special=()))
+        if len(text) > self._memo_max_chars:
+            return len(encoding(encoding_name).encode(text, disallowed_special=()))
+        key = (encoding_name, text)
+        with self._lock:
+            found = self._memo.get(key)
+            if found is not None:
+                self._memo.move_to_end(key)
+                return found
+        n = len(encoding(encoding_name).encode(text, disallowed_special=()))
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = n
+                self._memo_chars += len(text)
+            while self._memo_chars > self._memo_budget:
+                (_, old), _n = self._memo.popitem(last=False)
+                self._memo_chars -= len(old)
+        return n

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import lru_cache
 from typing import Any
 
 from acm.domain.retrieval import PRESETS
@@ -124,7 +125,13 @@ class AgentSchema:
 
     @classmethod
     def from_json(cls, raw: str) -> AgentSchema:
-        return parse(json.loads(raw))
+        return _parsed(raw)
+
+
+@lru_cache(maxsize=256)
+def _parsed(raw: str) -> AgentSchema:
+    # Services re-read the stored schema on every request; the schema is frozen, so one parse per version.
+    return parse(json.loads(raw))
 
 
 def default_schema(agent_id: str, description: str = "") -> AgentSchema:

@@ -1,0 +1,52 @@
+"""The gateway counts an assembled context piece by piece (so that counts of what repeats between Fetches are
+remembered); the sum must be the exact count of the joined text in both encodings."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from acm.adapters.tokenizer import TiktokenCounter
+from acm.v1 import common_pb2
+from acm_gateway.session_context import SEPARATOR, _memory_lines, joined_count
+
+ENDINGS = [
+    "done.",
+    "ok!",
+    "🎉",
+    "是的。",
+    "42",
+    "a/b",
+    "line\n",
+    "trailing   ",
+    "(24 May 2023)",
+    "'quoted'",
+    "x\n\n",
+    "-",
+]
+BODIES = ["Caroline: I ran a charity race", 'tool[erp]: {"po_id": "PO-1"}', "  indented", "价格 125,000.00 CNY", ""]
+HEADERS = ["Pinned state (current values):\n- po", "Summary of earlier turns:\n- a", "Recent turns:\nuser: hi"]
+
+
+def _memories(texts: list[str]) -> list[common_pb2.Memory]:
+    return [common_pb2.Memory(text=t) for t in texts]
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_piecewise_count_is_exact(encoding: str) -> None:
+    counter = TiktokenCounter()
+    rng = random.Random(7)
+    texts = [b + e for b, e in itertools.product(BODIES, ENDINGS)]
+    for _ in range(300):
+        # As assembled: pinned, memories (line by line), summary, recent; a separator after all but the last.
+        memories = _memories(rng.sample(texts, rng.randint(1, 8)))
+        sections = [[rng.choice(HEADERS) + rng.choice(ENDINGS)], _memory_lines(memories)]
+        sections += [[rng.choice(HEADERS) + rng.choice(ENDINGS)] for _ in range(rng.randint(0, 2))]
+        pieces: list[str] = []
+        for i, section in enumerate(sections):
+            pieces.extend(section)
+            if i < len(sections) - 1:
+                pieces[-1] += SEPARATOR
+        assert joined_count(pieces, lambda t: counter.count(t, encoding)) == counter.count("".join(pieces), encoding)
