@@ -32,9 +32,17 @@ def _memory_lines(memories: Sequence[common_pb2.Memory]) -> list[str]:
     the last ending in a newline."""
     if not memories:
         return []
-    lines = [MEMORIES_HEADER + "\n", *(f"- {m.text}\n" for m in memories)]
+    lines = [MEMORIES_HEADER + "\n", *(f"- {_said(m)}{m.text}\n" for m in memories)]
     lines[-1] = lines[-1][:-1]
     return lines
+
+
+def _said(memory: common_pb2.Memory) -> str:
+    """When it was said, so the model can place the memory in time ("[25 May 2023] Melanie: ...")."""
+    if not memory.HasField("created_at"):
+        return ""
+    at = memory.created_at.ToDatetime()
+    return f"[{at.day} {at:%B %Y}] "
 
 
 def _memories_text(memories: Sequence[common_pb2.Memory]) -> str:
@@ -194,7 +202,14 @@ class SessionContext:
             dropped = answer.dropped
             memories = list(answer.memories)
             from_prefetch = answer.from_prefetch
-        fill(plan, state.memory, state.tail, sum(m.token_count for m in memories) + 2 * len(memories), self.tokens)
+        # The memories as shown (with their dates) stay within their budget: the lowest ranked go first. What
+        # they leave goes to older summary lines and turns. The header was paid for up front.
+        shown = joined_count(_memory_lines(memories)[1:], count)
+        while memories and shown > plan.memory_budget:
+            memories.pop()
+            dropped += 1
+            shown = joined_count(_memory_lines(memories)[1:], count)
+        fill(plan, state.memory, state.tail, shown, self.tokens)
         response = self._response(plan, memories, dropped, budget, encoding, count)
         response.from_prefetch = from_prefetch
         if latest is not None:
