@@ -13,7 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from acm.settings import ServiceSettings, load
-from acm.telemetry import configure_tracing
+from acm.telemetry import configure_metrics, configure_tracing
 
 S = TypeVar("S", bound=ServiceSettings)
 
@@ -97,12 +97,14 @@ def limit_compute_threads(blas_threads: int) -> None:
 def service_main(
     settings_cls: type[S], run: Callable[[S], Coroutine[Any, Any, None]], service_name: str | None = None
 ) -> None:
-    """A service's console script: settings once at start-up (fail fast), logging, tracing, then run.
+    """A service's console script: settings once at start-up (fail fast), logging, tracing and metrics, then run.
 
     The service name (for traces) defaults to the settings' package: acm_gateway.settings → acm-gateway,
     the console script's and the compose service's name."""
     settings = load(settings_cls)
     configure_logging(settings.log_level)
-    configure_tracing(service_name or settings_cls.__module__.split(".")[0].replace("_", "-"))
+    name = service_name or settings_cls.__module__.split(".")[0].replace("_", "-")
+    configure_tracing(name)
+    configure_metrics(name)
     limit_compute_threads(settings.blas_threads)
     asyncio.run(run(settings))

@@ -1,4 +1,5 @@
-"""OpenTelemetry tracing: one turn followed across processes through the envelope's W3C traceparent.
+"""OpenTelemetry: tracing (one turn followed across processes through the envelope's W3C traceparent) and
+metrics (compactions' outcomes, ratios and latencies), both exported over OTLP when an endpoint is set.
 
 Spans are started with the API only (`opentelemetry.trace`); until `configure_tracing` installs an SDK
 provider they are the API's no-op spans, which still carry their parent's context, so a traceparent
@@ -46,6 +47,29 @@ def configure_tracing(service_name: str) -> None:
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # endpoint etc. from the env
     trace.set_tracer_provider(provider)
     log.info("tracing: exporting spans of %s to %s", name, endpoint)
+
+
+def configure_metrics(service_name: str) -> None:
+    """Export metrics over OTLP/gRPC when OTEL_EXPORTER_OTLP_ENDPOINT (or its _METRICS_ variant) is set, every
+    OTEL_METRIC_EXPORT_INTERVAL ms (the SDK's default: 60 s). Instruments are created with the API at import
+    time; they record into nothing until this installs a provider. As for tracing, a provider installed earlier
+    is kept."""
+    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    if not endpoint or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return
+    # Imported here so that a process without metrics never loads the SDK or the exporter.
+    from opentelemetry import metrics
+    from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+
+    if isinstance(metrics.get_meter_provider(), MeterProvider):
+        return
+    name = os.environ.get("OTEL_SERVICE_NAME") or service_name
+    reader = PeriodicExportingMetricReader(OTLPMetricExporter())  # endpoint, interval etc. from the env
+    metrics.set_meter_provider(MeterProvider(resource=Resource.create({SERVICE_NAME: name}), metric_readers=[reader]))
+    log.info("metrics: exporting metrics of %s to %s", name, endpoint)
 
 
 def traceparent_of_current_span() -> str:

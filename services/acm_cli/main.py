@@ -62,7 +62,7 @@ def _client(args: argparse.Namespace) -> AcmClient:
 async def _serve(args: argparse.Namespace) -> None:
     from acm.runtime import configure_logging, wait_for_stop_signal
     from acm.settings import load
-    from acm.telemetry import configure_tracing
+    from acm.telemetry import configure_metrics, configure_tracing
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
     settings = load(EmbeddedSettings)
@@ -70,6 +70,7 @@ async def _serve(args: argparse.Namespace) -> None:
     settings = settings.model_copy(update=overrides)
     configure_logging(settings.log_level)
     configure_tracing("acm-embedded")
+    configure_metrics("acm-embedded")
     console.print(f"[bold]ACM embedded[/bold]: loading models and stores in {settings.data_dir.resolve()} …")
     async with EmbeddedAcm(settings) as acm:
         console.print(f"gateway (acm.v1.Gateway) on [bold]127.0.0.1:{acm.port}[/bold]")

@@ -92,3 +92,32 @@ def test_with_tracing_off_an_envelope_keeps_the_parent_trace() -> None:
         assert envelope(Scope("c1", "acme", "alice")).traceparent == SENT
     fresh = envelope(Scope("c1", "acme", "alice")).traceparent
     assert fresh != SENT and len(fresh) == len(SENT)
+
+
+def test_metrics_are_exported_over_otlp_only_when_an_endpoint_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry import metrics
+    from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+    from acm.telemetry import configure_metrics
+
+    for name in (*ENDPOINT_VARS, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    calls: list[metrics.MeterProvider] = []
+    monkeypatch.setattr(metrics, "set_meter_provider", calls.append)
+    monkeypatch.setattr(metrics, "get_meter_provider", metrics.NoOpMeterProvider)  # as in a fresh process
+    configure_metrics("acm-test")
+    assert calls == []
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://127.0.0.1:4317")
+    configure_metrics("acm-test")
+    assert len(calls) == 1 and isinstance(calls[0], MeterProvider)
+    provider = calls[0]
+    try:
+        assert provider._sdk_config.resource.attributes[SERVICE_NAME] == "acm-test"
+        (reader,) = provider._metric_readers
+        assert isinstance(reader, PeriodicExportingMetricReader)
+        assert isinstance(reader._exporter, OTLPMetricExporter)
+    finally:
+        provider.shutdown(timeout_millis=1000)
