@@ -565,6 +565,25 @@ async def test_agent_schemas_are_versioned_per_client(store: RelationalStore) ->
     assert await store.schemas.latest(ALICE, "other-agent") is None
 
 
+async def test_each_schema_version_stays_readable_and_agents_lists_the_latest_per_agent(
+    store: RelationalStore,
+) -> None:
+    billing = default_schema("billing-bot", "SaaS billing support agent")
+    await store.schemas.put("c1", billing)
+    await store.schemas.put("c1", replace(billing, version=2, description="billing and refunds"))
+    coder = default_schema("coder", "coding agent")
+    await store.schemas.put("c1", coder)
+    await store.schemas.put("c2", default_schema("c2-only", "another client's agent"))
+
+    assert await store.schemas.version(ALICE, "billing-bot", 1) == billing
+    assert (await store.schemas.version(BOB, "billing-bot", 2)).description == "billing and refunds"  # type: ignore[union-attr]
+    assert await store.schemas.version(ALICE, "billing-bot", 3) is None
+    assert await store.schemas.version(C2_ALICE, "billing-bot", 1) is None  # another client's
+    agents = await store.schemas.agents(ALICE)
+    assert [(a.agent_id, a.version) for a in agents] == [("billing-bot", 2), ("coder", 1)]
+    assert [a.agent_id for a in await store.schemas.agents(C2_ALICE)] == ["c2-only"]
+
+
 # --- lifecycle ----------------------------------------------------------------------------------------
 
 
