@@ -41,7 +41,7 @@ class SessionNotFound(Exception):
     """No turns and no working memory for the session: it never existed, or it was forgotten."""
 
 
-def rules_of(c: CompactionRules, budget_tokens: int = 0) -> Rules:
+def rules_of(c: CompactionRules, budget_tokens: int = 0, pinned_fields: tuple[str, ...] = ()) -> Rules:
     return Rules(
         budget_tokens=budget_tokens or c.budget_tokens,
         soft_ratio=c.soft_ratio,
@@ -50,6 +50,7 @@ def rules_of(c: CompactionRules, budget_tokens: int = 0) -> Rules:
         target_ratio=c.target_ratio,
         summary_ratio=c.summary_ratio,
         max_attempts=c.max_attempts,
+        pinned_fields=pinned_fields,
     )
 
 
@@ -108,9 +109,8 @@ class LoadSession:
         # Flagged episodes (poisoning attempts) are kept for audit, never put back in front of the model.
         turns = (session_turn(m) for m in reversed(newest_first) if m.kind == "turn")
         tail = [t for t in turns if not memory.covers(t) and t.turn_id not in kept]
-        return SessionState(
-            memory, tail, stored is not None, rules_of(schema.compaction, budget_tokens), schema.compaction.local_only
-        )
+        rules = rules_of(schema.compaction, budget_tokens, schema.pinned_fields)
+        return SessionState(memory, tail, stored is not None, rules, schema.compaction.local_only)
 
     async def _since(self, scope: Scope, memory: WorkingMemory) -> list[Memory]:
         """The session's memories newer than the working memory's mark, newest first. Read in growing pages:

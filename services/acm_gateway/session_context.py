@@ -180,7 +180,10 @@ class SessionContext:
         inner = max(budget - overhead, 0)
         share = MEMORY_SHARE if request.query else 0.0
         try:
-            plan = plan_context(state.memory, state.tail, inner, self.tokens, share, state.rules.recent_turns_verbatim)
+            rules = state.rules
+            plan = plan_context(
+                state.memory, state.tail, inner, self.tokens, share, rules.recent_turns_verbatim, rules.pinned_fields
+            )
         except ContextDoesNotFit as exc:
             # The caller's numbers: its budget, and what the degraded context needs with the headers.
             detail = str(exc).partition(": ")[2]

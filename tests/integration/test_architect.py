@@ -29,6 +29,8 @@ TURNS = [
     "The weather in Lisbon was lovely this weekend.",
 ]
 
+PARTS = ["logs", "config", "network", "database", "cache", "queue", "scheduler"]
+
 
 def scope_pb(agent: str, session: str = "s1", user: str = "alice") -> common_pb2.Scope:
     return common_pb2.Scope(customer_id="acme", user_id=user, agent_id=agent, session_id=session)
@@ -164,9 +166,24 @@ async def test_the_schema_drives_what_is_kept_where_and_for_how_long(acm: Embedd
     at = coding["error"].created_at
     assert (expires_at(coding_schema, coding["error"].layer, at) - at).days == 14
     assert (expires_at(support_schema, support["billing"].layer, at) - at).days == 365
-    # Different pinned fields for compaction.
+    # Different pinned fields: after a compaction each agent's pinned state carries its own schema's fields.
     assert "refund_status" in support_schema.pinned_fields and "file_path" in coding_schema.pinned_fields
     assert not set(support_schema.pinned_fields) & set(coding_schema.pinned_fields)
+    work = [
+        "The build fails again; file_path: src/app.py, branch: release-2.4.",
+        "The refund_status is pending for the duplicate charge.",
+        *(f"Step {i}: we checked the {part} and it looks fine." for i, part in enumerate(PARTS)),
+    ]
+    pinned = {}
+    for agent, user in (("helpdesk", "ann"), ("coder", "bob")):
+        session = scope_pb(agent, session="pins", user=user)
+        await _ingest(acm, client, session, work)
+        compaction = await client.compact(session)
+        assert compaction.outcome == "compacted" and compaction.verified, compaction
+        fetched = await client.fetch(session, "", budget_tokens=2000)
+        pinned[agent] = {e.key: dict(e.attributes) for e in fetched.pinned}
+    assert pinned["coder"]["session"] == {"file_path": "src/app.py", "branch": "release-2.4"}
+    assert pinned["helpdesk"]["session"] == {"refund_status": "pending for the duplicate charge"}
     # Every memory records the version it was written under.
     assert {m.schema_version for m in [*support.values(), *coding.values()]} == {1}
 

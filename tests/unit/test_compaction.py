@@ -85,6 +85,44 @@ def test_pinned_state_is_updated_by_newer_facts_only() -> None:
     assert any("130,000.00 CNY" in g for g in state.entities[P.GOALS].attributes.values())
 
 
+CODING = [
+    ("user", "", "The login page redirects forever. I'm on branch: feature/login-fix."),
+    (
+        "tool",
+        "pytest",
+        '{"test_name": "test_login_redirect", "outcome": "failed", "error_message": "too many redirects"}',
+    ),
+    ("assistant", "", "The file_path is src/auth/session.py; the cookie is never set."),
+    ("user", "", "Fixed it. Now I'm on branch: main. Ticket TCK-55120 status is resolved."),
+]
+CODING_FIELDS = ("file_path", "branch", "commit", "error_message", "test_name")
+
+
+def test_the_schemas_pinned_fields_are_pinned_where_a_turn_states_them() -> None:
+    state = P.PinnedState()
+    for t in turns(CODING):
+        state = P.update(state, t.role, clean(t.body), t.turn_id, t.at, CODING_FIELDS)
+    session = state.entities[P.SESSION].attributes
+    assert session["branch"] == "main"  # the newer value replaced feature/login-fix
+    assert session["test_name"] == "test_login_redirect" and session["error_message"] == "too many redirects"
+    assert session["file_path"] == "src/auth/session.py"
+    assert state.entities["TCK-55120"].attributes["status"] == "resolved"
+    # Without the fields (another agent's schema) none of them is pinned.
+    other = P.PinnedState()
+    for t in turns(CODING):
+        other = P.update(other, t.role, clean(t.body), t.turn_id, t.at)
+    assert P.SESSION not in other.entities and "TCK-55120" in other.entities
+
+
+def test_compaction_and_assembly_pin_the_rules_fields() -> None:
+    rules = Rules(budget_tokens=300, recent_turns_verbatim=1, target_ratio=0.3, pinned_fields=CODING_FIELDS)
+    result = compact(WorkingMemory(), turns(CODING), rules, COUNTER)
+    assert result.verified and result.memory is not None
+    assert result.memory.pinned.entities[P.SESSION].attributes["test_name"] == "test_login_redirect"
+    plan = plan_context(result.memory, [], 300, COUNTER, fields=CODING_FIELDS)
+    assert "branch=main" in plan.pinned_text  # the last turn, still verbatim, updates the pinned state too
+
+
 def test_summary_is_a_causal_chain_without_noise_or_chatter() -> None:
     lines = summarise([span_turn(t.turn_id, t.role, t.tool_name, t.body, t.speaker) for t in turns()])
     text = "\n".join(lines)

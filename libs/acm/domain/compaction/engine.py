@@ -54,6 +54,7 @@ class Rules:
     target_ratio: float = 0.45  # what a compaction aims for, leaving room for the next turns
     summary_ratio: float = 0.25  # above this share of the budget, summary lines already pinned are folded
     max_attempts: int = 3
+    pinned_fields: tuple[str, ...] = ()  # the agent schema's fields pinned wherever a turn states them
 
     @property
     def soft_limit(self) -> int:
@@ -162,9 +163,11 @@ def _atoms(span: Sequence[SpanTurn]) -> set[A.Atom]:
     return out
 
 
-def _pin_span(state: P.PinnedState, span: Sequence[SpanTurn], turns: Sequence[SessionTurn]) -> P.PinnedState:
+def _pin_span(
+    state: P.PinnedState, span: Sequence[SpanTurn], turns: Sequence[SessionTurn], fields: Sequence[str] = ()
+) -> P.PinnedState:
     for cleaned, turn in zip(span, turns, strict=True):
-        state = P.update(state, cleaned.role, cleaned.text, turn.turn_id, turn.at)
+        state = P.update(state, cleaned.role, cleaned.text, turn.turn_id, turn.at, fields)
     return state
 
 
@@ -251,7 +254,7 @@ def compact(
         span_turns = working[:cut]
         span = _span(span_turns)
         atoms = _atoms(span)
-        state = _pin_span(memory.pinned, span, span_turns)
+        state = _pin_span(memory.pinned, span, span_turns, rules.pinned_fields)
         if attempts == 1 and draft is not None:
             lines = list(draft)
         else:
@@ -359,6 +362,7 @@ def plan_context(
     counter: TokenCounter,
     memory_share: float = 0.0,
     verbatim: int = 6,
+    fields: Sequence[str] = (),
 ) -> ContextPlan:
     """Pinned state first (the one part that is never dropped: it must fit), then up to ``verbatim`` newest
     turns and the newest summary lines within ``1 - memory_share`` of what is left; the rest is for
@@ -369,7 +373,7 @@ def plan_context(
     if memory.version > 0:
         # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
         # Before the first compaction the turns themselves are the context.
-        state = _pin_span(memory.pinned, _span(working), working)
+        state = _pin_span(memory.pinned, _span(working), working, fields)
     pinned = pinned_text(state)
     p = counter.count(pinned) if pinned else 0
     if p > budget:

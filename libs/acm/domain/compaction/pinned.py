@@ -6,6 +6,7 @@ value replaces the older, and the entity remembers which turns said so)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -30,6 +31,9 @@ TYPES = {
 }
 NOTES = "notes"  # atoms pinned by the verifier's back-off
 GOALS = "goals"  # the user's stated goals and constraints
+SESSION = "session"  # the schema's pinned fields stated outside any entity ("branch: feature/login-fix")
+# The value runs to the end of its clause: a comma, a semicolon, a sentence end, a closing brace (cleaned JSON).
+_FIELD_VALUE = r"\s*(?:=|:|\bis\b|\bwas\b)\s*[\"']?([^,;\n\"'{}]{1,80}?)[\"']?\s*(?:[.,;]\s|[.,;}]?$|[,;}])"
 MAX_GOALS = 8
 _PAIR = re.compile(r"(?<![\w.])([a-z][a-z0-9_]{1,40})\s*=\s*((?:[^,;{}\[\]\n]|,(?=\d{3}))+)")
 _PRINCIPAL = re.compile(
@@ -130,14 +134,32 @@ def _subject(clause: str) -> str | None:
     return found[0] if found else None
 
 
-def update(state: PinnedState, role: str, cleaned: str, turn_id: str, at: datetime | None) -> PinnedState:
+def field_values(clause: str, fields: Sequence[str]) -> dict[str, str]:
+    """The values the clause gives the agent schema's pinned fields: "branch: main", "test_name=test_login",
+    "the file_path is src/app.py" (a field's underscores may be written as spaces)."""
+    found: dict[str, str] = {}
+    for name in fields:
+        key = re.escape(name.lower()).replace("_", "[ _]")
+        m = re.search(rf"(?<![\w.-]){key}{_FIELD_VALUE}", clause, re.IGNORECASE)
+        if m and m.group(1).strip():
+            found[name] = m.group(1).strip()
+    return found
+
+
+def update(
+    state: PinnedState, role: str, cleaned: str, turn_id: str, at: datetime | None, fields: Sequence[str] = ()
+) -> PinnedState:
     """The state after one (cleaned) turn: each clause naming an entity sets that entity's attributes;
+    the schema's pinned ``fields`` are kept for the entity, or for the session when the clause names none;
     a user's goals and constraints are pinned as stated."""
     for clause in _CLAUSE.split(cleaned):
         subject = _subject(clause)
+        named = field_values(clause, fields) if fields else {}
         if subject is None:
+            if named:
+                state = state.set(SESSION, named, turn_id, at, kind="session")
             continue
-        attrs = {k: v for k, v in _clause_attrs(clause).items() if v != subject}
+        attrs = {k: v for k, v in {**_clause_attrs(clause), **named}.items() if v != subject}
         state = state.set(subject, attrs, turn_id, at)
         for other in A.ids(clause):
             if other != subject and other not in state.entities:
