@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from acm.domain.facts import FactDraft, facts_from_turn
 from acm.domain.gate import GateDecision, GateRules, decide, is_chit_chat
-from acm.domain.models import Turn
+from acm.domain.models import Role, Turn
 from acm.domain.pii import PiiRules, redact
 from acm.domain.poison import inspect
 from acm.domain.schema import AgentSchema
@@ -45,8 +45,15 @@ def pii_rules(schema: AgentSchema) -> PiiRules:
     return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
 
 
+def _speaker_of(turn: Turn) -> str:
+    """A tool turn names its tool ("tool[erp.create_po]"), so compaction can write "tool → result" chains."""
+    if turn.role is Role.TOOL and turn.tool_name:
+        return f"tool[{turn.tool_name}]"
+    return turn.role.value
+
+
 def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> TurnPlan:
-    speaker = turn.metadata.get("speaker") or turn.role.value
+    speaker = turn.metadata.get("speaker") or _speaker_of(turn)
     content = _CONTROL.sub("", turn.content)  # NULs and other control bytes are not content
     decision = decide(content, turn.role.value, gate_rules(schema), seen_errors)
     if not decision.keep:
