@@ -268,3 +268,26 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm) -> None:
             break
         await asyncio.sleep(0.05)
     assert len(vectors) == 1  # only the Utrecht fact is still indexed
+
+
+async def test_an_expiry_makes_the_users_prefetched_bundles_stale(acm: EmbeddedAcm) -> None:
+    """A pool (or a session the gateway kept) built before the sweep may hold what expired: the sweep moves
+    the user's generation, so neither is served again."""
+    import asyncio
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from acm.domain.schema import Retention, default_schema
+    from acm.domain.scope import Tier
+    from acm.prefetch_state import read_generation
+    from acm_ingest.consolidate import LAST_SWEEP_KEY, ExpireMemories
+
+    ttl_days = 1.0 / 86400
+    schema = replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
+    await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
+    before = await read_generation(acm.cache, SCOPE, Tier.USER)
+    await asyncio.sleep(1.5)
+    sweep = ExpireMemories(acm.rel.memories, acm.graph, acm.cache, acm.bus)
+    await acm.cache.delete(Scope("local", "acme", "alice", "bot"), LAST_SWEEP_KEY)  # the hourly throttle
+    assert await sweep(SCOPE, schema.retention, datetime.now(UTC)) == 2
+    assert await read_generation(acm.cache, SCOPE, Tier.USER) not in {before, ""}
