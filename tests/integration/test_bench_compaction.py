@@ -76,3 +76,12 @@ def test_bench_coverage_on_a_tiny_locomo_file(tmp_path: Path) -> None:
     assert systems["full"]["coverage_pct"] >= systems["acm"]["coverage_pct"] > 0
     assert systems["acm"]["tokens_per_question"] <= 2000
     assert [c["verified"] for c in result["run"]["compactions"]] == [True, True]
+    assert (tmp_path / "coverage.png").stat().st_size > 10_000  # the plot, beside the JSON
+
+    # Again on what is already ingested, with the per-question misses written out.
+    misses = tmp_path / "misses.json"
+    args = ["--data-dir", str(tmp_path / "acm"), "--reuse-ingest", "--misses", str(misses)]
+    stdout = _run("coverage", "--data", str(data), "--json", str(out), *args)
+    assert "already ingested and compacted" in stdout, stdout
+    assert json.loads(out.read_text())["systems"]["acm"]["coverage_pct"] == systems["acm"]["coverage_pct"]
+    assert all({"question", "answer", "missing", "context"} <= set(m) for m in json.loads(misses.read_text()))

@@ -54,6 +54,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "assembly changes only; ingest and compaction figures are then not measured)",
     )
     p.add_argument("--misses", type=Path, help="write ACM's per-question results below full coverage here")
+    p.add_argument(
+        "--plot", dest="plot_out", type=Path, help="bar chart per category (default: coverage.png beside --json)"
+    )
     p.set_defaults(run=run)
 
 
@@ -104,6 +107,7 @@ async def run(args: argparse.Namespace) -> None:
         args.data_dir,
         reuse_ingest=args.reuse_ingest,
         misses_out=args.misses,
+        plot_out=args.plot_out or (args.json_out.with_name("coverage.png") if args.json_out else None),
     )
 
 
@@ -116,6 +120,7 @@ async def run_benchmark(
     *,
     reuse_ingest: bool = False,
     misses_out: Path | None = None,
+    plot_out: Path | None = None,
 ) -> dict[str, Any]:
     import tempfile
 
@@ -139,6 +144,9 @@ async def run_benchmark(
     if json_out:
         await asyncio.to_thread(_write, json_out, json.dumps(result, indent=2) + "\n")
         console.print(f"wrote {json_out}")
+    if plot_out is not None:
+        drawn = await asyncio.to_thread(write_plot, result, plot_out)
+        console.print(f"wrote {plot_out}" if drawn else "no plot: matplotlib is not installed")
     if misses_out:
         misses = [r["detail"] for r in rows if r["coverage"]["acm"] is not None and r["coverage"]["acm"] < 1.0]
         await asyncio.to_thread(_write, misses_out, json.dumps(misses, indent=1, ensure_ascii=False) + "\n")
@@ -343,3 +351,44 @@ def _print(console: Any, result: dict[str, Any]) -> None:
         f"{acm.get('token_share_of_full_pct')} % of its tokens; parts {acm.get('mean_part_tokens')}; "
         f"fetch p50 {result['run']['fetch_p50_ms']} ms, p95 {result['run']['fetch_p95_ms']} ms"
     )
+
+
+def write_plot(result: dict[str, Any], path: Path) -> bool:
+    """Coverage per category for the three systems, with each system's tokens per question in the legend;
+    False when matplotlib is missing."""
+    try:
+        import logging
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        logging.getLogger("matplotlib").setLevel(logging.WARNING)
+    except ImportError:
+        return False
+    groups = {"all": result["systems"], **result["by_category"]}
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    width = 0.8 / len(SYSTEMS)
+    for i, name in enumerate(SYSTEMS):
+        values = [g[name]["coverage_pct"] or 0 for g in groups.values()]
+        tokens = result["systems"][name]["tokens_per_question"]
+        ax.bar([x + i * width for x in range(len(groups))], values, width, label=f"{name} ({tokens:,.0f} tokens)")
+    ax.set_xticks([x + width * (len(SYSTEMS) - 1) / 2 for x in range(len(groups))], list(groups))
+    ax.set_ylabel("gold-answer words in the context (%)")
+    ax.set_ylim(0, 115)
+    ax.set_yticks(range(0, 101, 20))
+    acm = result["systems"]["acm"]
+    ax.set_title(
+        f"gold-answer coverage at {BUDGET} tokens: ACM {acm['coverage_pct']} %, "
+        f"{acm.get('gap_to_full_points')} points\nbelow the whole conversation at "
+        f"{acm.get('token_share_of_full_pct')} % of its tokens",
+        fontsize=11,
+    )
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper center", ncol=len(SYSTEMS), fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
