@@ -19,6 +19,7 @@ from acm_compact.settings import CompactSettings
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
 from acm_gateway.architect_client import GrpcArchitect
+from acm_gateway.kept_sessions import KeptSessions
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
@@ -53,7 +54,7 @@ def build_servicer(
             retriever,
             settings.default_budget_tokens,
             settings.max_budget_tokens,
-            SessionContext(load, retriever, tokens, cache),
+            SessionContext(retriever, tokens, KeptSessions(load, cache)),
         ),
         forget=RequestForget(bus, rel.jobs, rel.audit),
         compact=CompactNow(compactor, load, tokens),

@@ -3,23 +3,19 @@ within the budget, each part with its exact token count (tiktoken, the request's
 
 from __future__ import annotations
 
-import asyncio
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from acm.convert import ROLE_TO_PB, scope_to_pb, ts
 from acm.domain.compaction.engine import ContextDoesNotFit, ContextPlan, SessionTurn, fill, plan_context
 from acm.domain.compaction.pinned import PinnedState
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Role
-from acm.domain.scope import Scope, Tier
+from acm.domain.scope import Scope
 from acm.domain.tokens import TokenCounter
 from acm.ports.retriever import Retriever
-from acm.ports.stores import Cache
-from acm.prefetch_state import read_generation
-from acm.session_memory import LoadSession, SessionState, session_token
 from acm.v1 import common_pb2, gateway_pb2, retrieve_pb2
+from acm_gateway.kept_sessions import KeptSessions
 
 SEPARATOR = "\n\n"
 MEMORIES_HEADER = "Relevant memories:"
@@ -107,56 +103,10 @@ def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
 
 
 @dataclass
-class _Loaded:
-    key: tuple[str, str, int]  # session token, user generation, schema version
-    state: SessionState
-    latest: CompactionRecord | None
-    chars: int = 0  # its size, for the memo's bound
-
-    def __post_init__(self) -> None:
-        m = self.state.memory
-        turns = (*m.recent, *self.state.tail)
-        self.chars = sum(len(t.text) for t in turns) + sum(len(line) for line in m.episodes)
-
-
-@dataclass
 class SessionContext:
-    load: LoadSession
     retriever: Retriever
     tokens: TokenCounter
-    cache: Cache
-    memo_chars: int = 32_000_000  # what the kept sessions may hold, in characters of turns and summary lines
-    _memo: OrderedDict[tuple[str, ...], _Loaded] = field(default_factory=OrderedDict)
-    _memo_used: int = 0
-
-    def _forget(self, name: tuple[str, ...]) -> None:
-        gone = self._memo.pop(name, None)
-        if gone is not None:
-            self._memo_used -= gone.chars
-
-    async def _loaded(self, scope: Scope) -> tuple[SessionState, CompactionRecord | None]:
-        """The session as stored, kept between Fetches while nothing it was read from changed: its token (a turn,
-        a compaction), its user's generation (Forget, expiry) and the agent's schema version. The three are
-        read before the stores, so a write landing in between only makes the next Fetch reload."""
-        token, generation, schema = await asyncio.gather(
-            session_token(self.cache, scope), read_generation(self.cache, scope, Tier.USER), self.load.schema(scope)
-        )
-        key = (token, generation, schema.version)
-        name = (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
-        memo = self._memo.get(name)
-        if token and memo is not None and memo.key == key:
-            self._memo.move_to_end(name)
-            return memo.state, memo.latest
-        state = await self.load(scope, schema=schema)
-        latest = await self.load.working.compactions(scope, 1)
-        loaded = _Loaded(key, state, latest[0] if latest else None)
-        self._forget(name)
-        if token:
-            self._memo[name] = loaded
-            self._memo_used += loaded.chars
-            while self._memo_used > self.memo_chars:
-                self._forget(next(iter(self._memo)))
-        return loaded.state, loaded.latest
+    sessions: KeptSessions
 
     async def __call__(
         self, scope: Scope, request: gateway_pb2.FetchRequest, budget: int
@@ -164,7 +114,7 @@ class SessionContext:
         """The assembled context, or None when the session has nothing yet (the caller fetches memories only).
         Raises ContextDoesNotFit when not even the pinned state fits."""
         encoding = request.encoding or "cl100k_base"
-        state, latest = await self._loaded(scope)
+        state, latest = await self.sessions(scope)
         if not state.stored and not state.tail:
             return None
         counted: dict[str, int] = {}
