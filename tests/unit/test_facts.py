@@ -16,7 +16,16 @@ AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
-    "text", ["Thanks, Melanie!", "Hey Mel!", "Sounds great, Mel.", "Thanks Sarah and John!", "Hey Mel, what's up?"]
+    "text",
+    [
+        "Thanks, Melanie!",
+        "Hey Mel!",
+        "Sounds great, Mel.",
+        "Thanks Sarah and John!",
+        "Hey Mel, what's up?",
+        "Cool, John!",  # "Cool" is capitalised like a name, and is the pleasantry
+        "Awesome, Maria!",
+    ],
 )
 def test_a_pleasantry_addressed_to_someone_is_a_pleasantry(text: str) -> None:
     assert is_pleasantry(text)

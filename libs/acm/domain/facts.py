@@ -78,7 +78,8 @@ def is_pleasantry(text: str) -> bool:
     an answer to "what are their names?") is content, not a pleasantry."""
     if is_chit_chat(text):
         return True
-    names = [m.text for m in mentions(text) if m.type == "name"]
+    # A capitalised interjection ("Cool, John!") looks like a name to the extractor but is the pleasantry.
+    names = [m.text for m in mentions(text) if m.type == "name" and not is_chit_chat(m.text)]
     if not names:
         return False
     rest = text
