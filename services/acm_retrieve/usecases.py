@@ -19,6 +19,9 @@ from acm.ports.stores import GraphStore, MemoryRepo, SchemaRepo, VectorStore
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 MAX_QUERY_NAMES = 24
+# The most memories about the query's entities that the similarity search ranks: a bound on the cost of one
+# filtered search (a person in a long history is named in thousands of facts), not a tuning knob.
+ANCHOR_POOL = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,16 +101,22 @@ class Retrieve:
         # A bigger budget needs more candidates to fill it (facts are ~20 tokens each).
         wanted = budget // 15
 
-        async def nearest_to_query() -> list[tuple[str, float]]:
+        async def nearest_to_query() -> tuple[list[float], list[tuple[str, float]]]:
             # Embedding the query is the slowest step: keyword and graph search run while it computes.
             vector = (await asyncio.to_thread(self.embedder.embed, [semantic_query(query)]))[0]
-            return await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers)
+            return vector, await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers)
 
-        nearest, keyword, graph = await asyncio.gather(
+        (vector, nearest), keyword, about = await asyncio.gather(
             nearest_to_query(),
             self.memories.keyword_search(scope, query, max(p.keyword_k, wanted), tiers, p.layers),
-            self._graph_candidates(scope, query, tiers, p),
+            self._about_entities(scope, query, tiers, p),
         )
+        # The memories about the entities the query names, ranked by what it asks: "what activities does
+        # Melanie do" looks for activities among what Melanie said and what was said about her.
+        graph: list[str] = []
+        if about:
+            anchored = await self.vectors.search(scope, vector, max(p.graph_k, wanted), tiers, among=about)
+            graph = [memory_id for memory_id, _ in anchored]
         fused = weighted_rrf(
             {
                 "keyword": [s.memory.memory_id for s in keyword],
@@ -135,13 +144,22 @@ class Retrieve:
         ]
         return [(known[mid], score) for mid, score in rescore(candidates, p, window)]
 
-    async def _graph_candidates(
-        self, scope: Scope, query: str, tiers: tuple[Tier, ...], p: RetrievalPreset
-    ) -> list[str]:
+    async def _about_entities(self, scope: Scope, query: str, tiers: tuple[Tier, ...], p: RetrievalPreset) -> list[str]:
+        """Memories about the entities the query names: those the graph links to them (and to their
+        neighbours, up to the preset's depth) and those that name them, as speaker or in the text.
+        A fact is stored as "<speaker>: <sentence>", so what a person said is found by their name
+        (and aliases) too: they are the "I" of it."""
         if p.graph_depth < 0 or p.graph_k <= 0:
             return []
         entities = await self.graph.find_entities(scope, query_names(query), tiers)
         if not entities:
             return []
-        hits = await self.graph.expand(scope, [e.entity_id for e in entities], p.graph_depth, p.graph_k, tiers)
-        return [memory_id for memory_id, _hops in hits]
+        names = {n for e in entities if e.type == "name" for n in (e.name, *e.aliases)}
+        hits, named = await asyncio.gather(
+            self.graph.expand(scope, [e.entity_id for e in entities], p.graph_depth, p.graph_k, tiers),
+            self.memories.keyword_ids(scope, " ".join(sorted(names)), ANCHOR_POOL, tiers, p.layers)
+            if names
+            else asyncio.sleep(0, result=[]),
+        )
+        ids = [memory_id for memory_id, _hops in hits] + named
+        return list(dict.fromkeys(ids))[:ANCHOR_POOL]

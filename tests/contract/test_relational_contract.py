@@ -169,7 +169,10 @@ async def ids_seen_by_get(store: RelationalStore, scope: Scope) -> set[str]:
 async def ids_seen_by_search(
     store: RelationalStore, scope: Scope, query: str = "refund", tiers: tuple[Tier, ...] = ALL_TIERS
 ) -> set[str]:
-    return {s.memory.memory_id for s in await store.memories.keyword_search(scope, query, 100, tiers)}
+    hits = [s.memory.memory_id for s in await store.memories.keyword_search(scope, query, 100, tiers)]
+    # keyword_ids is the same search without the rows: same ids, same order, same isolation.
+    assert await store.memories.keyword_ids(scope, query, 100, tiers) == hits
+    return set(hits)
 
 
 async def ids_seen_by_session(store: RelationalStore, scope: Scope) -> set[str]:
@@ -284,6 +287,9 @@ async def test_keyword_search_answers_a_natural_question_best_match_first(store:
     # Stemming: "refunds"/"refunded" find "refund".
     assert [h.memory.memory_id for h in await store.memories.keyword_search(ALICE, "refunded?", 10)] == ["refund"]
     assert len(await store.memories.keyword_search(ALICE, "What did the customer say?", 1)) == 1  # limit
+    assert await store.memories.keyword_ids(ALICE, "What did the customer say about the refund?", 10) == ids
+    assert len(await store.memories.keyword_ids(ALICE, "What did the customer say?", 1)) == 1
+    assert await store.memories.keyword_ids(ALICE, "?!", 10) == []
 
 
 @pytest.mark.parametrize(

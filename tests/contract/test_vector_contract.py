@@ -155,6 +155,23 @@ async def test_empty_inputs(store: VectorStore) -> None:
     assert await store.search(A, unit(1), 0) == []
 
 
+async def test_search_among_ranks_only_those_memories(store: VectorStore) -> None:
+    owner = A.owner(Tier.USER)
+    vectors = {"near": unit(1, 0.1), "mid": unit(1, 1), "far": unit(0, 1)}
+    await store.upsert([pt(n, v, owner) for n, v in vectors.items()])
+    assert ids(await store.search(A, unit(1), 10, among=[mid("far"), mid("mid")])) == [mid("mid"), mid("far")]
+    assert ids(await store.search(A, unit(1), 1, among=[mid("far"), mid("mid")])) == [mid("mid")]
+    assert ids(await store.search(A, unit(1), 10, among=[mid("unknown"), mid("far")])) == [mid("far")]
+    assert await store.search(A, unit(1), 10, among=[]) == []
+
+
+async def test_search_among_never_widens_visibility(store: VectorStore) -> None:
+    q = unit(1)
+    await store.upsert([pt("a-private", q, A.owner(Tier.USER)), pt("b-own", unit(0, 1), B.owner(Tier.USER))])
+    assert ids(await store.search(B, q, 10, among=[mid("a-private"), mid("b-own")])) == [mid("b-own")]
+    assert await store.search(C2, q, 10, among=[mid("a-private")]) == []
+
+
 # ---- isolation: each rule on its own, with the forbidden point as the exact nearest vector ---------
 
 

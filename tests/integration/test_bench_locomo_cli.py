@@ -124,7 +124,7 @@ def test_bench_locomo_runs_end_to_end(tmp_path: Path) -> None:
     assert "5/5 questions" in proc.stdout and "3/3 questions" in proc.stdout, proc.stdout
 
     result = json.loads(out.read_text())
-    assert set(result) == {"systems", "run"}
+    assert set(result) == {"systems", "by_conversation", "run"}
     assert set(result["systems"]) == SYSTEMS
     for name, groups in result["systems"].items():
         assert set(groups) == GROUPS, name
@@ -139,6 +139,15 @@ def test_bench_locomo_runs_end_to_end(tmp_path: Path) -> None:
         # The verbatim question (category 3) is found, in the bundle and among the first five items.
         assert groups["3"]["recall_1000"] == 100.0, (name, groups["3"])
         assert groups["3"]["recall_at_5"] == 100.0, (name, groups["3"])
+
+    # Per conversation: the same recall@1000 groups; the one verbatim question sits in syn-a.
+    assert set(result["by_conversation"]) == {"syn-a", "syn-b"}
+    for sample, systems in result["by_conversation"].items():
+        assert set(systems) == SYSTEMS, sample
+        for name, groups in systems.items():
+            assert set(groups) == GROUPS, (sample, name)
+            assert groups["3"] == (100.0 if sample == "syn-a" else None), (sample, name, groups)
+    assert "syn-a recall@1000: acm " in proc.stdout, proc.stdout
 
     run = result["run"]
     assert run["data"] == data.name and run["encoding"] == "o200k_base" and run["embedder"]

@@ -146,15 +146,23 @@ class EdgeVectorStore:
         shard.update(qe.UpdateOperation.upsert_points(batch))
 
     async def search(
-        self, scope: Scope, vector: Sequence[float], limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+        self,
+        scope: Scope,
+        vector: Sequence[float],
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        among: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
-        if not tiers or limit <= 0:
+        if not tiers or limit <= 0 or (among is not None and not among):
             return []
         shard = await self._open()
+        visible = visibility_filter(scope, tiers)
+        if among is not None:
+            visible = qe.Filter(must=[visible, qe.HasIdCondition({uuid.UUID(m) for m in among})])
         request = qe.QueryRequest(
             limit=limit,
             query=qe.Query.Nearest([float(x) for x in vector]),
-            filter=visibility_filter(scope, tiers),
+            filter=visible,
             with_payload=False,
         )
         return [(_memory_id(p.id), p.score) for p in shard.query(request)]

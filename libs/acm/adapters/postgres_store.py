@@ -353,6 +353,29 @@ class PgMemoryRepo:
         )
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
 
+    async def keyword_ids(
+        self,
+        scope: Scope,
+        query: str,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
+    ) -> list[str]:
+        terms = or_tsquery_text(query)
+        if not terms or limit <= 0 or not tiers or not layers:
+            return []
+        rows = await self._ex.fetch(
+            f"""
+            SELECT memory_id, ts_rank_cd(tsv, q) AS score
+            FROM memories, to_tsquery('english', %(q)s) AS q
+            WHERE tsv @@ q AND status = 'active' AND {_VISIBLE} AND layer = ANY(%(layers)s)
+            ORDER BY score DESC, created_at DESC, memory_id
+            LIMIT %(limit)s
+            """,
+            {**_scope_params(scope, tiers), "q": terms, "limit": limit, "layers": [str(x) for x in layers]},
+        )
+        return [str(r["memory_id"]) for r in rows]
+
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         if not slot:
             return []

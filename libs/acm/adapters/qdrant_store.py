@@ -171,15 +171,24 @@ class QdrantVectorStore:
             await self._client.upsert(self._collection, points=structs, wait=True)
 
     async def search(
-        self, scope: Scope, vector: Sequence[float], limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+        self,
+        scope: Scope,
+        vector: Sequence[float],
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        among: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
-        if not tiers or limit <= 0:
+        if not tiers or limit <= 0 or (among is not None and not among):
             return []
+        visible = visibility_filter(scope, tiers)
+        if among is not None:
+            ids: list[models.ExtendedPointId] = [point_id(m) for m in among]
+            visible = models.Filter(must=[visible, models.HasIdCondition(has_id=ids)])
         async with asyncio.timeout(self._timeout_s):
             response = await self._client.query_points(
                 self._collection,
                 query=[float(x) for x in vector],
-                query_filter=visibility_filter(scope, tiers),
+                query_filter=visible,
                 limit=limit,
                 with_payload=False,
             )

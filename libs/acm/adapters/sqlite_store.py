@@ -398,6 +398,32 @@ class SqliteMemoryRepo:
         )
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
 
+    async def keyword_ids(
+        self,
+        scope: Scope,
+        query: str,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
+    ) -> list[str]:
+        match = fts_or_query(query)
+        if not match or limit <= 0 or not tiers or not layers:
+            return []
+        layer_params = {f"layer{i}": str(layer) for i, layer in enumerate(layers)}
+        layer_sql = ", ".join(f":{name}" for name in layer_params)
+        rows = await self._ex.fetch(
+            f"""
+            SELECT m.memory_id AS memory_id
+            FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
+            WHERE memories_fts MATCH :match AND m.status = 'active' AND {_visible(tiers)}
+              AND m.layer IN ({layer_sql})
+            ORDER BY -bm25(memories_fts) DESC, m.created_at DESC, m.memory_id
+            LIMIT :limit
+            """,
+            {**_scope_params(scope), **layer_params, "match": match, "limit": limit},
+        )
+        return [str(r["memory_id"]) for r in rows]
+
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         if not slot:
             return []

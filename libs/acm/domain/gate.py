@@ -111,6 +111,7 @@ _CHIT_EN = (
     # glue between pleasantries ("ok and thanks again")
     r"|and|so|again|too|really|just|then|also|very|much|all|well|guys|everyone|all\s+of\s+you"
 )
+_GLUE = re.compile(r"(?<![a-z])(?:and|or|so|again|too|really|just|then|also|very|much|all|well|guys|everyone)(?![a-z])")
 _CHIT_EN_RE = re.compile(r"(?<![a-z0-9])(?:" + _CHIT_EN + r")(?![a-z0-9])")
 _CHIT_ZH_RE = re.compile(
     r"好的|好吧|好哒|好滴|好嘞|好|行吧|行|嗯+|哦+|噢+|啊+|哈+|呵呵+|嘿嘿+|谢谢(?:你|您)?(?:啦|了)?|多谢|感谢(?:你|您)?|非常感谢"
@@ -146,7 +147,8 @@ def is_chit_chat(text: str) -> bool:
     if not names or len(words) > _MAX_VOCATIVE_WORDS or _NOT_VOCATIVE.intersection(words):
         return False
     rest = re.sub(r"(?<![\w'’])(?:" + "|".join(map(re.escape, names)) + r")\.?(?![\w'’])", " ", text)
-    return _only_pleasantries(rest, empty=False)
+    # "Luna and Oliver!" (an answer naming names) leaves only glue: content, not a pleasantry.
+    return _only_pleasantries(rest, empty=False) and bool(re.search(r"[^\W\d_]", _GLUE.sub(" ", rest.casefold())))
 
 
 def _is_pleasantry(word: str) -> bool:

@@ -34,6 +34,16 @@ class MemoryRepo(Protocol):
         """Full-text search over visible, active memories of those layers; best first; score > 0 is
         higher-better."""
 
+    async def keyword_ids(
+        self,
+        scope: Scope,
+        query: str,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
+    ) -> list[str]:
+        """keyword_search's memory ids only, in its order (cheap enough for thousands of hits)."""
+
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         """Visible, active memories stating a value for ``slot`` (normally at most one)."""
 
@@ -121,9 +131,15 @@ class VectorStore(Protocol):
     async def upsert(self, points: Sequence[VectorPoint]) -> None: ...
 
     async def search(
-        self, scope: Scope, vector: Sequence[float], limit: int, tiers: tuple[Tier, ...] = ALL_TIERS
+        self,
+        scope: Scope,
+        vector: Sequence[float],
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        among: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """(memory_id, cosine similarity) of visible points, best first."""
+        """(memory_id, cosine similarity) of visible points, best first; with ``among``, only those memories
+        (an empty ``among`` finds nothing)."""
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None: ...
 

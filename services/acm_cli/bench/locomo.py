@@ -233,6 +233,7 @@ class Outcome:
     latency_ms: float  # the TIMED_BUDGET query
     bundle_tokens: Mapping[int, int]  # budget → tokens in the bundle
     detail: Mapping[str, Any] | None = None  # ACM only: what --misses writes
+    sample_id: str = ""  # the conversation it belongs to
 
 
 Summary = dict[str, dict[str, float | int | None]]
@@ -266,6 +267,19 @@ def summarise(outcomes: Sequence[Outcome]) -> Summary:
         }
         summary[group] = row
     return summary
+
+
+def by_conversation(outcomes: Mapping[str, Sequence[Outcome]]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """Recall@1000 per conversation, system and group: a change should help each conversation, not only the
+    total (a gain carried by one conversation is the first sign of fitting to it)."""
+    samples = list(dict.fromkeys(o.sample_id for items in outcomes.values() for o in items))
+    return {
+        sample: {
+            name: {g: row["recall_1000"] for g, row in summarise([o for o in items if o.sample_id == sample]).items()}
+            for name, items in outcomes.items()
+        }
+        for sample in samples
+    }
 
 
 def mean_bundle_tokens(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
@@ -610,7 +624,7 @@ async def _ask_acm(client: AcmClient, sample_id: str, question: Question, encodi
         "evidence_rank": first_rank,  # position of the first memory built from each evidence turn (None: absent)
         "top": [[m.text, list(m.source_turn_ids)] for m in ranked[:12]],
     }
-    return Outcome(question.category, recall, at_k, latency_ms, tokens, detail)
+    return Outcome(question.category, recall, at_k, latency_ms, tokens, detail, sample_id)
 
 
 def _ask_baseline(index: BM25 | VectorIndex, turns: Sequence[Turn], sizes: Sequence[int], q: Question) -> Outcome:
@@ -622,7 +636,7 @@ def _ask_baseline(index: BM25 | VectorIndex, turns: Sequence[Turn], sizes: Seque
     recall = {b: evidence_recall(q.evidence, ([turns[i].turn_id] for i in kept)) for b, kept in bundles.items()}
     at_k = {k: evidence_recall(q.evidence, ([turns[i].turn_id] for i in ranking[:k])) for k in AT_K}
     tokens = {b: sum(sizes[i] for i in kept) for b, kept in bundles.items()}
-    return Outcome(q.category, recall, at_k, latency_ms, tokens)
+    return Outcome(q.category, recall, at_k, latency_ms, tokens, sample_id=turns[0].sample_id if turns else "")
 
 
 def _result(
@@ -635,6 +649,7 @@ def _result(
 ) -> dict[str, Any]:
     return {
         "systems": {name: summarise(outcomes[name]) for name in SYSTEMS},
+        "by_conversation": by_conversation({name: outcomes[name] for name in SYSTEMS}),
         "run": {
             "data": options.data.name,
             "encoding": options.encoding,
@@ -678,6 +693,9 @@ def _print_tables(console: Console, result: Mapping[str, Any]) -> None:
                 cell(row["n"]),
             )
         console.print(table)
+    for sample, systems in result["by_conversation"].items():
+        cells = ", ".join(f"{name} {cell(rows['all'])} (multi-hop {cell(rows['1'])})" for name, rows in systems.items())
+        console.print(f"{sample} recall@{BUDGETS[0]}: {cells}")
     tokens = ", ".join(f"{name} {t['1000']} / {t['2000']}" for name, t in run_info["mean_bundle_tokens"].items())
     console.print(
         f"ingest: {run_info['ingest_ms_per_turn']} ms/turn wall ({run_info['turns']} turns), job accepted→done p50 "

@@ -1,0 +1,62 @@
+"""Which sentences of a turn become facts: pleasantries addressed to someone are still pleasantries."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from acm.domain.facts import facts_from_turn, is_pleasantry
+from acm.domain.models import Role, Turn
+from acm.domain.schema import default_schema
+from acm.domain.scope import Scope
+from acm_ingest.pipeline import plan_turn
+
+AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks, Melanie!",
+        "Hey Mel!",
+        "Sounds great, Mel.",
+        "Thanks Sarah and John!",
+        "Hey Mel, what's up?",
+        "Cool, John!",  # "Cool" is capitalised like a name, and is the pleasantry
+        "Awesome, Maria!",
+    ],
+)
+def test_a_pleasantry_addressed_to_someone_is_a_pleasantry(text: str) -> None:
+    assert is_pleasantry(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Luna and Oliver!",  # the answer to "what are your cats called?": nothing but names is content
+        "Melanie went to Paris.",
+        "Thanks, Melanie, the pottery class was on Friday.",
+        "Wow, great pic!",
+    ],
+)
+def test_content_is_not_a_pleasantry(text: str) -> None:
+    assert not is_pleasantry(text)
+
+
+def test_only_the_content_sentences_of_a_turn_become_facts() -> None:
+    drafts = facts_from_turn("Caroline", "Thanks, Melanie! I went to the LGBTQ support group yesterday.", AT)
+    assert [d.text for d in drafts] == ["Caroline: I went to the LGBTQ support group yesterday. (7 May 2023)"]
+
+
+def test_a_turn_that_only_thanks_someone_leaves_no_fact() -> None:
+    scope = Scope("local", "acme", "alice", "bot", "s1")
+    turn = Turn("t1", scope, Role.USER, "Thanks, Melanie!", AT, metadata={"speaker": "Caroline"})
+    plan = plan_turn(turn, default_schema("bot"), frozenset())
+    assert plan.facts == ()
+    names = plan_turn(
+        Turn("t2", scope, Role.USER, "Luna and Oliver!", AT, metadata={"speaker": "Caroline"}),
+        default_schema("bot"),
+        frozenset(),
+    )
+    assert [f.text for f in names.facts] == ["Caroline: Luna and Oliver!"]
