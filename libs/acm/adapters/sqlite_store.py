@@ -478,15 +478,17 @@ class SqliteMemoryRepo:
     async def expiry_due(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[Scope]:
         if not cutoffs or limit <= 0:
             return []
-        # expire()'s predicate, word for word, so a listed user always has something to expire.
-        by_layer = " OR ".join("(layer = ? AND COALESCE(updated_at, created_at) < ?)" for _ in cutoffs)
-        params: list[Any] = [scope.client_id, scope.agent_id]
+        # expire()'s predicate, one layer's disjunct per arm, so a listed user always has something to
+        # expire; the arms (rather than one OR) make each a range scan of memories_expiry_idx.
+        arm = (
+            "SELECT customer_id, user_id FROM memories WHERE tier = 'user' AND client_id = ? AND agent_id = ? "
+            "AND layer = ? AND COALESCE(updated_at, created_at) < ?"
+        )
+        params: list[Any] = []
         for layer, cutoff in cutoffs.items():
-            params += [str(layer), _ts(cutoff)]
+            params += [scope.client_id, scope.agent_id, str(layer), _ts(cutoff)]
         rows = await self._ex.fetch(
-            "SELECT DISTINCT customer_id, user_id FROM memories WHERE tier = 'user' AND client_id = ? "
-            f"AND agent_id = ? AND ({by_layer}) ORDER BY customer_id, user_id LIMIT ?",
-            [*params, limit],
+            " UNION ".join([arm] * len(cutoffs)) + " ORDER BY customer_id, user_id LIMIT ?", [*params, limit]
         )
         return [Scope(scope.client_id, r["customer_id"], r["user_id"], scope.agent_id) for r in rows]
 
