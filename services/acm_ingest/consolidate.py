@@ -13,6 +13,8 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from opentelemetry import metrics
+
 from acm import topics
 from acm.domain.models import stable_id
 from acm.domain.retention import expiry_cutoffs
@@ -25,6 +27,10 @@ from acm.prefetch_state import bump_generations
 from acm.v1 import events_pb2
 
 log = logging.getLogger("acm.ingest.consolidate")
+# OpenTelemetry instruments (no-ops until a MeterProvider is configured), beside each run's log line.
+_meter = metrics.get_meter("acm.ingest")
+_IDLE_USERS = _meter.create_counter("acm.expiry.idle_sweep.users", description="users swept, by outcome")
+_IDLE_EXPIRED = _meter.create_counter("acm.expiry.idle_sweep.memories", description="memories the idle sweep erased")
 
 LAST_SWEEP_KEY = "consolidator_last_sweep"
 
@@ -68,6 +74,7 @@ class ExpireMemories:
 # The holder ids of the scope the idle sweep reads a client with: the maintenance reads look at its
 # client (and agent) only, but a Scope always names a customer and a user.
 _SWEEPER = "0expiry-sweep"
+PROGRESS_EVERY = 100  # users between two progress lines of a long run
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,17 @@ class SweepIdle:
     max_users: int = 1000
 
     async def __call__(self, now: datetime) -> SweepReport:
+        report = await self._run(now)
+        _IDLE_USERS.add(report.users - report.failed, {"outcome": "swept"})
+        _IDLE_USERS.add(report.failed, {"outcome": "failed"})
+        _IDLE_EXPIRED.add(report.expired)
+        if report.capped:
+            log.info("idle expiry sweep stopped at %d users (the next run goes on): %s", report.users, report)
+        else:
+            log.info("idle expiry sweep: %s", report)
+        return report
+
+    async def _run(self, now: datetime) -> SweepReport:
         users = expired = failed = 0
         for client_id in await self.memories.clients_with_memories():
             for agent_id in await self.memories.agents(Scope(client_id, _SWEEPER, _SWEEPER)):
@@ -100,6 +118,10 @@ class SweepIdle:
                 cutoffs = expiry_cutoffs(schema.retention, now)
                 for user in await self.memories.expiry_due(scope, cutoffs, self.max_users - users):
                     users += 1
+                    if users % PROGRESS_EVERY == 0:
+                        log.info(
+                            "idle expiry sweep: %d users, %d memories so far (at client %s)", users, expired, client_id
+                        )
                     try:
                         expired += await self.expire.sweep(user, schema.retention, now)
                     except Exception:
@@ -109,9 +131,5 @@ class SweepIdle:
                             "expiry sweep of %s/%s/%s/%s failed", client_id, user.customer_id, user.user_id, agent_id
                         )
                 if users >= self.max_users:
-                    report = SweepReport(users, expired, failed, capped=True)
-                    log.info("idle expiry sweep stopped at %d users (the next run goes on): %s", users, report)
-                    return report
-        report = SweepReport(users, expired, failed)
-        log.info("idle expiry sweep: %s", report)
-        return report
+                    return SweepReport(users, expired, failed, capped=True)
+        return SweepReport(users, expired, failed)
