@@ -17,6 +17,7 @@ from acm.adapters.embedders import build_embedder
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
+from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache, GraphStore, VectorStore
@@ -92,6 +93,7 @@ class EmbeddedAcm:
         self.retriever: Retriever  # what the gateway's Fetch calls
         self.full_retriever: Retriever  # the full retrieval, without the prefetch pool
         self.anticipate: Anticipate
+        self.idle_sweep: Periodic  # ingest's periodic TTL expiry for users who stopped writing
         self._server: HealthServer
 
     async def __aenter__(self) -> EmbeddedAcm:
@@ -117,7 +119,7 @@ class EmbeddedAcm:
             llm_model=s.llm_model,
             llm_api_key=s.llm_api_key,
         )
-        register_ingest(self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings)
+        self.idle_sweep = register_ingest(self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings)
         register_retrieve(self.bus, self.rel, self.vectors, embedder)
         self.full_retriever = build_api(self.rel, self.vectors, self.graph, embedder)
         architect = register_architect(
@@ -146,6 +148,7 @@ class EmbeddedAcm:
         self._server = build_server(servicer, s.listen_addr)
         self.api_key = await self._dev_key()
         await self.bus.start()
+        await self.idle_sweep.start()
         await self._server.start()
         self.port = self._server.port
         return self
@@ -164,6 +167,7 @@ class EmbeddedAcm:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self._server.stop()
+        await self.idle_sweep.stop()
         await self.bus.stop()
         await self.cache.close()
         await self.graph.close()

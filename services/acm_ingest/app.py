@@ -7,12 +7,14 @@ from acm.adapters.embedders import build_embedder
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
+from acm.domain.models import utcnow
+from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm_ingest import GROUP
-from acm_ingest.consolidate import ExpireMemories
+from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
 from acm_ingest.handlers.forget import ForgetHandler
 from acm_ingest.handlers.turns import TurnsHandler
 from acm_ingest.llm_extraction import LlmFactExtractor
@@ -32,7 +34,9 @@ def register(
     cache: Cache,
     embedder: Embedder,
     settings: IngestSettings,
-) -> None:
+) -> Periodic:
+    """Subscribes the handlers; returns the idle expiry sweep, for the caller to start and stop."""
+    expire = ExpireMemories(rel.memories, graph, cache, bus, every_s=settings.expiry_sweep_every_s)
     ingest = IngestTurn(
         memories=rel.memories,
         graph=graph,
@@ -45,7 +49,7 @@ def register(
         session_budget_tokens=settings.session_budget_tokens,
         session_soft_ratio=settings.session_soft_ratio,
         extractor=extractor(settings),
-        expire=ExpireMemories(rel.memories, graph, cache, bus, every_s=settings.expiry_sweep_every_s),
+        expire=expire,
     )
     bus.subscribe(
         topics.TURNS,
@@ -57,6 +61,12 @@ def register(
         GROUP,
         ForgetHandler(ForgetScope(rel.memories, graph, cache), rel.jobs, rel.processed, rel.audit, rel.api_keys),
     )
+    sweep = SweepIdle(rel.memories, rel.schemas, expire, settings.expiry_idle_sweep_max_users)
+
+    async def sweep_now() -> SweepReport:
+        return await sweep(utcnow())
+
+    return Periodic("idle expiry sweep", sweep_now, settings.expiry_idle_sweep_every_s)
 
 
 async def run(settings: IngestSettings) -> None:
@@ -65,8 +75,10 @@ async def run(settings: IngestSettings) -> None:
     graph = await open_graph(settings.graph_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout)
-    register(bus, rel, graph, cache, build_embedder(settings.embedder), settings)
-    await serve_until_stopped("ingest", HealthServer(settings.health_addr), bus, [rel, graph, cache])
+    idle_sweep = register(bus, rel, graph, cache, build_embedder(settings.embedder), settings)
+    await idle_sweep.start()
+    # Last in the list: closed first, so a sweep in progress finishes before the stores it uses close.
+    await serve_until_stopped("ingest", HealthServer(settings.health_addr), bus, [rel, graph, cache, idle_sweep])
 
 
 def main() -> None:

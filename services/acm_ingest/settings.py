@@ -19,6 +19,9 @@ class IngestSettings(ServiceSettings):
     session_soft_ratio: float = Field(0.7, gt=0, le=1)
     # The consolidator's TTL sweep runs for a writing user at most this often.
     expiry_sweep_every_s: float = Field(3600.0, gt=0)
+    # ...and for every user, writing or not, every this many seconds (0: off), at most max_users per run.
+    expiry_idle_sweep_every_s: float = Field(3600.0, ge=0)
+    expiry_idle_sweep_max_users: int = Field(1000, gt=0)
     # Optional OpenAI-compatible endpoint for fact extraction (empty: rules only). Turns whose metadata says
     # local_only=true never go to it.
     llm_url: str = ""

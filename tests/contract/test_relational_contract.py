@@ -611,3 +611,67 @@ async def test_statements_run_under_a_deadline(backend: Backend) -> None:
     # The store is still usable afterwards (the pool replaced or reset the cancelled connection).
     await store.memories.upsert([mem("after", ALICE.owner(Tier.USER), "after the timeout")])
     assert [m.memory_id for m in await store.memories.get(ALICE, ["after"])] == ["after"]
+
+
+# --- the idle expiry sweep's reads ----------------------------------------------------------------------
+
+
+def _aged(memory_id: str, owner: Owner, layer: Layer, days: int, agent: str = "bot") -> Memory:
+    m = mem(memory_id, owner, f"{memory_id} refund")
+    m.layer, m.agent_id = layer, agent
+    m.created_at, m.updated_at = T0 - timedelta(days=days), None
+    return m
+
+
+SWEEP_CUTOFFS = {Layer.SHORT: T0 - timedelta(days=2), Layer.MID: T0 - timedelta(days=30)}
+
+
+async def test_expiry_due_lists_exactly_the_users_expire_would_touch(store: RelationalStore) -> None:
+    alice, bob, carol = (Scope("c1", "acme", u, "bot") for u in ("alice", "bob", "carol"))
+    globex_alice = Scope("c1", "globex", "alice", "bot")
+    await store.memories.upsert(
+        [
+            _aged("alice-short-old", alice.owner(Tier.USER), Layer.SHORT, 5),
+            _aged("alice-mid-old", alice.owner(Tier.USER), Layer.MID, 40),
+            _aged("bob-short-new", bob.owner(Tier.USER), Layer.SHORT, 1),  # fresh
+            _aged("bob-long-old", bob.owner(Tier.USER), Layer.LONG, 400),  # LONG has no cutoff here
+            _aged("carol-other-agent", carol.owner(Tier.USER), Layer.SHORT, 5, agent="other"),
+            _aged("globex-alice-old", globex_alice.owner(Tier.USER), Layer.MID, 31),
+            _aged("customer-old", alice.owner(Tier.CUSTOMER), Layer.SHORT, 5),  # not user-tier
+            _aged("client-old", alice.owner(Tier.CLIENT), Layer.SHORT, 5),
+            _aged("c2-alice-old", Scope("c2", "acme", "alice", "bot").owner(Tier.USER), Layer.SHORT, 5),
+        ]
+    )
+    due = await store.memories.expiry_due(Scope("c1", "x", "x", "bot"), SWEEP_CUTOFFS, 100)
+    assert due == [alice, globex_alice]  # sorted by customer, then user; never c2's alice
+    assert await store.memories.expiry_due(Scope("c1", "x", "x", "bot"), SWEEP_CUTOFFS, 1) == [alice]
+    assert await store.memories.expiry_due(Scope("c1", "x", "x", "other"), SWEEP_CUTOFFS, 100) == [
+        Scope("c1", "acme", "carol", "other")
+    ]
+    assert await store.memories.expiry_due(Scope("c2", "x", "x", "bot"), SWEEP_CUTOFFS, 100) == [
+        Scope("c2", "acme", "alice", "bot")
+    ]
+    assert await store.memories.expiry_due(Scope("c1", "x", "x", "bot"), {}, 100) == []
+    # The same predicate as expire(): once each listed user is expired, nobody is due any more.
+    for user in due:
+        assert await store.memories.expire(user, SWEEP_CUTOFFS, 100)
+    assert await store.memories.expiry_due(Scope("c1", "x", "x", "bot"), SWEEP_CUTOFFS, 100) == []
+    assert await store.memories.expire(bob, SWEEP_CUTOFFS, 100) == []
+
+
+async def test_clients_and_agents_with_user_memories(store: RelationalStore) -> None:
+    assert await store.memories.clients_with_memories() == []
+    await store.memories.upsert(
+        [
+            _aged("a", Scope("c1", "acme", "alice").owner(Tier.USER), Layer.SHORT, 1, agent="bot"),
+            _aged("b", Scope("c1", "globex", "carol").owner(Tier.USER), Layer.MID, 1, agent="analyst"),
+            _aged("c", Scope("c1", "acme", "bob").owner(Tier.USER), Layer.MID, 1, agent="bot"),
+            _aged("d", Scope("c3", "acme", "alice").owner(Tier.USER), Layer.SHORT, 1, agent="helper"),
+            _aged("e", Scope("c2", "acme", "alice").owner(Tier.CUSTOMER), Layer.SHORT, 1, agent="shared"),
+        ]
+    )
+    # c2 holds no user-tier memory: nothing there can expire.
+    assert await store.memories.clients_with_memories() == ["c1", "c3"]
+    assert await store.memories.agents(Scope("c1", "x", "x")) == ["analyst", "bot"]
+    assert await store.memories.agents(Scope("c3", "x", "x")) == ["helper"]
+    assert await store.memories.agents(Scope("c2", "x", "x")) == []

@@ -90,6 +90,12 @@ _MIGRATIONS: tuple[str, ...] = (
     # Added after the first release of the table: a database created before keeps working.
     "ALTER TABLE memories ADD COLUMN IF NOT EXISTS slot text NOT NULL DEFAULT ''",
     "CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot <> ''",
+    # The idle expiry sweep: distinct clients / agents by index seeks, due users as a range per layer.
+    """
+    CREATE INDEX IF NOT EXISTS memories_expiry_idx
+        ON memories (client_id, agent_id, layer, (COALESCE(updated_at, created_at)), customer_id, user_id)
+        WHERE tier = 'user'
+    """,
     """
     CREATE TABLE IF NOT EXISTS jobs (
         job_id      text PRIMARY KEY,
@@ -442,6 +448,54 @@ class PgMemoryRepo:
             [*params, limit],
         )
         return [r["memory_id"] for r in rows]
+
+    # --- the idle expiry sweep (maintenance reads, served by memories_expiry_idx) -----------------------
+
+    async def clients_with_memories(self) -> list[str]:
+        return [r["client_id"] for r in await self._ex.fetch(_DISTINCT_CLIENTS)]
+
+    async def agents(self, scope: Scope) -> list[str]:
+        return [r["agent_id"] for r in await self._ex.fetch(_DISTINCT_AGENTS, {"client_id": scope.client_id})]
+
+    async def expiry_due(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[Scope]:
+        if not cutoffs or limit <= 0:
+            return []
+        # expire()'s predicate, one layer's disjunct per arm, so a listed user always has something to
+        # expire; the arms (rather than one OR) make each a range scan of memories_expiry_idx.
+        arm = (
+            "SELECT customer_id, user_id FROM memories WHERE tier = 'user' AND client_id = %s AND agent_id = %s "
+            "AND layer = %s AND COALESCE(updated_at, created_at) < %s"
+        )
+        params: list[Any] = []
+        for layer, cutoff in cutoffs.items():
+            params += [scope.client_id, scope.agent_id, str(layer), cutoff]
+        rows = await self._ex.fetch(
+            " UNION ".join([arm] * len(cutoffs)) + " ORDER BY customer_id, user_id LIMIT %s", [*params, limit]
+        )
+        return [Scope(scope.client_id, r["customer_id"], r["user_id"], scope.agent_id) for r in rows]
+
+
+# Postgres has no skip scan: the distinct clients and agents are walked with one index seek each
+# (MIN ... > previous) instead of reading every row of a big table.
+_DISTINCT_CLIENTS = """
+WITH RECURSIVE c(client_id) AS (
+    SELECT MIN(client_id) FROM memories WHERE tier = 'user'
+    UNION ALL
+    SELECT (SELECT MIN(client_id) FROM memories WHERE tier = 'user' AND client_id > c.client_id)
+    FROM c WHERE c.client_id IS NOT NULL
+)
+SELECT client_id FROM c WHERE client_id IS NOT NULL
+"""
+_DISTINCT_AGENTS = """
+WITH RECURSIVE a(agent_id) AS (
+    SELECT MIN(agent_id) FROM memories WHERE tier = 'user' AND client_id = %(client_id)s
+    UNION ALL
+    SELECT (SELECT MIN(agent_id) FROM memories WHERE tier = 'user' AND client_id = %(client_id)s
+            AND agent_id > a.agent_id)
+    FROM a WHERE a.agent_id IS NOT NULL
+)
+SELECT agent_id FROM a WHERE agent_id IS NOT NULL
+"""
 
 
 # --- jobs -----------------------------------------------------------------------------------------------

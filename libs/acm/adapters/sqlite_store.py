@@ -233,6 +233,7 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
     if "slot" not in have:
         conn.execute("ALTER TABLE memories ADD COLUMN slot TEXT NOT NULL DEFAULT ''")
     conn.execute("CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot != ''")
+    conn.execute(_EXPIRY_INDEX)
 
 
 # --- memories -------------------------------------------------------------------------------------------
@@ -491,6 +492,59 @@ class SqliteMemoryRepo:
                 [*params, limit],
             ).fetchall()
         return [r[0] for r in rows]
+
+    # --- the idle expiry sweep (maintenance reads, served by _EXPIRY_INDEX) -----------------------------
+
+    async def clients_with_memories(self) -> list[str]:
+        return [r[0] for r in await self._ex.fetch(_DISTINCT_CLIENTS)]
+
+    async def agents(self, scope: Scope) -> list[str]:
+        return [r[0] for r in await self._ex.fetch(_DISTINCT_AGENTS, {"client_id": scope.client_id})]
+
+    async def expiry_due(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[Scope]:
+        if not cutoffs or limit <= 0:
+            return []
+        # expire()'s predicate, one layer's disjunct per arm, so a listed user always has something to
+        # expire; the arms (rather than one OR) make each a range scan of memories_expiry_idx.
+        arm = (
+            "SELECT customer_id, user_id FROM memories WHERE tier = 'user' AND client_id = ? AND agent_id = ? "
+            "AND layer = ? AND COALESCE(updated_at, created_at) < ?"
+        )
+        params: list[Any] = []
+        for layer, cutoff in cutoffs.items():
+            params += [scope.client_id, scope.agent_id, str(layer), _ts(cutoff)]
+        rows = await self._ex.fetch(
+            " UNION ".join([arm] * len(cutoffs)) + " ORDER BY customer_id, user_id LIMIT ?", [*params, limit]
+        )
+        return [Scope(scope.client_id, r["customer_id"], r["user_id"], scope.agent_id) for r in rows]
+
+
+# A covering index for the sweep's reads: the distinct clients and agents are walked with one index seek
+# each (MIN ... > previous), and the due users of an agent are a range per layer on the last-write time.
+_EXPIRY_INDEX = """
+CREATE INDEX IF NOT EXISTS memories_expiry_idx
+    ON memories (client_id, agent_id, layer, COALESCE(updated_at, created_at), customer_id, user_id)
+    WHERE tier = 'user'
+"""
+_DISTINCT_CLIENTS = """
+WITH RECURSIVE c(client_id) AS (
+    SELECT MIN(client_id) FROM memories WHERE tier = 'user'
+    UNION ALL
+    SELECT (SELECT MIN(client_id) FROM memories WHERE tier = 'user' AND client_id > c.client_id)
+    FROM c WHERE c.client_id IS NOT NULL
+)
+SELECT client_id FROM c WHERE client_id IS NOT NULL
+"""
+_DISTINCT_AGENTS = """
+WITH RECURSIVE a(agent_id) AS (
+    SELECT MIN(agent_id) FROM memories WHERE tier = 'user' AND client_id = :client_id
+    UNION ALL
+    SELECT (SELECT MIN(agent_id) FROM memories WHERE tier = 'user' AND client_id = :client_id
+            AND agent_id > a.agent_id)
+    FROM a WHERE a.agent_id IS NOT NULL
+)
+SELECT agent_id FROM a WHERE agent_id IS NOT NULL
+"""
 
 
 # --- jobs -----------------------------------------------------------------------------------------------

@@ -57,6 +57,19 @@ class MemoryRepo(Protocol):
         """Delete the scope's own user-tier memories of its agent whose layer has a cutoff and that were
         last written (updated_at, else created_at) before it; at most ``limit``; returns their ids."""
 
+    # The idle expiry sweep (acm_ingest.consolidate.SweepIdle) finds its work with these three.
+
+    async def clients_with_memories(self) -> list[str]:
+        """Ids of the clients holding user-tier memories, sorted. The one memory read without a Scope: the
+        sweep must visit every tenant to enforce its TTLs, and it returns ids only (never content)."""
+
+    async def agents(self, scope: Scope) -> list[str]:
+        """Distinct agent ids of the user-tier memories in the scope's client (only client_id is read), sorted."""
+
+    async def expiry_due(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[Scope]:
+        """The (customer, user, agent) scopes of the scope's client and agent holding a user-tier memory that
+        expire() with these cutoffs would delete (the same predicate); at most ``limit``, sorted."""
+
 
 class JobRepo(Protocol):
     async def create(self, job: Job) -> None:
