@@ -126,6 +126,7 @@ async def test_a_newer_fact_supersedes_the_older_which_stays_as_stale(acm: Embed
     from datetime import UTC, datetime
 
     from acm.domain.models import MemoryStatus
+    from acm_cli.bench.locomo import wait_until_indexed
 
     async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
         for text, day in (
@@ -137,6 +138,8 @@ async def test_a_newer_fact_supersedes_the_older_which_stays_as_stale(acm: Embed
         ):
             accepted = await client.ingest(SCOPE_PB, text, occurred_at=datetime(2026, 3, day, 9, tzinfo=UTC))
             await client.wait_job(SCOPE_PB, accepted.job_id, timeout_s=30)
+        # "moved to Munich" shares no word with the question: only its vector finds it, once indexed.
+        await wait_until_indexed(acm)
         answer = await client.fetch(SCOPE_PB, "Where do I live now?", budget_tokens=300)
     facts = {m.text: m for m in await acm.rel.memories.session_memories(SCOPE, 50) if m.kind != "turn"}
     munich = next(m for t, m in facts.items() if "Munich" in t)
