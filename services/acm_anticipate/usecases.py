@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from acm.convert import memory_to_pb, scope_to_pb
+from acm.domain.models import MemoryStatus
 from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, trim
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Scope, Tier
@@ -94,7 +95,8 @@ class WarmSession:
         schema = await self.schema(scope)
         recent = await self.memories.session_memories(scope, SESSION_WINDOW)
         turns = [m for m in recent if m.kind == "turn"][:RECENT_TURNS]
-        facts = [m for m in recent if m.kind not in _NOT_FACTS]
+        # A superseded fact stays stored (with its pointer) but is never predicted: it is not current.
+        facts = [m for m in recent if m.kind not in _NOT_FACTS and m.status is MemoryStatus.ACTIVE]
         entities = (await self.track.recent(scope))[:QUERY_ENTITIES]
         wanted = await self._categories(scope, schema, written_kinds)
         if not signal_query:

@@ -196,6 +196,12 @@ async def test_fetch_is_served_from_prefetch_and_never_stale(acm: EmbeddedAcm) -
         assert any("Berlin" in m.text for m in fresh.memories)
         stored = await acm.rel.memories.get(SCOPE, [m.memory_id for m in fresh.memories])
         assert all(m.status is MemoryStatus.ACTIVE for m in stored)
+        # Nor once anticipate rebuilt the pool from the session, whose stored facts include the stale one.
+        await wait_until_indexed(acm)
+        pool = await load_pool(acm.cache, SCOPE)
+        assert pool is not None and not any("Paris" in m.text for m in pool.memories)
+        rebuilt = await client.fetch(SCOPE_PB, "Where do I live?", budget_tokens=500)
+        assert not any("Paris" in m.text for m in rebuilt.memories)
 
         # Forget the session: once its job is done, nothing of it comes back, from the pool or otherwise.
         forget = await client.forget(SCOPE_PB, "session")
