@@ -4,7 +4,7 @@ within the budget, each part with its exact token count (tiktoken, the request's
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from acm.convert import ROLE_TO_PB, scope_to_pb, ts
 from acm.domain.compaction.engine import ContextDoesNotFit, ContextPlan, SessionTurn, fill, plan_context
@@ -23,16 +23,6 @@ RECENT_HEADER = "Recent turns:"
 MEMORY_SHARE = 0.5  # of what the pinned state leaves, kept for retrieved memories when there is a query
 
 
-def _memory_lines(memories: Sequence[common_pb2.Memory]) -> list[str]:
-    """The memories part as lines that, joined, are its text: the header, then "- <text>" each, every line but
-    the last ending in a newline."""
-    if not memories:
-        return []
-    lines = [MEMORIES_HEADER + "\n", *(f"- {_said(m)}{m.text}\n" for m in memories)]
-    lines[-1] = lines[-1][:-1]
-    return lines
-
-
 def _said(memory: common_pb2.Memory) -> str:
     """When it was said, so the model can place the memory in time ("[25 May 2023] Melanie: ...")."""
     if not memory.HasField("created_at"):
@@ -41,8 +31,41 @@ def _said(memory: common_pb2.Memory) -> str:
     return f"[{at.day} {at:%B %Y}] "
 
 
-def _memories_text(memories: Sequence[common_pb2.Memory]) -> str:
-    return "".join(_memory_lines(memories))
+@dataclass
+class ShownMemories:
+    """The retrieved memories as the context shows them: a header, then one "- [date] text" line each. Each
+    line is rendered and counted once, so dropping the lowest-ranked ones to fit costs no re-rendering."""
+
+    memories: list[common_pb2.Memory]
+    count: Callable[[str], int]
+    lines: list[str] = field(init=False)  # each ending in a newline
+    sizes: list[int] = field(init=False)
+    _sum: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = [f"- {_said(m)}{m.text}\n" for m in self.memories]
+        self.sizes = [self.count(line) for line in self.lines]
+        self._sum = sum(self.sizes)
+
+    def pieces(self) -> list[str]:
+        """The part's text in pieces that join to it (the last line without its newline)."""
+        if not self.lines:
+            return []
+        return [MEMORIES_HEADER + "\n", *self.lines[:-1], self.lines[-1][:-1]]
+
+    def text(self) -> str:
+        return "".join(self.pieces())
+
+    def lines_tokens(self) -> int:
+        """The lines' exact count, without the header (see joined_count)."""
+        if not self.lines:
+            return 0
+        return self._sum - self.sizes[-1] + self.count(self.lines[-1][:-1])
+
+    def pop(self) -> None:
+        self.memories.pop()
+        self.lines.pop()
+        self._sum -= self.sizes.pop()
 
 
 def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
@@ -157,13 +180,12 @@ class SessionContext:
             from_prefetch = answer.from_prefetch
         # The memories as shown (with their dates) stay within their budget: the lowest ranked go first. What
         # they leave goes to older summary lines and turns. The header was paid for up front.
-        shown = joined_count(_memory_lines(memories)[1:], count)
-        while memories and shown > plan.memory_budget:
-            memories.pop()
+        shown = ShownMemories(memories, count)
+        while shown.memories and shown.lines_tokens() > plan.memory_budget:
+            shown.pop()
             dropped += 1
-            shown = joined_count(_memory_lines(memories)[1:], count)
-        fill(plan, state.memory, state.tail, shown, self.tokens)
-        response = self._response(plan, memories, dropped, budget, encoding, count)
+        fill(plan, state.memory, state.tail, shown.lines_tokens(), self.tokens)
+        response = self._response(plan, shown, dropped, budget, encoding, count)
         response.from_prefetch = from_prefetch
         if latest is not None:
             response.last_compaction.CopyFrom(compaction_to_pb(latest))
@@ -172,7 +194,7 @@ class SessionContext:
     def _response(
         self,
         plan: ContextPlan,
-        memories: list[common_pb2.Memory],
+        shown: ShownMemories,
         dropped: int,
         budget: int,
         encoding: str,
@@ -180,28 +202,28 @@ class SessionContext:
     ) -> gateway_pb2.FetchResponse:
         texts = {
             "pinned": plan.pinned_text,
-            "memories": _memories_text(memories),
+            "memories": shown.text(),
             "summary": plan.summary,
             "recent": _recent_text(plan.recent),
         }
 
         def total() -> int:
-            shown = [(name, t) for name, t in texts.items() if t]
+            present = [(name, t) for name, t in texts.items() if t]
             pieces: list[str] = []
-            for i, (name, text) in enumerate(shown):
+            for i, (name, text) in enumerate(present):
                 # The memories change with every question, their lines do not: count them line by line.
-                pieces.extend(_memory_lines(memories) if name == "memories" else [text])
-                if i < len(shown) - 1:
+                pieces.extend(shown.pieces() if name == "memories" else [text])
+                if i < len(present) - 1:
                     pieces[-1] += SEPARATOR
             return joined_count(pieces, count)
 
         # Exact count in the request's encoding; if the plan's estimate was short, shed the least needed
         # first (the lowest-ranked memory, then the oldest summary line, then the oldest turn but the last).
         while total() > budget:
-            if memories:
-                memories.pop()
+            if shown.memories:
+                shown.pop()
                 dropped += 1
-                texts["memories"] = _memories_text(memories)
+                texts["memories"] = shown.text()
             elif plan.summary_lines:
                 plan.summary_lines.pop(0)
                 texts["summary"] = plan.summary
@@ -213,16 +235,16 @@ class SessionContext:
                 raise ContextDoesNotFit(total(), budget, detail)
         parts = [
             gateway_pb2.ContextPart(
-                name=n, tokens=joined_count(_memory_lines(memories), count) if n == "memories" else count(t), text=t
+                name=n, tokens=joined_count(shown.pieces(), count) if n == "memories" else count(t), text=t
             )
             for n, t in texts.items()
             if t
         ]
         context = SEPARATOR.join(t for t in texts.values() if t)
         return gateway_pb2.FetchResponse(
-            memories=memories,
+            memories=shown.memories,
             # As without a session: the memories' tokens. The whole context's count is context_tokens.
-            total_tokens=sum(m.token_count for m in memories),
+            total_tokens=sum(m.token_count for m in shown.memories),
             context_tokens=total(),
             budget_tokens=budget,
             dropped=dropped,

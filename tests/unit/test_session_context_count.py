@@ -10,7 +10,7 @@ import pytest
 
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.v1 import common_pb2
-from acm_gateway.session_context import SEPARATOR, _memory_lines, joined_count
+from acm_gateway.session_context import SEPARATOR, ShownMemories, joined_count
 
 ENDINGS = [
     "done.",
@@ -42,7 +42,8 @@ def test_piecewise_count_is_exact(encoding: str) -> None:
     for _ in range(300):
         # As assembled: pinned, memories (line by line), summary, recent; a separator after all but the last.
         memories = _memories(rng.sample(texts, rng.randint(1, 8)))
-        sections = [[rng.choice(HEADERS) + rng.choice(ENDINGS)], _memory_lines(memories)]
+        shown = ShownMemories(memories, lambda t: counter.count(t, encoding))
+        sections = [[rng.choice(HEADERS) + rng.choice(ENDINGS)], shown.pieces()]
         sections += [[rng.choice(HEADERS) + rng.choice(ENDINGS)] for _ in range(rng.randint(0, 2))]
         pieces: list[str] = []
         for i, section in enumerate(sections):
@@ -50,3 +51,15 @@ def test_piecewise_count_is_exact(encoding: str) -> None:
             if i < len(sections) - 1:
                 pieces[-1] += SEPARATOR
         assert joined_count(pieces, lambda t: counter.count(t, encoding)) == counter.count("".join(pieces), encoding)
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_shown_memories_count_their_lines_exactly_as_they_drop(encoding: str) -> None:
+    counter = TiktokenCounter()
+    texts = [b + e for b, e in itertools.product(BODIES, ENDINGS)]
+    shown = ShownMemories(_memories(texts[:12]), lambda t: counter.count(t, encoding))
+    while shown.memories:
+        assert shown.lines_tokens() == counter.count("".join(shown.pieces()[1:]), encoding)
+        assert shown.text().startswith("Relevant memories:\n- ") and shown.text().count("\n- ") == len(shown.memories)
+        shown.pop()
+    assert shown.lines_tokens() == 0 and shown.text() == ""
