@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from acm.domain.facts import FactDraft, facts_from_turn, is_pleasantry
-from acm.domain.gate import GateDecision, GateRules, decide
+from acm.domain.facts import FactDraft, facts_from_turn
+from acm.domain.gate import GateDecision, GateRules, decide, is_chit_chat
 from acm.domain.models import Role, Turn
 from acm.domain.pii import PiiRules, redact
 from acm.domain.poison import inspect
@@ -65,7 +65,7 @@ def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> T
         # Kept only as a flagged episode of the session: never a fact, never retrievable.
         return TurnPlan(decision, speaker, redaction.text, redaction.counts, verdict.reasons)
     facts = facts_from_turn(speaker, redaction.text, turn.occurred_at)
-    if not facts and not is_pleasantry(redaction.text):
+    if not facts and not is_chit_chat(redaction.text):
         # A short answer ("No", "Yes, the 14th") is still what the turn said.
         facts = [
             FactDraft(

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from acm.domain.facts import facts_from_turn, is_pleasantry
+from acm.domain.facts import facts_from_turn
+from acm.domain.gate import is_chit_chat
 from acm.domain.models import Role, Turn
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope
@@ -28,7 +29,7 @@ AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     ],
 )
 def test_a_pleasantry_addressed_to_someone_is_a_pleasantry(text: str) -> None:
-    assert is_pleasantry(text)
+    assert is_chit_chat(text)
 
 
 @pytest.mark.parametrize(
@@ -41,7 +42,7 @@ def test_a_pleasantry_addressed_to_someone_is_a_pleasantry(text: str) -> None:
     ],
 )
 def test_content_is_not_a_pleasantry(text: str) -> None:
-    assert not is_pleasantry(text)
+    assert not is_chit_chat(text)
 
 
 def test_only_the_content_sentences_of_a_turn_become_facts() -> None:

@@ -178,3 +178,10 @@ def test_pleasantries_addressed_by_name_are_chit_chat(text: str) -> None:
 )
 def test_a_name_alone_or_with_content_is_kept(text: str) -> None:
     assert decide(text, "user", RULES, set()).keep
+
+
+@pytest.mark.parametrize(
+    "text", ["No worries, Mel!", "Way to go, Jon!", "Glad I could help, Maria.", "Ahhahha, really!?"]
+)
+def test_a_pleasantry_starting_with_a_capital_is_not_taken_for_a_name(text: str) -> None:
+    assert decide(text, "user", RULES, set()).reason == "chit_chat"

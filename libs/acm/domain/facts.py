@@ -68,30 +68,10 @@ def _annotate(sentence: str, times: list[TimeMention]) -> str:
     return f"{sentence} ({written})"
 
 
-_CONJUNCTIONS = re.compile(r"\b(?:and|or|&)\b", re.I)
-
-
-def is_pleasantry(text: str) -> bool:
-    """Chit-chat, also when addressed to someone: "Thanks, Melanie!" and "Hey Mel!" say no more than "Thanks!".
-
-    Names are removed before the chit-chat test, but a text that is nothing but names ("Luna and Oliver!",
-    an answer to "what are their names?") is content, not a pleasantry."""
-    if is_chit_chat(text):
-        return True
-    # A capitalised interjection ("Cool, John!") looks like a name to the extractor but is the pleasantry.
-    names = [m.text for m in mentions(text) if m.type == "name" and not is_chit_chat(m.text)]
-    if not names:
-        return False
-    rest = text
-    for name in names:
-        rest = re.sub(rf"\b{re.escape(name)}\b", " ", rest)
-    return bool(re.search(r"\w", _CONJUNCTIONS.sub(" ", rest))) and is_chit_chat(rest)
-
-
 def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[FactDraft]:
     drafts: list[FactDraft] = []
     for sentence in split_sentences(content)[:MAX_FACTS_PER_TURN]:
-        if _weight(sentence) < MIN_FACT_CHARS or is_pleasantry(sentence):
+        if _weight(sentence) < MIN_FACT_CHARS or is_chit_chat(sentence):
             continue
         times = resolve(sentence, occurred_at)
         firm = [t for t in times if t.confidence >= 0.5]

@@ -98,7 +98,7 @@ _CHIT_EN = (
     r"|congrats|congratulations|kudos|bravo|well\s+done|(?:good|great|nice)\s+(?:job|work|one)|way\s+to\s+go"
     r"|woo+\s*hoo+|yippee|hooray|hurray"
     # laughter and fillers
-    r"|lo+l+|lmf?ao+|rofl|(?:ha){2,}h?|(?:he){2,}h?|hihi|xd+|oh+|ah+|hmm*|um+|uh+|wow+|whoa|yay+|woo+|omg|oops|ooh+"
+    r"|lo+l+|lmf?ao+|rofl|(?:ha){2,}h?|(?:a+h+){2,}a*|(?:he){2,}h?|hihi|xd+|oh+|ah+|hmm*|um+|uh+|wow+|whoa|yay+|woo+|omg|oops|ooh+"
     # farewells
     r"|bye+|goodbye|bye\s+bye|see\s+(?:you|ya)(?:\s+(?:later|soon|tomorrow))?|cya|ttyl|take\s+care"
     r"|have\s+a\s+(?:nice|good|great|wonderful|lovely)\s+(?:day|one|weekend|evening|night)"
@@ -113,6 +113,7 @@ _CHIT_EN = (
 )
 _GLUE = re.compile(r"(?<![a-z])(?:and|or|so|again|too|really|just|then|also|very|much|all|well|guys|everyone)(?![a-z])")
 _CHIT_EN_RE = re.compile(r"(?<![a-z0-9])(?:" + _CHIT_EN + r")(?![a-z0-9])")
+_CHIT_EN_ANY_CASE = re.compile(r"(?<![A-Za-z0-9])(?:" + _CHIT_EN + r")(?![A-Za-z0-9])", re.IGNORECASE)
 _CHIT_ZH_RE = re.compile(
     r"好的|好吧|好哒|好滴|好嘞|好|行吧|行|嗯+|哦+|噢+|啊+|哈+|呵呵+|嘿嘿+|谢谢(?:你|您)?(?:啦|了)?|多谢|感谢(?:你|您)?|非常感谢"
     r"|谢啦|辛苦(?:了|啦)|你好|您好|早上好|上午好|下午好|晚上好|早安|晚安|再见|拜拜|回头见|明天见|收到|明白了?|了解|知道了|懂了"
@@ -142,17 +143,15 @@ def is_chit_chat(text: str) -> bool:
     if _only_pleasantries(text):
         return True
     # Take the names out and look again: what is left must be pleasantries, and something must be left.
-    names = [w for m in _VOCATIVE.finditer(text) for w in _NAME_WORD.findall(m.group(0)) if not _is_pleasantry(w)]
+    # Names are looked for once the pleasantries are out: "No worries, Mel!" starts with a capital too.
+    masked = _CHIT_EN_ANY_CASE.sub(" ", _APOSTROPHES.sub("", text))
+    names = [w for m in _VOCATIVE.finditer(masked) for w in _NAME_WORD.findall(m.group(0))]
     words = [w.casefold() for w in names]
     if not names or len(words) > _MAX_VOCATIVE_WORDS or _NOT_VOCATIVE.intersection(words):
         return False
     rest = re.sub(r"(?<![\w'’])(?:" + "|".join(map(re.escape, names)) + r")\.?(?![\w'’])", " ", text)
     # "Luna and Oliver!" (an answer naming names) leaves only glue: content, not a pleasantry.
     return _only_pleasantries(rest, empty=False) and bool(re.search(r"[^\W\d_]", _GLUE.sub(" ", rest.casefold())))
-
-
-def _is_pleasantry(word: str) -> bool:
-    return bool(_CHIT_EN_RE.fullmatch(word.casefold()))
 
 
 def _only_pleasantries(text: str, *, empty: bool = True) -> bool:
