@@ -23,6 +23,14 @@ _PROPAGATOR = TraceContextTextMapPropagator()
 _HEADER = "traceparent"
 
 
+def _otlp_endpoint(signal: str) -> str:
+    """Where to export a signal (TRACES, METRICS): its own OTEL variable, else the shared one; "" when unset or
+    when OTEL_SDK_DISABLED is true."""
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return ""
+    return os.environ.get(f"OTEL_EXPORTER_OTLP_{signal}_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+
+
 def configure_tracing(service_name: str) -> None:
     """Export spans over OTLP/gRPC when OTEL_EXPORTER_OTLP_ENDPOINT (or its _TRACES_ variant) is set.
 
@@ -31,8 +39,8 @@ def configure_tracing(service_name: str) -> None:
     attributes) are read by the SDK itself. A provider installed earlier (by a host application or a
     test) is kept: OpenTelemetry allows setting the global provider only once per process.
     """
-    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
-    if not endpoint or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+    endpoint = _otlp_endpoint("TRACES")
+    if not endpoint:
         return
     if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         return
@@ -54,8 +62,8 @@ def configure_metrics(service_name: str) -> None:
     OTEL_METRIC_EXPORT_INTERVAL ms (the SDK's default: 60 s). Instruments are created with the API at import
     time; they record into nothing until this installs a provider. As for tracing, a provider installed earlier
     is kept."""
-    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
-    if not endpoint or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+    endpoint = _otlp_endpoint("METRICS")
+    if not endpoint:
         return
     # Imported here so that a process without metrics never loads the SDK or the exporter.
     from opentelemetry import metrics

@@ -65,8 +65,8 @@ def receiver() -> Iterator[tuple[_Receiver, MeterProvider]]:
     exporter = OTLPMetricExporter(endpoint=f"127.0.0.1:{port}", insecure=True)
     provider = MeterProvider(metric_readers=[PeriodicExportingMetricReader(exporter, export_interval_millis=3_600_000)])
     metrics.set_meter_provider(provider)
-    if metrics.get_meter_provider() is not provider:
-        pytest.skip("another meter provider was installed in this process before")
+    # Settable once per process: a provider installed by another test first would leave this one unused.
+    assert metrics.get_meter_provider() is provider, "another meter provider was installed in this process"
     yield sink, provider
     provider.shutdown(timeout_millis=5000)
     server.stop(None)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from acm_cli.bench.locomo import CATEGORIES, Conversation, load_conversations, percentile, tokenize
+from acm_cli.bench.plotting import pyplot
 
 BUDGET = 2000
 SYSTEMS = ("acm", "truncation", "full")
@@ -356,16 +357,8 @@ def _print(console: Any, result: dict[str, Any]) -> None:
 def write_plot(result: dict[str, Any], path: Path) -> bool:
     """Coverage per category for the three systems, with each system's tokens per question in the legend;
     False when matplotlib is missing."""
-    try:
-        import logging
-
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        logging.getLogger("matplotlib").setLevel(logging.WARNING)
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     groups = {"all": result["systems"], **result["by_category"]}
     fig, ax = plt.subplots(figsize=(9, 4.5))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import math
 import re
 import time
@@ -28,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from acm_cli.bench.plotting import pyplot
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -707,14 +708,8 @@ def _print_tables(console: Console, result: Mapping[str, Any]) -> None:
 
 def write_plot(result: Mapping[str, Any], path: Path) -> bool:
     """Grouped bars of recall@1000 by category, one bar per system; False when matplotlib is missing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")  # no display needed
-        import matplotlib.pyplot as plt
-
-        logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font cache notice is noise here
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     groups = [*(str(c) for c in CATEGORIES), "all"]
     labels = [f"{CATEGORIES[int(g)]}\n(n={result['systems']['acm'][g]['n']})" if g != "all" else "all" for g in groups]

@@ -36,6 +36,7 @@ from acm_cli.bench.locomo import (
     percentile,
     wait_until_indexed,
 )
+from acm_cli.bench.plotting import pyplot
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -356,16 +357,8 @@ def _print_table(console: Console, result: Mapping[str, Any]) -> None:
 
 def write_plot(tally: Tally, result: Mapping[str, Any], path: Path) -> bool:
     """Fetch latency distributions of both systems (log scale); False when matplotlib is missing."""
-    try:
-        import logging
-
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        logging.getLogger("matplotlib").setLevel(logging.WARNING)
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for name in SYSTEMS:

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acm_cli.bench.plotting import pyplot
 from acm_cli.bench.workflows import KINDS, generate
 
 NS = (50, 100, 200, 500)
@@ -149,12 +150,8 @@ def run_benchmark(json_out: Path | None, plot_out: Path | None, ns: tuple[int, .
 
 
 def write_plot(result: dict[str, Any], path: Path) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, ax = plt.subplots(figsize=(8, 5))
     for name in SYSTEMS:
