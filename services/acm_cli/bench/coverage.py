@@ -244,21 +244,12 @@ async def _run_all(
 async def _ingest_and_compact(
     client: Any, acm: Any, scope: Any, turns: Sequence[Any], ops: dict[str, Any], console: Any, name: str, t0: float
 ) -> None:
-    from acm.domain.models import Role
-    from acm_cli.bench.locomo import wait_until_indexed
+    from acm_cli.bench.locomo import ingest_turn, wait_until_indexed
 
     start = time.perf_counter()
     jobs = []
     for turn in turns:
-        response = await client.ingest(
-            scope,
-            turn.content,
-            Role.USER,
-            occurred_at=turn.occurred_at,
-            turn_id=turn.turn_id,
-            metadata={"speaker": turn.speaker},
-        )
-        jobs.append(response.job_id)
+        jobs.append(await ingest_turn(client, scope, turn))
     for job_id in jobs:
         await client.wait_job(scope, job_id, timeout_s=600)
     await wait_until_indexed(acm)

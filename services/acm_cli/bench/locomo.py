@@ -542,26 +542,32 @@ def _scope(sample_id: str, session_id: str = "") -> Any:
     return common_pb2.Scope(customer_id=CUSTOMER, user_id=sample_id, agent_id=AGENT, session_id=session_id)
 
 
+async def ingest_turn(client: AcmClient, scope: Any, turn: Turn) -> str:
+    """One LoCoMo turn through gRPC Ingest, as its speaker said it on its session's date; the job id."""
+    from acm.domain.models import Role
+
+    response = await client.ingest(
+        scope,
+        turn.content,
+        Role.USER,
+        occurred_at=turn.occurred_at,
+        turn_id=turn.turn_id,
+        metadata={"speaker": turn.speaker},
+    )
+    return response.job_id
+
+
 async def _ingest(client: AcmClient, acm: EmbeddedAcm, conv: Conversation, stats: IngestStats) -> None:
     """Every turn through gRPC Ingest, one at a time and in order (as an agent publishes them), then wait
     for every job; the wall time covers both. Then wait until the vector index has caught up (it follows
     the jobs through the memories topic), so no question sees a half-built index."""
-    from acm.domain.models import Role
     from acm.v1 import gateway_pb2
 
     start = time.perf_counter()
     jobs: list[tuple[Any, str]] = []
     for turn in conv.turns:
         scope = _scope(conv.sample_id, f"session_{turn.session}")
-        response = await client.ingest(
-            scope,
-            turn.content,
-            Role.USER,
-            occurred_at=turn.occurred_at,
-            turn_id=turn.turn_id,
-            metadata={"speaker": turn.speaker},
-        )
-        jobs.append((scope, response.job_id))
+        jobs.append((scope, await ingest_turn(client, scope, turn)))
     for scope, job_id in jobs:
         job = await client.wait_job(scope, job_id, timeout_s=300)
         if job.status != gateway_pb2.JOB_STATUS_DONE:

@@ -32,6 +32,7 @@ from acm_cli.bench.locomo import (
     Conversation,
     Question,
     evidence_recall,
+    ingest_turn,
     load_conversations,
     percentile,
     wait_until_indexed,
@@ -265,23 +266,13 @@ async def _replay(
     console: Console,
     t0: float,
 ) -> None:
-    from acm.domain.models import Role
-
     points = ask_points(conv)
     pending: list[tuple[Any, str]] = []
     asked = 0
     client = clients["prefetch"]
     for i, turn in enumerate(conv.turns):
         scope = _scope(conv.sample_id, turn.session)
-        response = await client.ingest(
-            scope,
-            turn.content,
-            Role.USER,
-            occurred_at=turn.occurred_at,
-            turn_id=turn.turn_id,
-            metadata={"speaker": turn.speaker},
-        )
-        pending.append((scope, response.job_id))
+        pending.append((scope, await ingest_turn(client, scope, turn)))
         if i not in points:
             continue
         for job_scope, job_id in pending:
