@@ -40,7 +40,7 @@ class KeptSessions:
     load: LoadSession
     cache: Cache
     max_chars: int = 32_000_000  # what the kept sessions may hold, in characters of turns and summary lines
-    _kept: OrderedDict[tuple[str, ...], _Kept] = field(default_factory=OrderedDict)
+    _kept: OrderedDict[Scope, _Kept] = field(default_factory=OrderedDict)
     _used: int = 0
 
     async def __call__(self, scope: Scope) -> tuple[SessionState, CompactionRecord | None]:
@@ -49,23 +49,22 @@ class KeptSessions:
             session_token(self.cache, scope), read_generation(self.cache, scope, Tier.USER), self.load.schema(scope)
         )
         key = (token, generation, schema.version)
-        name = (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
-        kept = self._kept.get(name)
+        kept = self._kept.get(scope)
         if token and kept is not None and kept.key == key:
-            self._kept.move_to_end(name)
+            self._kept.move_to_end(scope)
             return kept.state, kept.latest
         state = await self.load(scope, schema=schema)
         latest = await self.load.working.compactions(scope, 1)
         loaded = _Kept(key, state, latest[0] if latest else None)
-        self._drop(name)
+        self._drop(scope)
         if token:  # no token (never touched, forgotten, evicted): nothing may be kept under it
-            self._kept[name] = loaded
+            self._kept[scope] = loaded
             self._used += loaded.chars
             while self._used > self.max_chars:
                 self._drop(next(iter(self._kept)))
         return loaded.state, loaded.latest
 
-    def _drop(self, name: tuple[str, ...]) -> None:
-        gone = self._kept.pop(name, None)
+    def _drop(self, scope: Scope) -> None:
+        gone = self._kept.pop(scope, None)
         if gone is not None:
             self._used -= gone.chars

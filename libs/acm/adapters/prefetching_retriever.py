@@ -45,10 +45,6 @@ class _Decoded:
         return term in self.pool.postings
 
 
-def _memo_key(scope: Scope) -> tuple[str, ...]:
-    return (scope.client_id, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
-
-
 class PrefetchingRetriever:
     """Implements acm.ports.retriever.Retriever around another Retriever."""
 
@@ -58,7 +54,7 @@ class PrefetchingRetriever:
         self.inner = inner
         self._cache = cache
         self._min_coverage = min_coverage
-        self._memo: OrderedDict[tuple[str, ...], _Decoded] = OrderedDict()
+        self._memo: OrderedDict[Scope, _Decoded] = OrderedDict()
         self._memo_max = memo_sessions
         self.outcomes: Counter[str] = Counter()  # "hit", "miss_cold", "miss_stale", "miss_uncovered", ...
 
@@ -102,7 +98,7 @@ class PrefetchingRetriever:
             return None
         pool = decoded.pool
         if list(pool.generations) != generations:
-            self._memo.pop(_memo_key(scope), None)  # nothing of a stale pool is kept around
+            self._memo.pop(scope, None)  # nothing of a stale pool is kept around
             self._miss("stale")
             return None
         if coverage(query, decoded.has_term) < self._min_coverage:
@@ -124,10 +120,9 @@ class PrefetchingRetriever:
         return response
 
     async def _decoded(self, scope: Scope, version: str) -> _Decoded | None:
-        key = _memo_key(scope)
-        hit = self._memo.get(key)
+        hit = self._memo.get(scope)
         if hit is not None and hit.version == version:
-            self._memo.move_to_end(key)
+            self._memo.move_to_end(scope)
             return hit
         pool = await load_pool(self._cache, scope)
         if pool is None or pool.version != version:
@@ -143,8 +138,8 @@ class PrefetchingRetriever:
             [TIER_FROM_PB.get(m.tier) for m in pool.memories],
             [m.token_count for m in pool.memories],
         )
-        self._memo[key] = decoded
-        self._memo.move_to_end(key)
+        self._memo[scope] = decoded
+        self._memo.move_to_end(scope)
         while len(self._memo) > self._memo_max:
             self._memo.popitem(last=False)
         return decoded
