@@ -3,8 +3,10 @@ within the budget, each part with its exact token count (tiktoken, the request's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from acm.convert import ROLE_TO_PB, scope_to_pb, ts
 from acm.domain.compaction.engine import ContextDoesNotFit, ContextPlan, SessionTurn, fill, plan_context
@@ -23,12 +25,17 @@ RECENT_HEADER = "Recent turns:"
 MEMORY_SHARE = 0.5  # of what the pinned state leaves, kept for retrieved memories when there is a query
 
 
+@functools.lru_cache(maxsize=4096)
+def _day_label(day: int) -> str:
+    at = datetime.fromtimestamp(day * 86400, UTC)
+    return f"[{at.day} {at:%B %Y}] "
+
+
 def _said(memory: common_pb2.Memory) -> str:
     """When it was said, so the model can place the memory in time ("[25 May 2023] Melanie: ...")."""
     if not memory.HasField("created_at"):
         return ""
-    at = memory.created_at.ToDatetime()
-    return f"[{at.day} {at:%B %Y}] "
+    return _day_label(memory.created_at.seconds // 86400)  # a Fetch shows dozens: one label per day
 
 
 @dataclass

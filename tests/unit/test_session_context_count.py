@@ -63,3 +63,10 @@ def test_shown_memories_count_their_lines_exactly_as_they_drop(encoding: str) ->
         assert shown.text().startswith("Relevant memories:\n- ") and shown.text().count("\n- ") == len(shown.memories)
         shown.pop()
     assert shown.lines_tokens() == 0 and shown.text() == ""
+
+
+def test_memories_show_the_utc_day_they_were_said() -> None:
+    late = common_pb2.Memory(text="Melanie: I ran a charity race")
+    late.created_at.FromSeconds(1684972799)  # 2023-05-24T23:59:59Z
+    shown = ShownMemories([late, common_pb2.Memory(text="undated")], len)
+    assert shown.lines == ["- [24 May 2023] Melanie: I ran a charity race\n", "- undated\n"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
-from acm.domain.prefetch import MIN_COVERAGE, coverage, rank
+from acm.domain.prefetch import MIN_COVERAGE, coverage, rank, static_scores
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack
@@ -32,8 +32,7 @@ class _Decoded:
     pool: architect_pb2.PrefetchPool
     # Python lists once per version: indexing a repeated proto field per element is slower.
     lengths: list[int]
-    prior: list[float]
-    recency: list[float]
+    static: list[float]  # the question-independent part of each entry's score
     tiers: list[Tier | None]
     tokens: list[int]
 
@@ -106,7 +105,7 @@ class PrefetchingRetriever:
             return None
         ranked = [
             (i, score)
-            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.prior, decoded.recency)
+            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.static)
             if decoded.tiers[i] in tiers
         ]
         packed = pack(ranked, [decoded.tokens[i] for i, _ in ranked], request.budget_tokens)
@@ -133,8 +132,7 @@ class PrefetchingRetriever:
             version,
             pool,
             list(pool.lengths),
-            list(pool.prior),
-            list(pool.recency),
+            static_scores(pool.prior, pool.recency),
             [TIER_FROM_PB.get(m.tier) for m in pool.memories],
             [m.token_count for m in pool.memories],
         )

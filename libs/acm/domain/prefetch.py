@@ -95,20 +95,25 @@ def coverage(query: str, has_term: Callable[[str], bool]) -> float:
     return sum(1 for t in wanted if has_term(t)) / len(wanted)
 
 
+def static_scores(prior: Sequence[float], recency: Sequence[float]) -> list[float]:
+    """The part of each entry's score that does not depend on the question (computed once per pool)."""
+    return [PRIOR_WEIGHT * p + RECENCY_WEIGHT * r for p, r in zip(prior, recency, strict=True)]
+
+
 def rank(
     query: str,
     postings_of: Callable[[str], tuple[Sequence[int], Sequence[int]] | None],
     lengths: Sequence[int],
-    prior: Sequence[float],
-    recency: Sequence[float],
+    static: Sequence[float],
     k1: float = 1.2,
     b: float = 0.75,
 ) -> list[tuple[int, float]]:
-    """(entry index, score), best first: BM25 of the query (scaled to [0, 1]) + prior + recency. Only the
-    query's own words are looked up, so the cost is the size of their postings, not of the pool."""
+    """(entry index, score), best first: BM25 of the query (scaled to [0, 1]) + the entry's static score
+    (prior + recency, see static_scores). Only the query's own words are looked up, so the lexical cost is
+    the size of their postings, not of the pool."""
     n = len(lengths)
     avg = (sum(lengths) / n) if n else 1.0
-    lexical = [0.0] * n
+    lexical: dict[int, float] = {}
     for t in set(terms(query)):
         found = postings_of(t)
         if found is None:
@@ -117,9 +122,12 @@ def rank(
         idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
         for i, tf in zip(docs, tfs, strict=True):
             norm = k1 * (1 - b + b * lengths[i] / (avg or 1.0))
-            lexical[i] += idf * tf * (k1 + 1) / (tf + norm)
-    top = max(lexical, default=0.0) or 1.0
-    scored = [(i, lexical[i] / top + PRIOR_WEIGHT * prior[i] + RECENCY_WEIGHT * recency[i]) for i in range(n)]
+            lexical[i] = lexical.get(i, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
+    scored = list(enumerate(static))
+    if lexical:
+        top = max(lexical.values()) or 1.0
+        for i, value in lexical.items():
+            scored[i] = (i, static[i] + value / top)
     scored.sort(key=lambda s: -s[1])
     return scored
 
@@ -130,6 +138,7 @@ class PoolIndex:
     def __init__(self, entries: Sequence[PoolEntry]) -> None:
         self.entries = entries
         self.indexed = index_pool(entries)
+        self.static = static_scores(self.indexed.prior, self.indexed.recency)
 
     def _postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
         return self.indexed.postings.get(term)
@@ -138,8 +147,7 @@ class PoolIndex:
         return coverage(query, lambda t: t in self.indexed.postings)
 
     def rank(self, query: str) -> list[tuple[int, float]]:
-        ix = self.indexed
-        return rank(query, self._postings, ix.lengths, ix.prior, ix.recency)
+        return rank(query, self._postings, self.indexed.lengths, self.static)
 
 
 def fuse_predictions(predictions: Mapping[str, Sequence[str]], weights: Mapping[str, float]) -> list[tuple[str, float]]:
