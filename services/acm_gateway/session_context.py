@@ -22,7 +22,7 @@ from acm_gateway.kept_sessions import KeptSessions
 SEPARATOR = "\n\n"
 MEMORIES_HEADER = "Relevant memories:"
 RECENT_HEADER = "Recent turns:"
-MEMORY_SHARE = 0.5  # of what the pinned state leaves, kept for retrieved memories when there is a query
+MEMORY_SHARE = 0.5  # the most of what the pinned state leaves that the recent turns may take when there is a query
 
 
 @functools.lru_cache(maxsize=4096)
@@ -161,8 +161,18 @@ class SessionContext:
         share = MEMORY_SHARE if request.query else 0.0
         try:
             rules = state.rules
+            # With a question, the memories retrieved for it come before the summary: a summary line is a
+            # lossy digest of older turns, and those turns stay retrievable as memories. The summary gets
+            # what the memories leave (fill).
             plan = plan_context(
-                state.memory, state.tail, inner, self.tokens, share, rules.recent_turns_verbatim, rules.pinned_fields
+                state.memory,
+                state.tail,
+                inner,
+                self.tokens,
+                share,
+                rules.recent_turns_verbatim,
+                rules.pinned_fields,
+                lines_first=not request.query,
             )
         except ContextDoesNotFit as exc:
             # The caller's numbers: its budget, and what the degraded context needs with the headers.

@@ -187,6 +187,20 @@ def test_assembly_orders_parts_and_fits_the_budget() -> None:
     assert PO in plan.pinned_text and plan.summary_lines
 
 
+def test_with_a_question_the_summary_gets_what_the_memories_leave() -> None:
+    rules = Rules(budget_tokens=400, recent_turns_verbatim=2, target_ratio=0.3)
+    memory = compact(WorkingMemory(), turns(), rules, COUNTER).memory
+    assert memory is not None and memory.episodes
+    tail = turns([("user", "", "Also check the invoice.")], start=8)
+    first = plan_context(memory, tail, 300, COUNTER, memory_share=0.5)
+    later = plan_context(memory, tail, 300, COUNTER, memory_share=0.5, lines_first=False)
+    assert first.summary_lines and not later.summary_lines
+    assert later.recent == first.recent  # the verbatim turns keep their place
+    assert later.memory_budget == first.memory_budget + first.summary_tokens
+    fill(later, memory, tail, 0, COUNTER)  # no memory retrieved: the summary takes the room
+    assert later.summary_lines and later.used <= 300
+
+
 def test_assembly_fails_loudly_when_even_the_degraded_context_cannot_fit() -> None:
     memory = compact(WorkingMemory(), turns(), Rules(budget_tokens=400, target_ratio=0.3), COUNTER).memory
     assert memory is not None

@@ -363,11 +363,13 @@ def plan_context(
     memory_share: float = 0.0,
     verbatim: int = 6,
     fields: Sequence[str] = (),
+    lines_first: bool = True,
 ) -> ContextPlan:
     """Pinned state first (the one part that is never dropped: it must fit), then up to ``verbatim`` newest
-    turns and the newest summary lines within ``1 - memory_share`` of what is left; the rest is for
-    retrieved memories, after which ``fill`` spends what they did not use on older lines and turns. Turns
-    and lines that do not fit are left out and counted in the notice (they stay retrievable as memories)."""
+    turns and (with ``lines_first``) the newest summary lines within ``1 - memory_share`` of what is left;
+    the rest is for retrieved memories, after which ``fill`` spends what they did not use on summary lines
+    and older turns. Turns and lines that do not fit are left out and counted in the notice (they stay
+    retrievable as memories)."""
     working = [*memory.recent, *tail]
     state = P.PinnedState()
     if memory.version > 0:
@@ -384,7 +386,8 @@ def plan_context(
     cap = int((budget - p) * (1 - memory_share))
     newest = working[-1].tokens if working else 0
     _add_turns(plan, working, max(cap, newest), verbatim)
-    _add_lines(plan, memory.episodes, cap, counter)
+    if lines_first:
+        _add_lines(plan, memory.episodes, cap, counter)
     return plan
 
 
