@@ -8,6 +8,7 @@ no failure or rebalance happened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
 import uuid
@@ -136,6 +137,33 @@ async def test_a_record_published_before_start_is_not_missed(make_bus: BusFactor
 
     await got.wait_count(1)
     assert got.values == [b"early"]
+
+
+async def test_a_new_from_now_group_skips_what_was_there_and_gets_what_follows(
+    make_bus: BusFactory, names: Callable[[str], str]
+) -> None:
+    topic, group = names("t"), names("g")
+    publisher = make_bus()
+    await publisher.publish(topic, "k", b"before")
+
+    got = Collector()
+    consumer = make_bus()
+    consumer.subscribe(topic, group, got, from_now=True)
+    await consumer.start()
+
+    async def published_until_seen() -> None:
+        # Kafka places a new "latest" group when it is assigned its partitions, a moment after start():
+        # publish until one arrives, then everything after it arrives in order.
+        async with asyncio.timeout(WAIT_S):
+            while not got.records:
+                await publisher.publish(topic, "k", b"after")
+                with contextlib.suppress(TimeoutError):
+                    await got.wait_count(1, timeout_s=1.0)
+
+    await published_until_seen()
+    await publisher.publish(topic, "k", b"last")
+    await got.wait_for(lambda records: records[-1].value == b"last")
+    assert b"before" not in got.values and set(got.values) == {b"after", b"last"}
 
 
 async def test_each_group_gets_every_record(make_bus: BusFactory, names: Callable[[str], str]) -> None:

@@ -151,7 +151,7 @@ class _Bus:
     async def publish(self, topic: str, key: str, value: bytes) -> None:
         self.published.append((topic, key, value))
 
-    def subscribe(self, topic: str, group: str, handler: object) -> None:
+    def subscribe(self, topic: str, group: str, handler: object, *, from_now: bool = False) -> None:
         raise AssertionError("this fake bus only records publishes")
 
     async def start(self) -> None: ...

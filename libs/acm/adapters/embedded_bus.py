@@ -44,6 +44,7 @@ class _Subscription:
     group: str
     handler: RecordHandler
     worker: Worker
+    from_now: bool = False
     # Set by publish() so the consumer does not wait for the next poll.
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -84,18 +85,25 @@ class EmbeddedBus:
             if sub.topic == topic:
                 sub.wake.set()
 
-    def subscribe(self, topic: str, group: str, handler: RecordHandler) -> None:
+    def subscribe(self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False) -> None:
         if self._started:
             raise RuntimeError("subscribe() must be called before start()")
         if any(s.topic == topic and s.group == group for s in self._subscriptions):
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
-        sub = _Subscription(topic, group, handler, Worker(f"embedded:{group}:{topic}", lambda w: self._consume(sub, w)))
+        sub = _Subscription(
+            topic, group, handler, Worker(f"embedded:{group}:{topic}", lambda w: self._consume(sub, w)), from_now
+        )
         self._subscriptions.append(sub)
 
     async def start(self) -> None:
         if self._started:
             return
         self._db()  # fail here, not in a consumer task, if the file cannot be opened
+        for sub in self._subscriptions:
+            if sub.from_now and self._offset(sub) is None:
+                # Pinned here, before start() returns: whatever is published after it is delivered.
+                row = self._db().execute("SELECT MAX(seq) FROM records WHERE topic = ?", (sub.topic,)).fetchone()
+                self._commit(sub, int(row[0] or 0))
         for sub in self._subscriptions:
             sub.worker.start()
         self._started = True
@@ -164,13 +172,16 @@ class EmbeddedBus:
             self._conn = conn
         return self._conn
 
-    def _committed(self, sub: _Subscription) -> int:
+    def _offset(self, sub: _Subscription) -> int | None:
         row = (
             self._db()
             .execute("SELECT seq FROM offsets WHERE consumer_group = ? AND topic = ?", (sub.group, sub.topic))
             .fetchone()
         )
-        return int(row[0]) if row else 0
+        return int(row[0]) if row else None
+
+    def _committed(self, sub: _Subscription) -> int:
+        return self._offset(sub) or 0
 
     def _fetch(self, topic: str, after: int) -> list[tuple[int, str, bytes]]:
         cursor = self._db().execute(

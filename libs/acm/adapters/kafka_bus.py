@@ -51,6 +51,7 @@ class _Subscription:
     group: str
     handler: RecordHandler
     worker: Worker
+    from_now: bool = False
     consumer: Any = field(default=None)  # AIOKafkaConsumer while started
 
 
@@ -116,13 +117,15 @@ class KafkaBus:
                 f"within {self._publish_timeout_s}s: {type(exc).__name__}: {exc}"
             ) from exc
 
-    def subscribe(self, topic: str, group: str, handler: RecordHandler) -> None:
+    def subscribe(self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False) -> None:
         if self._started:
             raise RuntimeError("subscribe() must be called before start()")
         if any(s.topic == topic and s.group == group for s in self._subscriptions):
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
         topic = self._namespace + topic
-        sub = _Subscription(topic, group, handler, Worker(f"kafka:{group}:{topic}", lambda w: self._consume(sub, w)))
+        sub = _Subscription(
+            topic, group, handler, Worker(f"kafka:{group}:{topic}", lambda w: self._consume(sub, w)), from_now
+        )
         self._subscriptions.append(sub)
 
     async def start(self) -> None:
@@ -164,7 +167,8 @@ class KafkaBus:
             client_id=self._client_id,
             group_id=self._namespace + sub.group,
             enable_auto_commit=False,
-            auto_offset_reset="earliest",  # a new group starts at the beginning: nothing is skipped
+            # A new group starts at the beginning (nothing is skipped), or for hints at the end.
+            auto_offset_reset="latest" if sub.from_now else "earliest",
             request_timeout_ms=max(self._request_timeout_ms, self._session_timeout_ms + 5000),
             session_timeout_ms=self._session_timeout_ms,
             heartbeat_interval_ms=self._heartbeat_interval_ms,

@@ -36,8 +36,10 @@ class EventBus(Protocol):
     async def publish(self, topic: str, key: str, value: bytes) -> None:
         """Returns once the record is durable (broker ack / committed to disk); raises otherwise."""
 
-    def subscribe(self, topic: str, group: str, handler: RecordHandler) -> None:
-        """Register before start(); each group gets every record of the topic once (at least)."""
+    def subscribe(self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False) -> None:
+        """Register before start(); each group gets every record of the topic once (at least). A group seen
+        for the first time starts at the beginning of the topic, or with ``from_now`` after the records
+        already there (for hints that are worthless late, e.g. each gateway replica's warm-up group)."""
 
     async def start(self) -> None: ...
 
