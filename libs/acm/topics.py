@@ -4,10 +4,11 @@ TURNS = "acm.turns.v1"
 MEMORIES = "acm.memories.v1"
 COMPACTION_REQUESTS = "acm.compaction.requests.v1"
 PREFETCH_SIGNALS = "acm.prefetch.signals.v1"
+PREFETCH_POOLS = "acm.prefetch.pools.v1"  # hints for gateways: a session's pool is ready
 SCHEMAS = "acm.schemas.v1"
 FORGET = "acm.forget.v1"
 
-ALL = (TURNS, MEMORIES, COMPACTION_REQUESTS, PREFETCH_SIGNALS, SCHEMAS, FORGET)
+ALL = (TURNS, MEMORIES, COMPACTION_REQUESTS, PREFETCH_SIGNALS, PREFETCH_POOLS, SCHEMAS, FORGET)
 
 
 def dead_letter(group: str) -> str:

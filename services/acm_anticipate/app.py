@@ -33,7 +33,14 @@ def register(
 ) -> Anticipate:
     track = TrackMentions(cache, settings.recent_entities, settings.hot_state_ttl_s)
     warm = WarmSession(
-        cache, retriever, rel.memories, rel.schemas, track, settings.predict_budget_tokens, settings.hot_state_ttl_s
+        bus,
+        cache,
+        retriever,
+        rel.memories,
+        rel.schemas,
+        track,
+        settings.predict_budget_tokens,
+        settings.hot_state_ttl_s,
     )
     signals = PrefetchSignalsHandler(warm, rel.api_keys, rel.audit)
     bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(track, warm))

@@ -10,11 +10,14 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from acm import topics
 from acm.convert import memory_to_pb, scope_to_pb
 from acm.domain.models import MemoryStatus
 from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, trim
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.envelopes import envelope
+from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache, MemoryRepo, SchemaRepo
 from acm.prefetch_state import (
@@ -72,8 +75,10 @@ class TrackMentions:
 
 @dataclass
 class WarmSession:
-    """Predicts what the session's next Fetch needs and stores it as the session's pool."""
+    """Predicts what the session's next Fetch needs and stores it as the session's pool, then tells the
+    gateways (acm.prefetch.pools.v1) so that they load it, and the session, before that Fetch."""
 
+    bus: EventBus
     cache: Cache
     retriever: Retriever
     memories: MemoryRepo
@@ -90,6 +95,14 @@ class WarmSession:
         return await self.schemas.latest(scope, agent) or default_schema(agent)
 
     async def __call__(self, scope: Scope, written_kinds: Sequence[str] = (), signal_query: str = "") -> int:
+        """The pool's size in bytes."""
+        pool = await self._pool(scope, written_kinds, signal_query)
+        env = envelope(scope)
+        env.pool_ready.version = pool.version
+        await self.bus.publish(topics.PREFETCH_POOLS, scope.session_key, env.SerializeToString())
+        return pool.ByteSize()
+
+    async def _pool(self, scope: Scope, written_kinds: Sequence[str], signal_query: str) -> architect_pb2.PrefetchPool:
         # Generations first: a write that lands while the pool is built makes it stale, never wrong.
         generations = await read_generations(self.cache, scope)
         schema = await self.schema(scope)
@@ -106,7 +119,7 @@ class WarmSession:
             if current is not None and list(current.generations) == generations:
                 if current.schema_version == schema.version:
                     self.coalesced += 1
-                    return current.ByteSize()
+                    return current
         predictions: dict[str, list[str]] = {
             "session": [m.memory_id for m in facts[:RECENT_FACTS]],
             "categories": [m.memory_id for m in facts if m.kind in wanted],
@@ -143,7 +156,7 @@ class WarmSession:
         self.last_bytes[f"{scope.session_key}/{scope.agent_id}"] = size
         while len(self.last_bytes) > MAX_TRACKED_SESSIONS:
             self.last_bytes.popitem(last=False)
-        return size
+        return pool
 
     async def _categories(self, scope: Scope, schema: AgentSchema, written: Sequence[str]) -> set[str]:
         """Open tasks, the categories the schema relates to what was just said, and what usually followed

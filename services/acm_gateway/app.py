@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import grpc
 
+from acm import topics
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
@@ -19,12 +20,15 @@ from acm_compact.settings import CompactSettings
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
 from acm_gateway.architect_client import GrpcArchitect
+from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.kept_sessions import KeptSessions
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
 from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
+from acm_gateway.warmup import WarmUp
 
+WARM_GROUP = "gateway-warm"
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 
 
@@ -37,7 +41,8 @@ def build_servicer(
     architect: Architect | None = None,
 ) -> GatewayServicer:
     """``retriever`` is the full retrieval, or a PrefetchingRetriever around it (Fetch consults the
-    session's prefetch pool first)."""
+    session's prefetch pool first; then this replica also subscribes its warm-up to anticipate's
+    PoolReady hints, so call this before the bus starts)."""
     tokens = TiktokenCounter()
     load = LoadSession(rel.memories, rel.working, rel.schemas, settings.max_session_turns)
     # The Compact RPC runs the compact service's use case here, on the shared stores (see CompactNow).
@@ -46,6 +51,15 @@ def build_servicer(
         cache,
         CompactSettings(database_url=settings.database_url, bus_url=settings.bus_url, cache_url=settings.cache_url),
     )
+    sessions = KeptSessions(load, cache)
+    if isinstance(retriever, PrefetchingRetriever):
+        # Its own group per replica, from now on: every replica warms its own memory, and a late hint is moot.
+        bus.subscribe(
+            topics.PREFETCH_POOLS,
+            f"{WARM_GROUP}.{settings.instance_id}",
+            PoolReadyHandler(WarmUp(retriever, sessions, tokens)),
+            from_now=True,
+        )
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
         accept_turn=AcceptTurn(bus, rel.jobs, rel.schemas, settings.max_turn_bytes),
@@ -54,7 +68,7 @@ def build_servicer(
             retriever,
             settings.default_budget_tokens,
             settings.max_budget_tokens,
-            SessionContext(retriever, tokens, KeptSessions(load, cache)),
+            SessionContext(retriever, tokens, sessions),
         ),
         forget=RequestForget(bus, rel.jobs, rel.audit),
         compact=CompactNow(compactor, load, tokens),

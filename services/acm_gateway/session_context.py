@@ -14,7 +14,7 @@ from acm.domain.compaction.pinned import PinnedState
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Role
 from acm.domain.scope import Scope
-from acm.domain.tokens import TokenCounter
+from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
 from acm.ports.retriever import Retriever
 from acm.v1 import common_pb2, gateway_pb2, retrieve_pb2
 from acm_gateway.kept_sessions import KeptSessions
@@ -38,6 +38,11 @@ def _said(memory: common_pb2.Memory) -> str:
     return _day_label(memory.created_at.seconds // 86400)  # a Fetch shows dozens: one label per day
 
 
+def shown_line(memory: common_pb2.Memory) -> str:
+    """A retrieved memory as the context shows it: one "- [date] text" line."""
+    return f"- {_said(memory)}{memory.text}\n"
+
+
 @dataclass
 class ShownMemories:
     """The retrieved memories as the context shows them: a header, then one "- [date] text" line each. Each
@@ -50,7 +55,7 @@ class ShownMemories:
     _sum: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lines = [f"- {_said(m)}{m.text}\n" for m in self.memories]
+        self.lines = [shown_line(m) for m in self.memories]
         self.sizes = [self.count(line) for line in self.lines]
         self._sum = sum(self.sizes)
 
@@ -143,7 +148,7 @@ class SessionContext:
     ) -> gateway_pb2.FetchResponse | None:
         """The assembled context, or None when the session has nothing yet (the caller fetches memories only).
         Raises ContextDoesNotFit when not even the pinned state fits."""
-        encoding = request.encoding or "cl100k_base"
+        encoding = request.encoding or DEFAULT_ENCODING
         state, latest = await self.sessions(scope)
         if not state.stored and not state.tail:
             return None

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import socket
+
 from pydantic import Field
 
 from acm.settings import ServiceSettings
@@ -18,3 +20,5 @@ class GatewaySettings(ServiceSettings):
     max_budget_tokens: int = Field(128_000, gt=0)
     rpc_timeout_s: float = Field(5.0, gt=0)
     max_session_turns: int = Field(2000, gt=0)  # turns read to assemble a session's context
+    # Names this replica's warm-up consumer group (each replica warms its own memory): the pod's name in k8s.
+    instance_id: str = Field(default_factory=socket.gethostname, min_length=1)

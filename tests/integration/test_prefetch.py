@@ -210,6 +210,20 @@ async def test_fetch_is_served_from_prefetch_and_never_stale(acm: EmbeddedAcm) -
         assert not gone.from_prefetch and not gone.memories
 
 
+async def test_the_gateway_is_warmed_before_the_fetch_that_follows_a_write(acm: EmbeddedAcm) -> None:
+    retriever = acm.retriever
+    assert isinstance(retriever, PrefetchingRetriever)
+    async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
+        await _say(client, "I live in Paris with my partner Sam.")
+        await _say(client, "My sister Jane adopted a puppy called Biscuit.")
+        await wait_until_indexed(acm)  # every group, this gateway's warm-up included, is at the end
+        assert retriever.outcomes["warmed"] >= 1
+        decoded = retriever.outcomes["decoded"]
+        answer = await client.fetch(SCOPE_PB, "Who adopted a puppy?", budget_tokens=500)
+        assert answer.from_prefetch and any("Biscuit" in m.text for m in answer.memories)
+        assert retriever.outcomes["decoded"] == decoded  # the hint had the pool decoded before the Fetch
+
+
 async def test_signals_warm_known_sessions_and_unknown_ones_are_dropped_and_counted(acm: EmbeddedAcm) -> None:
     key = await acm.rel.api_keys.by_hash(key_hash(acm.api_key))
     assert key is not None

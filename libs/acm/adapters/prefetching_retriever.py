@@ -23,7 +23,7 @@ from acm.domain.tokens import DEFAULT_ENCODING, pack
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.prefetch_state import TIERS_IN_ORDER, load_pool, load_version, read_generation
-from acm.v1 import architect_pb2, retrieve_pb2
+from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
 
 
 @dataclass
@@ -55,7 +55,9 @@ class PrefetchingRetriever:
         self._min_coverage = min_coverage
         self._memo: OrderedDict[Scope, _Decoded] = OrderedDict()
         self._memo_max = memo_sessions
-        self.outcomes: Counter[str] = Counter()  # "hit", "miss_cold", "miss_stale", "miss_uncovered", ...
+        # Fetches: "hit", "miss_cold", "miss_stale", "miss_uncovered", ...; pools "decoded" (read and decoded
+        # from the cache), "warmed" / "warm_outdated" (PoolReady hints acted on / already superseded).
+        self.outcomes: Counter[str] = Counter()
 
     async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
         served = await self._from_pool(request)
@@ -118,12 +120,23 @@ class PrefetchingRetriever:
             item.score = score
         return response
 
+    async def warm(self, scope: Scope, version: str) -> Sequence[common_pb2.Memory]:
+        """Decode the session's pool now (the version a PoolReady hint names), so that the next Fetch does
+        not; its memories, or none when that version is no longer the current one."""
+        if not version or version != await load_version(self._cache, scope):
+            self.outcomes["warm_outdated"] += 1
+            return ()
+        decoded = await self._decoded(scope, version)
+        self.outcomes["warmed" if decoded is not None else "warm_outdated"] += 1
+        return () if decoded is None else decoded.pool.memories
+
     async def _decoded(self, scope: Scope, version: str) -> _Decoded | None:
         hit = self._memo.get(scope)
         if hit is not None and hit.version == version:
             self._memo.move_to_end(scope)
             return hit
         pool = await load_pool(self._cache, scope)
+        self.outcomes["decoded"] += 1
         if pool is None or pool.version != version:
             return None  # replaced between the two reads: the next Fetch sees the new one
         if len(pool.lengths) != len(pool.memories):

@@ -61,6 +61,7 @@ class Envelope(_message.Message):
     COMPACTION_REQUESTED_FIELD_NUMBER: _builtins.int
     PREFETCH_SIGNAL_FIELD_NUMBER: _builtins.int
     SCHEMA_CHANGED_FIELD_NUMBER: _builtins.int
+    POOL_READY_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     schema_version: _builtins.int
     traceparent: _builtins.str
@@ -87,6 +88,8 @@ class Envelope(_message.Message):
     def prefetch_signal(self) -> Global___PrefetchSignal: ...
     @_builtins.property
     def schema_changed(self) -> Global___SchemaChanged: ...
+    @_builtins.property
+    def pool_ready(self) -> Global___PoolReady: ...
     def __init__(
         self,
         *,
@@ -103,12 +106,13 @@ class Envelope(_message.Message):
         compaction_requested: Global___CompactionRequested | None = ...,
         prefetch_signal: Global___PrefetchSignal | None = ...,
         schema_changed: Global___SchemaChanged | None = ...,
+        pool_ready: Global___PoolReady | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "memories_written", b"memories_written", "occurred_at", b"occurred_at", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "memories_written", b"memories_written", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "key_id", b"key_id", "memories_written", b"memories_written", "occurred_at", b"occurred_at", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "key_id", b"key_id", "memories_written", b"memories_written", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 
@@ -318,6 +322,31 @@ class SchemaChanged(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SchemaChanged: _TypeAlias = SchemaChanged  # noqa: Y015
+
+@_typing.final
+class PoolReady(_message.Message):
+    """acm.prefetch.pools.v1 — anticipate (re)built a session's prefetch pool, or found it still current,
+    after a write into the session. A hint, not work: gateways load that pool and the session now, so the
+    next Fetch does not (a lost or late hint only costs that Fetch the reload).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.str
+    """The pool's version (acm.prefetch_state.version_key); empty when the session has no pool."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PoolReady: _TypeAlias = PoolReady  # noqa: Y015
 
 @_typing.final
 class DeadLetter(_message.Message):

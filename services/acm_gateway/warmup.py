@@ -1,0 +1,31 @@
+"""Load what a session's next Fetch reads before it asks.
+
+Anticipate publishes a PoolReady hint (acm.prefetch.pools.v1) after every write into a session, once the
+session's prefetch pool is rebuilt or found current. The gateway then decodes that pool, reloads the
+session it keeps (the write replaced the session's token) and counts the pool's lines as a Fetch shows
+them, so the Fetch that follows finds all three in memory instead of paying for them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acm.adapters.prefetching_retriever import PrefetchingRetriever
+from acm.domain.scope import Scope
+from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
+from acm_gateway.kept_sessions import KeptSessions
+from acm_gateway.session_context import shown_line
+
+
+@dataclass
+class WarmUp:
+    pools: PrefetchingRetriever
+    sessions: KeptSessions
+    tokens: TokenCounter
+    warmed: int = 0
+
+    async def __call__(self, scope: Scope, version: str) -> None:
+        await self.sessions(scope)
+        for memory in await self.pools.warm(scope, version):
+            # The counter remembers counts: the Fetch's own counting of these lines becomes a lookup.
+            self.tokens.count(shown_line(memory), DEFAULT_ENCODING)
+        self.warmed += 1
