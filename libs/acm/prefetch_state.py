@@ -8,7 +8,6 @@ it was built under and is stale as soon as one differs. Tokens are random, not c
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Iterable
 
@@ -42,7 +41,17 @@ async def read_generation(cache: Cache, scope: Scope, tier: Tier) -> str:
 
 async def read_generations(cache: Cache, scope: Scope) -> list[str]:
     """The scope's user, customer and client generation tokens ("" where none was set)."""
-    return list(await asyncio.gather(*(read_generation(cache, scope, t) for t in TIERS_IN_ORDER)))
+    raw = await cache.get_many([(generation_scope(scope, t), GENERATION_KEY) for t in TIERS_IN_ORDER])
+    return [v.decode() if v else "" for v in raw]
+
+
+async def read_pool_state(cache: Cache, scope: Scope) -> tuple[str, list[str]]:
+    """The session's pool version and the scope's generation tokens, in one round trip ("" where unset)."""
+    raw = await cache.get_many(
+        [(scope, version_key(scope)), *((generation_scope(scope, t), GENERATION_KEY) for t in TIERS_IN_ORDER)]
+    )
+    version, *generations = (v.decode() if v else "" for v in raw)
+    return version, generations
 
 
 async def bump_generations(cache: Cache, scope: Scope, tiers: Iterable[Tier]) -> None:

@@ -19,8 +19,9 @@ TURN_LAYERS = (Layer.SHORT,)  # turn previews (and flagged episodes) live in SHO
 
 
 # A random token per session, replaced whenever what LoadSession reads changes (a turn stored, a compaction
-# swapped or recorded): readers may keep what they loaded while the token stays the same. Random, not a
-# counter: a token cleared by Forget or eviction never matches an old one again.
+# swapped or recorded): readers may keep what they loaded while the token stays the same, and keep nothing
+# while there is none (never touched, forgotten, evicted). Random, not a counter: a token cleared by Forget
+# or eviction never matches an old one again.
 SESSION_TOKEN_KEY = "session:token"
 SESSION_TOKEN_TTL_S = 7 * 86400.0
 
@@ -29,12 +30,6 @@ async def touch_session(cache: Cache, scope: Scope) -> None:
     """Call after the write is stored (a reader that saw the old token then reloads)."""
     if scope.session_id:
         await cache.set(scope, SESSION_TOKEN_KEY, uuid.uuid4().hex.encode(), SESSION_TOKEN_TTL_S)
-
-
-async def session_token(cache: Cache, scope: Scope) -> str:
-    """ "" when the session has none (never touched, forgotten, evicted): nothing may be kept under it."""
-    raw = await cache.get(scope, SESSION_TOKEN_KEY)
-    return raw.decode() if raw else ""
 
 
 class SessionNotFound(Exception):

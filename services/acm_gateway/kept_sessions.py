@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.scope import Scope, Tier
 from acm.ports.stores import Cache
-from acm.prefetch_state import read_generation
-from acm.session_memory import LoadSession, SessionState, session_token
+from acm.prefetch_state import GENERATION_KEY, generation_scope
+from acm.session_memory import SESSION_TOKEN_KEY, LoadSession, SessionState
 
 
 @dataclass
@@ -45,9 +45,12 @@ class KeptSessions:
 
     async def __call__(self, scope: Scope) -> tuple[SessionState, CompactionRecord | None]:
         """The session as stored and its latest compaction record."""
-        token, generation, schema = await asyncio.gather(
-            session_token(self.cache, scope), read_generation(self.cache, scope, Tier.USER), self.load.schema(scope)
+        (raw_token, raw_generation), schema = await asyncio.gather(
+            self.cache.get_many([(scope, SESSION_TOKEN_KEY), (generation_scope(scope, Tier.USER), GENERATION_KEY)]),
+            self.load.schema(scope),
         )
+        token = raw_token.decode() if raw_token else ""  # none: never touched, forgotten, evicted
+        generation = raw_generation.decode() if raw_generation else ""
         key = (token, generation, schema.version)
         kept = self._kept.get(scope)
         if token and kept is not None and kept.key == key:

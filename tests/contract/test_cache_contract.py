@@ -78,6 +78,18 @@ async def test_get_set_delete_round_trip(cache: Harness) -> None:
     assert await c.get(s, "bin") == bytes(range(256))
 
 
+async def test_get_many_reads_each_key_under_its_own_scope_in_order(cache: Harness) -> None:
+    c = cache.cache
+    client = cache.client()
+    alice, bob = Scope(client, "cu1", "alice", session_id="s1"), Scope(client, "cu1", "bob", session_id="s1")
+    await c.set(alice, "k", b"a")
+    await c.set(bob, "k", b"b")
+    await c.set(alice, "other", b"o")
+    got = await c.get_many([(bob, "k"), (alice, "missing"), (alice, "k"), (alice, "other"), (bob, "k")])
+    assert got == [b"b", None, b"a", b"o", b"b"]
+    assert await c.get_many([]) == []
+
+
 async def test_ttl_expiry(cache: Harness) -> None:
     c = cache.cache
     s = Scope(cache.client(), "cu1", "u1")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from acm.adapters.redis_cache import cache_key, level_prefix
 from acm.domain.scope import ForgetLevel, Scope
@@ -46,6 +46,10 @@ class MemoryCache:
     async def get(self, scope: Scope, key: str) -> bytes | None:
         entry = self._live(cache_key(scope, key))
         return None if entry is None else entry[0]
+
+    async def get_many(self, keys: Sequence[tuple[Scope, str]]) -> list[bytes | None]:
+        entries = [self._live(cache_key(scope, key)) for scope, key in keys]
+        return [None if entry is None else entry[0] for entry in entries]
 
     async def set(self, scope: Scope, key: str, value: bytes, ttl_s: float | None = None) -> None:
         if ttl_s is not None and ttl_s <= 0:

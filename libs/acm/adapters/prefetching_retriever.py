@@ -9,7 +9,6 @@ a lookup of the question's words and a ranking of a few hundred items."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.prefetch_state import TIERS_IN_ORDER, load_pool, load_version, read_generation
+from acm.prefetch_state import load_pool, load_version, read_pool_state
 from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
 
 
@@ -85,11 +84,8 @@ class PrefetchingRetriever:
         if query_window(query, as_of) is not None:
             self._miss("time_window")  # the full path boosts memories inside the question's window
             return None
-        # One round of concurrent reads (four small keys): the pool's version and the write generations.
-        version, *generations = await asyncio.gather(
-            load_version(self._cache, scope),
-            *(read_generation(self._cache, scope, tier) for tier in TIERS_IN_ORDER),
-        )
+        # One round trip (four small keys): the pool's version and the write generations.
+        version, generations = await read_pool_state(self._cache, scope)
         if not version:
             self._miss("cold")
             return None

@@ -8,6 +8,7 @@ erase a level by prefix. Socket timeouts are the deadline of every call.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from redis.asyncio import Redis
 
@@ -66,6 +67,12 @@ class RedisCache:
         value = await self._r.get(cache_key(scope, key))
         # The client is built without decode_responses, so values come back as bytes.
         return value.encode() if isinstance(value, str) else value
+
+    async def get_many(self, keys: Sequence[tuple[Scope, str]]) -> list[bytes | None]:
+        if not keys:
+            return []
+        values = await self._r.mget([cache_key(scope, key) for scope, key in keys])
+        return [v.encode() if isinstance(v, str) else v for v in values]
 
     async def set(self, scope: Scope, key: str, value: bytes, ttl_s: float | None = None) -> None:
         _check_ttl(ttl_s)

@@ -204,6 +204,9 @@ class Cache(Protocol):
 
     async def get(self, scope: Scope, key: str) -> bytes | None: ...
 
+    async def get_many(self, keys: Sequence[tuple[Scope, str]]) -> list[bytes | None]:
+        """Several keys (each under its own scope) in one round trip, in order."""
+
     async def set(self, scope: Scope, key: str, value: bytes, ttl_s: float | None = None) -> None: ...
 
     async def delete(self, scope: Scope, key: str) -> None: ...
