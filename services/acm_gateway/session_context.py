@@ -79,6 +79,19 @@ class ShownMemories:
         self.lines.pop()
         self._sum -= self.sizes.pop()
 
+    def fit(self, budget: int) -> int:
+        """Drop the lowest-ranked lines until the lines fit ``budget``; returns how many were dropped. While
+        even the lines but the last exceed it, the last goes without counting it afresh (that count is the
+        one not remembered between Fetches: the last line is shown without its newline)."""
+        dropped = 0
+        while self.lines and self._sum - self.sizes[-1] > budget:
+            self.pop()
+            dropped += 1
+        while self.lines and self.lines_tokens() > budget:
+            self.pop()
+            dropped += 1
+        return dropped
+
 
 def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
     """The exact token count of "".join(pieces), from the counts of its pieces, when every piece but the first
@@ -89,8 +102,18 @@ def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
     return sum(count(piece) for piece in pieces)
 
 
-def _recent_text(turns: Sequence[SessionTurn]) -> str:
+def recent_text(turns: Sequence[SessionTurn]) -> str:
     return (RECENT_HEADER + "\n" + "\n".join(t.text for t in turns)) if turns else ""
+
+
+def recent_pieces(turns: Sequence[SessionTurn]) -> list[str]:
+    """The recent turns' part in pieces that join to it, one per turn when joined_count may sum them (every
+    turn starts with a visible character), so that only a new turn is counted afresh; else in one piece."""
+    if not turns:
+        return []
+    if all(t.text[:1] and not t.text[0].isspace() for t in turns):
+        return [RECENT_HEADER + "\n", *(t.text + "\n" for t in turns[:-1]), turns[-1].text]
+    return [recent_text(turns)]
 
 
 def pinned_to_pb(state: PinnedState) -> list[gateway_pb2.PinnedEntity]:
@@ -106,7 +129,10 @@ def pinned_to_pb(state: PinnedState) -> list[gateway_pb2.PinnedEntity]:
     ]
 
 
+@functools.lru_cache(maxsize=1024)  # turns are at most max_turn_bytes: the bound is on count and size
 def _turn_pb(turn: SessionTurn) -> common_pb2.Turn:
+    """Cached: a session's recent turns are shown again on every Fetch until the next compaction. The
+    response copies it (a repeated message field takes copies), so the cached message is never changed."""
     role = Role(turn.role) if turn.role in {r.value for r in Role} else Role.USER
     return common_pb2.Turn(
         turn_id=turn.turn_id,
@@ -203,9 +229,7 @@ class SessionContext:
         # The memories as shown (with their dates) stay within their budget: the lowest ranked go first. What
         # they leave goes to older summary lines and turns. The header was paid for up front.
         shown = ShownMemories(memories, count)
-        while shown.memories and shown.lines_tokens() > plan.memory_budget:
-            shown.pop()
-            dropped += 1
+        dropped += shown.fit(plan.memory_budget)
         fill(plan, state.memory, state.tail, shown.lines_tokens(), self.tokens)
         response = self._response(plan, shown, dropped, budget, encoding, count)
         response.from_prefetch = from_prefetch
@@ -226,15 +250,19 @@ class SessionContext:
             "pinned": plan.pinned_text,
             "memories": shown.text(),
             "summary": plan.summary,
-            "recent": _recent_text(plan.recent),
+            "recent": recent_text(plan.recent),
         }
+
+        def in_pieces(name: str, text: str) -> list[str]:
+            return recent_pieces(plan.recent) if name == "recent" else [text]
 
         def total() -> int:
             present = [(name, t) for name, t in texts.items() if t]
             pieces: list[str] = []
             for i, (name, text) in enumerate(present):
-                # The memories change with every question, their lines do not: count them line by line.
-                pieces.extend(shown.pieces() if name == "memories" else [text])
+                # The memories change with every question, their lines do not: count them line by line; and
+                # the recent turns turn by turn, as one more arrives after every write.
+                pieces.extend(shown.pieces() if name == "memories" else in_pieces(name, text))
                 if i < len(present) - 1:
                     pieces[-1] += SEPARATOR
             return joined_count(pieces, count)
@@ -251,13 +279,15 @@ class SessionContext:
                 texts["summary"] = plan.summary
             elif plan.recent:
                 plan.recent.pop(0)
-                texts["recent"] = _recent_text(plan.recent)
+                texts["recent"] = recent_text(plan.recent)
             else:
                 detail = f"the pinned state alone needs {total()} {encoding} tokens"
                 raise ContextDoesNotFit(total(), budget, detail)
         parts = [
             gateway_pb2.ContextPart(
-                name=n, tokens=joined_count(shown.pieces(), count) if n == "memories" else count(t), text=t
+                name=n,
+                tokens=joined_count(shown.pieces() if n == "memories" else in_pieces(n, t), count),
+                text=t,
             )
             for n, t in texts.items()
             if t

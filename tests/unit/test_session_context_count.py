@@ -9,8 +9,10 @@ import random
 import pytest
 
 from acm.adapters.tokenizer import TiktokenCounter
+from acm.domain.compaction.engine import SessionTurn
+from acm.domain.models import utcnow
 from acm.v1 import common_pb2
-from acm_gateway.session_context import SEPARATOR, ShownMemories, joined_count
+from acm_gateway.session_context import SEPARATOR, ShownMemories, joined_count, recent_pieces, recent_text
 
 ENDINGS = [
     "done.",
@@ -70,3 +72,40 @@ def test_memories_show_the_utc_day_they_were_said() -> None:
     late.created_at.FromSeconds(1684972799)  # 2023-05-24T23:59:59Z
     shown = ShownMemories([late, common_pb2.Memory(text="undated")], len)
     assert shown.lines == ["- [24 May 2023] Melanie: I ran a charity race\n", "- undated\n"]
+
+
+@pytest.mark.parametrize("budget", [0, 5, 17, 40, 90, 10_000])
+def test_fit_drops_exactly_what_a_line_by_line_check_would(budget: int) -> None:
+    counter = TiktokenCounter()
+    texts = [b + e for b, e in itertools.product(BODIES, ENDINGS)][:20]
+    fitted = ShownMemories(_memories(texts), counter.count)
+    stepwise = ShownMemories(_memories(texts), counter.count)
+    expected = 0
+    while stepwise.lines and stepwise.lines_tokens() > budget:
+        stepwise.pop()
+        expected += 1
+    assert fitted.fit(budget) == expected and fitted.lines == stepwise.lines
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_recent_turns_counted_turn_by_turn_sum_to_the_exact_count(encoding: str) -> None:
+    counter = TiktokenCounter()
+    rng = random.Random(11)
+    texts = [b + e for b, e in itertools.product(BODIES, ENDINGS)] + ["\nstarts with a newline", " spaced"]
+    for _ in range(300):
+        chosen = rng.sample(texts, rng.randint(1, 6))
+        turns = [SessionTurn(f"t{i}", "user", text, 0, utcnow()) for i, text in enumerate(chosen)]
+        pieces = recent_pieces(turns)
+        assert "".join(pieces) == recent_text(turns)
+        exact = counter.count(recent_text(turns), encoding)
+        assert joined_count(pieces, lambda t: counter.count(t, encoding)) == exact
+
+
+def test_a_response_holds_copies_of_the_cached_turn_messages() -> None:
+    from acm.v1 import gateway_pb2
+    from acm_gateway.session_context import _turn_pb
+
+    turn = SessionTurn("t1", "user", "Caroline: hi", 3, utcnow(), speaker="Caroline")
+    response = gateway_pb2.FetchResponse(recent_turns=[_turn_pb(turn)])
+    response.recent_turns[0].content = "changed"
+    assert _turn_pb(turn).content == "hi"
