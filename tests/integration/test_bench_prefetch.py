@@ -18,6 +18,7 @@ KEYS = {
     "served_from_prefetch_pct",
     "fetch_p50_ms",
     "fetch_p95_ms",
+    "fetch_p50_ms_on_hit",
     "fetch_p50_ms_served_from_prefetch",
     "fetch_p95_ms_served_from_prefetch",
     "fetch_p50_ms_fallback",
@@ -61,6 +62,8 @@ def test_bench_prefetch_runs_end_to_end(tmp_path: Path) -> None:
         assert 0 <= row["recall_pct"] <= 100 and row["fetch_p95_ms"] >= row["fetch_p50_ms"] > 0, name
     with_prefetch, without = result["systems"]["prefetch"], result["systems"]["no_prefetch"]
     assert without["served_from_prefetch_pct"] == 0.0 and without["cache_bytes_per_session"] == 0
+    assert without["fetch_p50_ms_on_hit"] is None
+    assert with_prefetch["hit_rate_pct"] == 0 or with_prefetch["fetch_p50_ms_on_hit"] > 0
     assert with_prefetch["served_from_prefetch_pct"] > 0  # the verbatim question at least
     assert 0 < with_prefetch["cache_bytes_per_session_max"] <= with_prefetch["cache_bytes_bound"]
     assert result["run"]["questions"] == 8 and result["run"]["sessions"] >= 2
