@@ -43,6 +43,9 @@ class KeptSessions:
     _kept: OrderedDict[Scope, _Kept] = field(default_factory=OrderedDict)
     _used: int = 0
 
+    def holds(self, scope: Scope) -> bool:
+        return scope in self._kept
+
     async def __call__(self, scope: Scope) -> tuple[SessionState, CompactionRecord | None]:
         """The session as stored and its latest compaction record."""
         (raw_token, raw_generation), schema = await asyncio.gather(

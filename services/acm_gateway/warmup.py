@@ -3,7 +3,8 @@
 Anticipate publishes a PoolReady hint (acm.prefetch.pools.v1) after every write into a session, once the
 session's prefetch pool is rebuilt or found current. The gateway then decodes that pool, reloads the
 session it keeps (the write replaced the session's token) and counts the pool's lines as a Fetch shows
-them, so the Fetch that follows finds all three in memory instead of paying for them."""
+them, so the Fetch that follows finds all three in memory instead of paying for them. Only sessions this
+replica already holds something of are warmed (those it served before)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,14 @@ class WarmUp:
     sessions: KeptSessions
     tokens: TokenCounter
     warmed: int = 0
+    skipped: int = 0  # hints for sessions this replica holds nothing of
 
     async def __call__(self, scope: Scope, version: str) -> None:
+        if not (self.sessions.holds(scope) or self.pools.holds(scope)):
+            # Not a session this replica served: its first Fetch loads anyway, and warming every session
+            # on every replica would multiply the store reads by the number of replicas.
+            self.skipped += 1
+            return
         await self.sessions(scope)
         for memory in await self.pools.warm(scope, version):
             # The counter remembers counts: the Fetch's own counting of these lines becomes a lookup.

@@ -215,6 +215,9 @@ async def test_the_gateway_is_warmed_before_the_fetch_that_follows_a_write(acm: 
     assert isinstance(retriever, PrefetchingRetriever)
     async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
         await _say(client, "I live in Paris with my partner Sam.")
+        await wait_until_indexed(acm)
+        assert retriever.outcomes["warmed"] == 0  # a session this gateway never served is not warmed
+        await client.fetch(SCOPE_PB, "Where do I live?", budget_tokens=500)
         await _say(client, "My sister Jane adopted a puppy called Biscuit.")
         await wait_until_indexed(acm)  # every group, this gateway's warm-up included, is at the end
         assert retriever.outcomes["warmed"] >= 1

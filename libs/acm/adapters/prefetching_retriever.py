@@ -116,6 +116,10 @@ class PrefetchingRetriever:
             item.score = score
         return response
 
+    def holds(self, scope: Scope) -> bool:
+        """A decoded pool of this session is kept here (whatever its version)."""
+        return scope in self._memo
+
     async def warm(self, scope: Scope, version: str) -> Sequence[common_pb2.Memory]:
         """Decode the session's pool now (the version a PoolReady hint names), so that the next Fetch does
         not; its memories, or none when that version is no longer the current one."""
