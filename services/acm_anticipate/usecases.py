@@ -7,13 +7,13 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from acm import topics
 from acm.convert import memory_to_pb, scope_to_pb
 from acm.domain.models import MemoryStatus
-from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, trim
+from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, terms, trim
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope
@@ -149,7 +149,7 @@ class WarmSession:
             item.CopyFrom(pooled[mid])
             item.score = prior
             items.append(item)
-        pool = bounded_pool(items, schema, generations)
+        pool = bounded_pool(items, schema, generations, terms(queries["conversation"]))
         pool.predicted_from.extend(name for name, ids in predictions.items() if ids)
         pool.schema_version = schema.version
         size = await store_pool(self.cache, scope, pool, min(self.ttl_s, schema.prefetch.ttl_s))
@@ -183,8 +183,12 @@ class WarmSession:
         return bool(await self.track.recent(scope) or await load_version(self.cache, scope))
 
 
-def build_pool(memories: Sequence[common_pb2.Memory], generations: Sequence[str]) -> architect_pb2.PrefetchPool:
-    """The pool with its BM25 index (so a Fetch ranks it without tokenising anything but the question)."""
+def build_pool(
+    memories: Sequence[common_pb2.Memory], generations: Sequence[str], topic: Iterable[str] = ()
+) -> architect_pb2.PrefetchPool:
+    """The pool with its BM25 index (so a Fetch ranks it without tokenising anything but the question) and
+    its topic (the content words of the turns it was predicted from; a Fetch about something else is not
+    served from it)."""
     indexed = index_pool(
         [PoolEntry(m.text, m.score, float(m.valid_from.seconds or m.created_at.seconds)) for m in memories]
     )
@@ -196,6 +200,7 @@ def build_pool(memories: Sequence[common_pb2.Memory], generations: Sequence[str]
         lengths=indexed.lengths,
         prior=indexed.prior,
         recency=indexed.recency,
+        topic_terms=sorted(set(topic)),
     )
     for term, (docs, tfs) in indexed.postings.items():
         pool.postings[term].docs.extend(docs)
@@ -204,13 +209,13 @@ def build_pool(memories: Sequence[common_pb2.Memory], generations: Sequence[str]
 
 
 def bounded_pool(
-    items: Sequence[common_pb2.Memory], schema: AgentSchema, generations: Sequence[str]
+    items: Sequence[common_pb2.Memory], schema: AgentSchema, generations: Sequence[str], topic: Iterable[str] = ()
 ) -> architect_pb2.PrefetchPool:
     """The best items whose whole pool (index included) fits the schema's entries and bytes."""
     budget = schema.prefetch.max_bytes
     while True:
         kept = trim([m.ByteSize() for m in items], schema.prefetch.max_entries, budget)
-        pool = build_pool([items[i] for i in kept], generations)
+        pool = build_pool([items[i] for i in kept], generations, topic)
         size = pool.ByteSize()
         if size <= schema.prefetch.max_bytes or not kept:
             return pool

@@ -1,4 +1,4 @@
-"""Prefetch: the pool is served only fresh, in its exact scope and when it covers the question; writes
+"""Prefetch: the pool is served only fresh, in its exact scope and for a question on its topic; writes
 and Forget make it stale; signals for unknown sessions are dropped and counted. The wrapper is checked
 against both real caches (in-process and Redis), then end to end in embedded ACM over gRPC."""
 
@@ -18,6 +18,7 @@ from acm.adapters.redis_cache import RedisCache
 from acm.client import AcmClient
 from acm.convert import scope_to_pb
 from acm.domain.models import MemoryStatus
+from acm.domain.prefetch import terms
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope, key_hash
 from acm.ports.stores import Cache
@@ -68,7 +69,9 @@ async def _warm(cache: Cache, scope: Scope) -> None:
         item.CopyFrom(m)
         item.score = 1.0 / (i + 1)
         ranked.append(item)
-    pool = build_pool(ranked, await read_generations(cache, scope))
+    # As if the session had just talked about these: the pool's topic.
+    topic = terms("Alice adopted a puppy; her sister moved to Porto; the office wifi password rotates.")
+    pool = build_pool(ranked, await read_generations(cache, scope), topic)
     await store_pool(cache, scope, pool, 60)
 
 
@@ -97,9 +100,9 @@ async def test_a_fresh_covering_pool_serves_the_fetch(cache: Cache) -> None:
     customer_only = await retriever.retrieve(_request(scope, "wifi password puppy", tiers=[common_pb2.TIER_CUSTOMER]))
     assert [m.memory_id for m in customer_only.memories] == ["m3"]
 
-    uncovered = await retriever.retrieve(_request(scope, "Which quantum computer does Bob own?"))
-    assert not uncovered.from_prefetch and uncovered.memories[0].memory_id == FULL
-    assert retriever.outcomes["miss_uncovered"] == 1
+    off_topic = await retriever.retrieve(_request(scope, "Which quantum computer does Bob own?"))
+    assert not off_topic.from_prefetch and off_topic.memories[0].memory_id == FULL
+    assert retriever.outcomes["miss_off_topic"] == 1
 
 
 async def test_the_pool_is_keyed_by_the_full_scope(cache: Cache) -> None:

@@ -1,4 +1,4 @@
-"""Prefetch policy: ranking a pool, coverage, the budget, co-access (pure)."""
+"""Prefetch policy: ranking a pool, the topic a pool serves, the budget, co-access (pure)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from acm.domain.prefetch import (
     fuse_predictions,
     learn_followers,
     likely_next,
+    on_topic,
     terms,
     trim,
 )
@@ -26,13 +27,20 @@ def test_terms_drop_stop_words_and_fold_plurals() -> None:
     assert terms("When did the groups go camping?") == ["group", "go", "camping"]
 
 
-def test_the_pool_ranks_the_matching_memory_first_and_covers_its_words() -> None:
+def test_the_pool_ranks_the_matching_memory_first() -> None:
     index = PoolIndex(ENTRIES)
     assert index.rank("When did Caroline go to the support group?")[0][0] == 0
     assert index.rank("What did Melanie paint?")[0][0] in (1, 2)
-    assert index.coverage("Caroline support group") == 1.0
-    assert index.coverage("Caroline quantum physics") == 1 / 3
     assert len(index.rank("anything")) == len(ENTRIES)  # the prior orders what the words do not
+
+
+def test_a_question_is_on_topic_when_it_shares_a_word_other_than_a_name_with_the_latest_turns() -> None:
+    topic = set(terms("Melanie: I painted a sunrise over the lake with my kids last weekend."))
+    assert on_topic("When did Melanie paint a sunrise?", topic)
+    assert on_topic("Where are the kids?", topic)  # plural folded: "kids" meets "kid"
+    assert not on_topic("What is Melanie's favourite book?", topic)  # the name alone is no topic
+    assert not on_topic("Did Caroline meet Melanie?", topic)
+    assert not on_topic("What did the lake cost?", set())  # a pool without a topic serves nothing
 
 
 def test_predictions_fuse_by_reciprocal_rank() -> None:

@@ -2,8 +2,8 @@
 
 The pool (warmed by the anticipate service, acm.prefetch_state) is used only when it is fresh (the write
 generations it was built under are still current: any write into a scope it could see, or a Forget,
-makes it stale), it belongs to the exact scope and agent asking, and it covers the question
-(acm.domain.prefetch.MIN_COVERAGE). The pool carries its own BM25 index (built by anticipate), and the
+makes it stale), it belongs to the exact scope and agent asking, and the question is about the pool's
+topic (acm.domain.prefetch.on_topic). The pool carries its own BM25 index (built by anticipate), and the
 decoded pool is kept per session while its version stays the same, so a hit costs four small cache reads,
 a lookup of the question's words and a ranking of a few hundred items."""
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
-from acm.domain.prefetch import MIN_COVERAGE, coverage, rank, static_scores
+from acm.domain.prefetch import on_topic, rank, static_scores
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack
@@ -34,27 +34,22 @@ class _Decoded:
     static: list[float]  # the question-independent part of each entry's score
     tiers: list[Tier | None]
     tokens: list[int]
+    topic: frozenset[str]
 
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
         found = self.pool.postings.get(term)
         return None if found is None else (found.docs, found.tfs)
 
-    def has_term(self, term: str) -> bool:
-        return term in self.pool.postings
-
 
 class PrefetchingRetriever:
     """Implements acm.ports.retriever.Retriever around another Retriever."""
 
-    def __init__(
-        self, inner: Retriever, cache: Cache, *, min_coverage: float = MIN_COVERAGE, memo_sessions: int = 4096
-    ) -> None:
+    def __init__(self, inner: Retriever, cache: Cache, *, memo_sessions: int = 4096) -> None:
         self.inner = inner
         self._cache = cache
-        self._min_coverage = min_coverage
         self._memo: OrderedDict[Scope, _Decoded] = OrderedDict()
         self._memo_max = memo_sessions
-        # Fetches: "hit", "miss_cold", "miss_stale", "miss_uncovered", ...; pools "decoded" (read and decoded
+        # Fetches: "hit", "miss_cold", "miss_stale", "miss_off_topic", ...; pools "decoded" (read and decoded
         # from the cache), "warmed" / "warm_outdated" (PoolReady hints acted on / already superseded).
         self.outcomes: Counter[str] = Counter()
 
@@ -98,8 +93,8 @@ class PrefetchingRetriever:
             self._memo.pop(scope, None)  # nothing of a stale pool is kept around
             self._miss("stale")
             return None
-        if coverage(query, decoded.has_term) < self._min_coverage:
-            self._miss("uncovered")
+        if not on_topic(query, decoded.topic):
+            self._miss("off_topic")
             return None
         ranked = [
             (i, score)
@@ -148,6 +143,7 @@ class PrefetchingRetriever:
             static_scores(pool.prior, pool.recency),
             [TIER_FROM_PB.get(m.tier) for m in pool.memories],
             [m.token_count for m in pool.memories],
+            frozenset(pool.topic_terms),
         )
         self._memo[scope] = decoded
         self._memo.move_to_end(scope)

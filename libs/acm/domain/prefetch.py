@@ -7,23 +7,21 @@ current topic, what this agent usually needs next (co-access learned per agent) 
 prediction is a ranked list of memories; they are fused into one pool, best first, trimmed to the
 schema's entries and bytes.
 
-A Fetch is served from the pool only when the pool covers the question: enough of the question's content
-words occur in it. Then a cheap ranking (BM25 over the pool, plus the prediction's prior and recency)
-replaces embedding the question and searching every index; otherwise the full retrieval runs."""
+A Fetch is served from the pool only when the question is about what the session talks about now (the
+pool's topic: the content words of the latest turns it was predicted from). Then a cheap ranking (BM25
+over the pool, plus the prediction's prior and recency) replaces embedding the question and searching
+every index; otherwise the full retrieval runs."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from acm.domain.retrieval import weighted_rrf
 
-# Share of the question's content words that must occur in the pool for it to be served from there: all of
-# them. At 0.75 a long session's pool "covered" questions it could not answer (LoCoMo coverage 79.5 → 73.9).
-MIN_COVERAGE = 1.0
 PRIOR_WEIGHT = 0.35
 RECENCY_WEIGHT = 0.15
 RRF_K = 30
@@ -87,12 +85,20 @@ def index_pool(entries: Sequence[PoolEntry]) -> IndexedPool:
     return IndexedPool(postings, lengths, prior, recency)
 
 
-def coverage(query: str, has_term: Callable[[str], bool]) -> float:
-    """Share of the query's distinct content words that occur somewhere in the pool."""
-    wanted = set(terms(query))
-    if not wanted:
-        return 0.0
-    return sum(1 for t in wanted if has_term(t)) / len(wanted)
+_CAPITALISED = re.compile(r"(?<!^)(?<![.?!] )\b[A-Z][a-z]+")
+
+
+def on_topic(query: str, topic_terms: Collection[str]) -> bool:
+    """Whether the question is about what the session talks about now: it shares a content word with the
+    latest turns the pool was predicted from. Names (capitalised words inside the question) do not count:
+    a conversation repeats its people's names whatever it is about.
+
+    The earlier rule, "every content word of the question occurs somewhere in the pool", both served
+    questions about long-past turns (a big pool holds most common words) and refused questions about the
+    turn just said (a word of the question the pool's memories lack): on LoCoMo's replay it served 35 %
+    of the Fetches whose evidence was warm, this rule 77 %, with recall 94.3 → 94.9 (acm bench prefetch)."""
+    names = set(terms(" ".join(_CAPITALISED.findall(query))))
+    return any(t in topic_terms for t in terms(query) if t not in names)
 
 
 def static_scores(prior: Sequence[float], recency: Sequence[float]) -> list[float]:
@@ -142,9 +148,6 @@ class PoolIndex:
 
     def _postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
         return self.indexed.postings.get(term)
-
-    def coverage(self, query: str) -> float:
-        return coverage(query, lambda t: t in self.indexed.postings)
 
     def rank(self, query: str) -> list[tuple[int, float]]:
         return rank(query, self._postings, self.indexed.lengths, self.static)

@@ -56,6 +56,7 @@ class PrefetchPool(_message.Message):
     LENGTHS_FIELD_NUMBER: _builtins.int
     PRIOR_FIELD_NUMBER: _builtins.int
     RECENCY_FIELD_NUMBER: _builtins.int
+    TOPIC_TERMS_FIELD_NUMBER: _builtins.int
     version: _builtins.str
     """Changes on every rebuild: readers keep the decoded pool while it is the same."""
     built_at_unix_ms: _builtins.int
@@ -92,6 +93,10 @@ class PrefetchPool(_message.Message):
     def recency(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
         """rank by time, scaled to (0, 1]"""
 
+    @_builtins.property
+    def topic_terms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The content words of the latest turns the pool was predicted from: what the session is about now."""
+
     def __init__(
         self,
         *,
@@ -105,10 +110,11 @@ class PrefetchPool(_message.Message):
         lengths: _abc.Iterable[_builtins.int] | None = ...,
         prior: _abc.Iterable[_builtins.float] | None = ...,
         recency: _abc.Iterable[_builtins.float] | None = ...,
+        topic_terms: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["built_at_unix_ms", b"built_at_unix_ms", "generations", b"generations", "lengths", b"lengths", "memories", b"memories", "postings", b"postings", "predicted_from", b"predicted_from", "prior", b"prior", "recency", b"recency", "schema_version", b"schema_version", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["built_at_unix_ms", b"built_at_unix_ms", "generations", b"generations", "lengths", b"lengths", "memories", b"memories", "postings", b"postings", "predicted_from", b"predicted_from", "prior", b"prior", "recency", b"recency", "schema_version", b"schema_version", "topic_terms", b"topic_terms", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
