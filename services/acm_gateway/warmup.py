@@ -2,9 +2,9 @@
 
 Anticipate publishes a PoolReady hint (acm.prefetch.pools.v1) after every write into a session, once the
 session's prefetch pool is rebuilt or found current. The gateway then decodes that pool, reloads the
-session it keeps (the write replaced the session's token) and counts the pool's lines as a Fetch shows
-them, so the Fetch that follows finds all three in memory instead of paying for them. Only sessions this
-replica already holds something of are warmed (those it served before)."""
+session it keeps (the write replaced the session's token) and counts the pool's lines and the recent
+turns as a Fetch shows them, so the Fetch that follows finds all three in memory instead of paying for
+them. Only sessions this replica already holds something of are warmed (those it served before)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.domain.scope import Scope
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
 from acm_gateway.kept_sessions import KeptSessions
-from acm_gateway.session_context import shown_line
+from acm_gateway.session_context import recent_pieces, shown_line
 
 
 @dataclass
@@ -31,8 +31,12 @@ class WarmUp:
             # on every replica would multiply the store reads by the number of replicas.
             self.skipped += 1
             return
-        await self.sessions(scope)
+        state, _ = await self.sessions(scope)
+        # The counter remembers counts: the Fetch's own counting of these pieces becomes a lookup.
+        working = [*state.memory.recent, *state.tail]
+        for turn in working[-state.rules.recent_turns_verbatim :] if state.rules.recent_turns_verbatim else ():
+            for piece in recent_pieces([turn, turn])[1:]:  # the turn as a middle piece and as the last one
+                self.tokens.count(piece, DEFAULT_ENCODING)
         for memory in await self.pools.warm(scope, version):
-            # The counter remembers counts: the Fetch's own counting of these lines becomes a lookup.
             self.tokens.count(shown_line(memory), DEFAULT_ENCODING)
         self.warmed += 1
