@@ -136,6 +136,7 @@ class Retrieve:
                 memory_id=mid,
                 fused=score,
                 at=known[mid].valid_from or known[mid].created_at,
+                said_at=known[mid].created_at,
                 mentions=known[mid].mention_count,
                 accesses=known[mid].access_count,
             )

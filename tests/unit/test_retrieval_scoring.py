@@ -30,6 +30,19 @@ def test_recency_preset_prefers_the_latest_of_two_equal_matches() -> None:
     assert [mid for mid, _ in ranked] == ["newer", "older"]
 
 
+def test_recency_is_when_it_was_said_not_when_it_holds() -> None:
+    # Said the same day: "I moved to Lisbon in May" is no staler than a new approval for being about May.
+    said = T0 + timedelta(days=180)
+    ranked = rescore(
+        [
+            Candidate("moved-in-may", 0.0164, T0, said_at=said),
+            Candidate("approval-today", 0.0161, said, said_at=said),
+        ],
+        preset("balanced"),
+    )
+    assert ranked[0][0] == "moved-in-may"
+
+
 def test_frequency_breaks_ties() -> None:
     ranked = rescore([Candidate("once", 0.02, T0), Candidate("often", 0.02, T0, mentions=9)], preset("balanced"))
     assert ranked[0][0] == "often"

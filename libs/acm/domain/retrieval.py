@@ -83,6 +83,7 @@ class Candidate:
     at: datetime  # when the fact holds (valid_from) or was said
     mentions: int = 1
     accesses: int = 0
+    said_at: datetime | None = None  # when it was said, for recency (default: at)
 
 
 def rescore(
@@ -90,16 +91,17 @@ def rescore(
     p: RetrievalPreset,
     window: tuple[datetime, datetime] | None = None,
 ) -> list[tuple[str, float]]:
-    """Best first. Recency is relative to the newest candidate, not the wall clock, so an old
-    conversation is not penalised as a whole; frequency is log-scaled against the most frequent."""
+    """Best first. Recency is of when a memory was said (a fact about last May, said today, is news), relative
+    to the newest candidate, not the wall clock, so an old conversation is not penalised as a whole; the
+    time window goes by when the fact holds; frequency is log-scaled against the most frequent."""
     if not candidates:
         return []
     top = max(c.fused for c in candidates) or 1.0
-    newest = max(c.at for c in candidates)
+    newest = max(c.said_at or c.at for c in candidates)
     most = max(math.log1p(c.mentions + c.accesses) for c in candidates) or 1.0
     scored = []
     for c in candidates:
-        age_days = max((newest - c.at).total_seconds(), 0.0) / 86400
+        age_days = max((newest - (c.said_at or c.at)).total_seconds(), 0.0) / 86400
         recency = 0.5 ** (age_days / p.recency_half_life_days)
         frequency = math.log1p(c.mentions + c.accesses) / most
         s = p.alpha_similarity * (c.fused / top) + p.beta_recency * recency + p.gamma_frequency * frequency
