@@ -34,29 +34,35 @@ def generation_scope(scope: Scope, tier: Tier) -> Scope:
 TIERS_IN_ORDER = (Tier.USER, Tier.CUSTOMER, Tier.CLIENT)
 
 
-async def read_generation(cache: Cache, scope: Scope, tier: Tier) -> str:
-    raw = await cache.get(generation_scope(scope, tier), GENERATION_KEY)
+def generation_ref(scope: Scope, tier: Tier) -> tuple[Scope, str]:
+    """Where the tier's generation token of ``scope`` lives in the cache: (its holder's scope, the key)."""
+    return generation_scope(scope, tier), GENERATION_KEY
+
+
+def as_text(raw: bytes | None) -> str:
+    """A token read from the cache, "" when there is none."""
     return raw.decode() if raw else ""
+
+
+async def read_generation(cache: Cache, scope: Scope, tier: Tier) -> str:
+    return as_text(await cache.get(*generation_ref(scope, tier)))
 
 
 async def read_generations(cache: Cache, scope: Scope) -> list[str]:
     """The scope's user, customer and client generation tokens ("" where none was set)."""
-    raw = await cache.get_many([(generation_scope(scope, t), GENERATION_KEY) for t in TIERS_IN_ORDER])
-    return [v.decode() if v else "" for v in raw]
+    return [as_text(v) for v in await cache.get_many([generation_ref(scope, t) for t in TIERS_IN_ORDER])]
 
 
 async def read_pool_state(cache: Cache, scope: Scope) -> tuple[str, list[str]]:
     """The session's pool version and the scope's generation tokens, in one round trip ("" where unset)."""
-    raw = await cache.get_many(
-        [(scope, version_key(scope)), *((generation_scope(scope, t), GENERATION_KEY) for t in TIERS_IN_ORDER)]
-    )
-    version, *generations = (v.decode() if v else "" for v in raw)
+    raw = await cache.get_many([(scope, version_key(scope)), *(generation_ref(scope, t) for t in TIERS_IN_ORDER)])
+    version, *generations = (as_text(v) for v in raw)
     return version, generations
 
 
 async def bump_generations(cache: Cache, scope: Scope, tiers: Iterable[Tier]) -> None:
     for tier in tiers:
-        await cache.set(generation_scope(scope, tier), GENERATION_KEY, uuid.uuid4().hex.encode(), GENERATION_TTL_S)
+        await cache.set(*generation_ref(scope, tier), uuid.uuid4().hex.encode(), GENERATION_TTL_S)
 
 
 async def forget_prefetch(cache: Cache, scope: Scope) -> None:
@@ -81,8 +87,7 @@ async def store_pool(cache: Cache, scope: Scope, pool: architect_pb2.PrefetchPoo
 
 
 async def load_version(cache: Cache, scope: Scope) -> str:
-    raw = await cache.get(scope, version_key(scope))
-    return raw.decode() if raw else ""
+    return as_text(await cache.get(scope, version_key(scope)))
 
 
 async def load_pool(cache: Cache, scope: Scope) -> architect_pb2.PrefetchPool | None:

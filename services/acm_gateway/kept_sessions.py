@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.scope import Scope, Tier
 from acm.ports.stores import Cache
-from acm.prefetch_state import GENERATION_KEY, generation_scope
+from acm.prefetch_state import as_text, generation_ref
 from acm.session_memory import SESSION_TOKEN_KEY, LoadSession, SessionState
 
 
@@ -48,12 +48,8 @@ class KeptSessions:
 
     async def __call__(self, scope: Scope) -> tuple[SessionState, CompactionRecord | None]:
         """The session as stored and its latest compaction record."""
-        (raw_token, raw_generation), schema = await asyncio.gather(
-            self.cache.get_many([(scope, SESSION_TOKEN_KEY), (generation_scope(scope, Tier.USER), GENERATION_KEY)]),
-            self.load.schema(scope),
-        )
-        token = raw_token.decode() if raw_token else ""  # none: never touched, forgotten, evicted
-        generation = raw_generation.decode() if raw_generation else ""
+        # One round trip for both tokens (no session token: never touched, forgotten, evicted).
+        (token, generation), schema = await asyncio.gather(self._tokens(scope), self.load.schema(scope))
         key = (token, generation, schema.version)
         kept = self._kept.get(scope)
         if token and kept is not None and kept.key == key:
@@ -69,6 +65,11 @@ class KeptSessions:
             while self._used > self.max_chars:
                 self._drop(next(iter(self._kept)))
         return loaded.state, loaded.latest
+
+    async def _tokens(self, scope: Scope) -> tuple[str, str]:
+        raw = await self.cache.get_many([(scope, SESSION_TOKEN_KEY), generation_ref(scope, Tier.USER)])
+        token, generation = (as_text(v) for v in raw)
+        return token, generation
 
     def _drop(self, scope: Scope) -> None:
         gone = self._kept.pop(scope, None)

@@ -344,18 +344,8 @@ class PgMemoryRepo:
         tiers: tuple[Tier, ...] = ALL_TIERS,
         layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[ScoredMemory]:
-        terms = or_tsquery_text(query)
-        if not terms or limit <= 0 or not tiers or not layers:
-            return []
-        rows = await self._ex.fetch(
-            f"""
-            SELECT {_MEMORY_COLUMNS}, ts_rank_cd(tsv, q) AS score
-            FROM memories, to_tsquery('english', %(q)s) AS q
-            WHERE tsv @@ q AND status = 'active' AND {_VISIBLE} AND layer = ANY(%(layers)s)
-            ORDER BY score DESC, created_at DESC, memory_id
-            LIMIT %(limit)s
-            """,
-            {**_scope_params(scope, tiers), "q": terms, "limit": limit, "layers": [str(x) for x in layers]},
+        rows = await self._keyword(
+            scope, query, limit, tiers, layers, f"{_MEMORY_COLUMNS}, ts_rank_cd(tsv, q) AS score"
         )
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
 
@@ -367,20 +357,26 @@ class PgMemoryRepo:
         tiers: tuple[Tier, ...] = ALL_TIERS,
         layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[str]:
+        rows = await self._keyword(scope, query, limit, tiers, layers, "memory_id")
+        return [str(r["memory_id"]) for r in rows]
+
+    async def _keyword(
+        self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...], layers: tuple[Layer, ...], columns: str
+    ) -> list[DictRow]:
+        """The active memories matching any of the query's words in the scope, best rank first."""
         terms = or_tsquery_text(query)
         if not terms or limit <= 0 or not tiers or not layers:
             return []
-        rows = await self._ex.fetch(
+        return await self._ex.fetch(
             f"""
-            SELECT memory_id, ts_rank_cd(tsv, q) AS score
+            SELECT {columns}
             FROM memories, to_tsquery('english', %(q)s) AS q
             WHERE tsv @@ q AND status = 'active' AND {_VISIBLE} AND layer = ANY(%(layers)s)
-            ORDER BY score DESC, created_at DESC, memory_id
+            ORDER BY ts_rank_cd(tsv, q) DESC, created_at DESC, memory_id
             LIMIT %(limit)s
             """,
             {**_scope_params(scope, tiers), "q": terms, "limit": limit, "layers": [str(x) for x in layers]},
         )
-        return [str(r["memory_id"]) for r in rows]
 
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         if not slot:

@@ -21,7 +21,7 @@ from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.prefetch_state import load_pool, load_version, read_pool_state
+from acm.prefetch_state import load_pool, read_pool_state
 from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
 
 
@@ -118,10 +118,7 @@ class PrefetchingRetriever:
     async def warm(self, scope: Scope, version: str) -> Sequence[common_pb2.Memory]:
         """Decode the session's pool now (the version a PoolReady hint names), so that the next Fetch does
         not; its memories, or none when that version is no longer the current one."""
-        if not version or version != await load_version(self._cache, scope):
-            self.outcomes["warm_outdated"] += 1
-            return ()
-        decoded = await self._decoded(scope, version)
+        decoded = await self._decoded(scope, version) if version else None  # checks the stored version
         self.outcomes["warmed" if decoded is not None else "warm_outdated"] += 1
         return () if decoded is None else decoded.pool.memories
 

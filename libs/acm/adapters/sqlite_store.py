@@ -393,24 +393,7 @@ class SqliteMemoryRepo:
         tiers: tuple[Tier, ...] = ALL_TIERS,
         layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[ScoredMemory]:
-        match = fts_or_query(query)
-        if not match or limit <= 0 or not tiers or not layers:
-            return []
-        layer_params = {f"layer{i}": str(layer) for i, layer in enumerate(layers)}
-        layer_sql = ", ".join(f":{name}" for name in layer_params)
-        # bm25() is lower-is-better and negative (FTS5 floors idf at a tiny positive value), so -bm25 is a
-        # positive, higher-is-better score.
-        rows = await self._ex.fetch(
-            f"""
-            SELECT {_M_COLUMNS}, -bm25(memories_fts) AS score
-            FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
-            WHERE memories_fts MATCH :match AND m.status = 'active' AND {_visible(tiers)}
-              AND m.layer IN ({layer_sql})
-            ORDER BY score DESC, m.created_at DESC, m.memory_id
-            LIMIT :limit
-            """,
-            {**_scope_params(scope), **layer_params, "match": match, "limit": limit},
-        )
+        rows = await self._keyword(scope, query, limit, tiers, layers, f"{_M_COLUMNS}, -bm25(memories_fts) AS score")
         return [ScoredMemory(_memory(r), float(r["score"])) for r in rows]
 
     async def keyword_ids(
@@ -421,14 +404,23 @@ class SqliteMemoryRepo:
         tiers: tuple[Tier, ...] = ALL_TIERS,
         layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[str]:
+        rows = await self._keyword(scope, query, limit, tiers, layers, "m.memory_id AS memory_id")
+        return [str(r["memory_id"]) for r in rows]
+
+    async def _keyword(
+        self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...], layers: tuple[Layer, ...], columns: str
+    ) -> list[sqlite3.Row]:
+        """The active memories matching any of the query's words in the scope, best BM25 first."""
         match = fts_or_query(query)
         if not match or limit <= 0 or not tiers or not layers:
             return []
         layer_params = {f"layer{i}": str(layer) for i, layer in enumerate(layers)}
         layer_sql = ", ".join(f":{name}" for name in layer_params)
-        rows = await self._ex.fetch(
+        # bm25() is lower-is-better and negative (FTS5 floors idf at a tiny positive value), so -bm25 is a
+        # positive, higher-is-better score.
+        return await self._ex.fetch(
             f"""
-            SELECT m.memory_id AS memory_id
+            SELECT {columns}
             FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
             WHERE memories_fts MATCH :match AND m.status = 'active' AND {_visible(tiers)}
               AND m.layer IN ({layer_sql})
@@ -437,7 +429,6 @@ class SqliteMemoryRepo:
             """,
             {**_scope_params(scope), **layer_params, "match": match, "limit": limit},
         )
-        return [str(r["memory_id"]) for r in rows]
 
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         if not slot:
