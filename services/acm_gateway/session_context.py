@@ -269,7 +269,8 @@ class SessionContext:
 
         # Exact count in the request's encoding; if the plan's estimate was short, shed the least needed
         # first (the lowest-ranked memory, then the oldest summary line, then the oldest turn but the last).
-        while total() > budget:
+        context_tokens = total()
+        while context_tokens > budget:
             if shown.memories:
                 shown.pop()
                 dropped += 1
@@ -281,8 +282,9 @@ class SessionContext:
                 plan.recent.pop(0)
                 texts["recent"] = recent_text(plan.recent)
             else:
-                detail = f"the pinned state alone needs {total()} {encoding} tokens"
-                raise ContextDoesNotFit(total(), budget, detail)
+                detail = f"the pinned state alone needs {context_tokens} {encoding} tokens"
+                raise ContextDoesNotFit(context_tokens, budget, detail)
+            context_tokens = total()
         parts = [
             gateway_pb2.ContextPart(
                 name=n,
@@ -297,7 +299,7 @@ class SessionContext:
             memories=shown.memories,
             # As without a session: the memories' tokens. The whole context's count is context_tokens.
             total_tokens=sum(m.token_count for m in shown.memories),
-            context_tokens=total(),
+            context_tokens=context_tokens,
             budget_tokens=budget,
             dropped=dropped,
             encoding=encoding,

@@ -38,5 +38,7 @@ class WarmUp:
             for piece in recent_pieces([turn, turn])[1:]:  # the turn as a middle piece and as the last one
                 self.tokens.count(piece, DEFAULT_ENCODING)
         for memory in await self.pools.warm(scope, version):
-            self.tokens.count(shown_line(memory), DEFAULT_ENCODING)
+            line = shown_line(memory)
+            self.tokens.count(line, DEFAULT_ENCODING)
+            self.tokens.count(line[:-1], DEFAULT_ENCODING)  # as the last line shown (no newline)
         self.warmed += 1

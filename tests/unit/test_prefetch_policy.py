@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from acm.domain.archetypes import draft
 from acm.domain.prefetch import (
     PoolEntry,
@@ -10,6 +12,8 @@ from acm.domain.prefetch import (
     learn_followers,
     likely_next,
     on_topic,
+    rank,
+    static_order,
     terms,
     trim,
 )
@@ -32,6 +36,27 @@ def test_the_pool_ranks_the_matching_memory_first() -> None:
     assert index.rank("When did Caroline go to the support group?")[0][0] == 0
     assert index.rank("What did Melanie paint?")[0][0] in (1, 2)
     assert len(index.rank("anything")) == len(ENTRIES)  # the prior orders what the words do not
+
+
+def test_the_lazy_ranking_is_the_full_sort_by_score_with_ties_by_index() -> None:
+    rng = random.Random(3)
+    vocabulary = ["kid", "paint", "lake", "camping", "group", "dog", "work"]
+    for _ in range(200):
+        n = rng.randint(1, 30)
+        static = [rng.choice([0.0, 0.1, 0.25, 0.5]) for _ in range(n)]  # ties on purpose
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        lengths = [rng.randint(3, 12) for _ in range(n)]
+        for word in vocabulary:
+            docs = sorted(rng.sample(range(n), rng.randint(0, n)))
+            if docs:
+                postings[word] = (docs, [rng.randint(1, 3) for _ in docs])
+        query = " ".join(rng.sample(vocabulary, 3))
+        got = list(rank(query, postings.get, lengths, static, static_order(static)))
+        scores = dict(got)
+        assert sorted(scores) == list(range(n))  # every entry, once
+        assert got == sorted(got, key=lambda s: (-s[1], s[0]))
+        unmatched = [i for i in range(n) if not any(i in postings.get(t, ((), ()))[0] for t in terms(query))]
+        assert all(scores[i] == static[i] for i in unmatched)
 
 
 def test_a_question_is_on_topic_when_it_shares_a_word_other_than_a_name_with_the_latest_turns() -> None:

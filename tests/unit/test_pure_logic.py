@@ -1,6 +1,9 @@
+import random
+from collections.abc import Iterator
+
 from acm.domain.extract import mentions
 from acm.domain.ranking import reciprocal_rank_fusion
-from acm.domain.tokens import pack
+from acm.domain.tokens import pack, pack_until_full
 from acm_anticipate.usecases import merge_recent
 
 
@@ -13,6 +16,26 @@ def test_pack_keeps_rank_order_and_never_exceeds_budget() -> None:
 
 def test_pack_with_zero_budget_keeps_nothing() -> None:
     assert pack(["a"], [1], budget=0).items == []
+
+
+def test_pack_until_full_keeps_what_pack_keeps_and_stops_reading_when_nothing_more_fits() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        sizes = [rng.randint(1, 60) for _ in range(rng.randint(0, 40))]
+        budget = rng.randint(0, 400)
+        read: list[int] = []
+
+        def produced(sizes: list[int] = sizes, read: list[int] = read) -> Iterator[tuple[int, int]]:
+            for i, size in enumerate(sizes):
+                read.append(i)
+                yield i, size
+
+        kept, total = pack_until_full(produced(), budget, min(sizes, default=0))
+        expected = pack(list(range(len(sizes))), sizes, budget)
+        assert kept == expected.items
+        assert total == expected.total_tokens
+        if read and read[-1] < len(sizes) - 1:  # it stopped early: no unread item could have fitted
+            assert budget - total < min(sizes)
 
 
 def test_rrf_rewards_agreement() -> None:

@@ -5,7 +5,8 @@ generations it was built under are still current: any write into a scope it coul
 makes it stale), it belongs to the exact scope and agent asking, and the question is about the pool's
 topic (acm.domain.prefetch.on_topic). The pool carries its own BM25 index (built by anticipate), and the
 decoded pool is kept per session while its version stays the same, so a hit costs four small cache reads,
-a lookup of the question's words and a ranking of a few hundred items."""
+a lookup of the question's words, and a ranking of the entries sharing one with it merged into the pool's
+static order, read only until the budget is full."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
-from acm.domain.prefetch import on_topic, rank, static_scores
+from acm.domain.prefetch import on_topic, rank, static_order, static_scores
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
-from acm.domain.tokens import DEFAULT_ENCODING, pack
+from acm.domain.tokens import DEFAULT_ENCODING, pack_until_full
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.prefetch_state import load_pool, read_pool_state
@@ -32,9 +33,12 @@ class _Decoded:
     # Python lists once per version: indexing a repeated proto field per element is slower.
     lengths: list[int]
     static: list[float]  # the question-independent part of each entry's score
+    order: list[int]  # entries by static score, best first
     tiers: list[Tier | None]
     tokens: list[int]
     topic: frozenset[str]
+    per_tier: Counter[Tier | None]
+    smallest: int  # the fewest tokens of any entry
 
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
         found = self.pool.postings.get(term)
@@ -96,16 +100,15 @@ class PrefetchingRetriever:
         if not on_topic(query, decoded.topic):
             self._miss("off_topic")
             return None
-        ranked = [
-            (i, score)
-            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.static)
+        ranked = (
+            ((i, score), decoded.tokens[i])
+            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.static, decoded.order)
             if decoded.tiers[i] in tiers
-        ]
-        packed = pack(ranked, [decoded.tokens[i] for i, _ in ranked], request.budget_tokens)
-        response = retrieve_pb2.RetrieveResponse(
-            total_tokens=packed.total_tokens, dropped=packed.dropped, from_prefetch=True
         )
-        for (i, score), _size in packed.items:
+        kept, total = pack_until_full(ranked, request.budget_tokens, decoded.smallest)
+        eligible = sum(decoded.per_tier[t] for t in set(tiers))
+        response = retrieve_pb2.RetrieveResponse(total_tokens=total, dropped=eligible - len(kept), from_prefetch=True)
+        for (i, score), _size in kept:
             item = response.memories.add()
             item.CopyFrom(pool.memories[i])
             item.score = score
@@ -133,14 +136,20 @@ class PrefetchingRetriever:
             return None  # replaced between the two reads: the next Fetch sees the new one
         if len(pool.lengths) != len(pool.memories):
             return None  # not built by this version of anticipate
+        static = static_scores(pool.prior, pool.recency)
+        tiers = [TIER_FROM_PB.get(m.tier) for m in pool.memories]
+        tokens = [m.token_count for m in pool.memories]
         decoded = _Decoded(
             version,
             pool,
             list(pool.lengths),
-            static_scores(pool.prior, pool.recency),
-            [TIER_FROM_PB.get(m.tier) for m in pool.memories],
-            [m.token_count for m in pool.memories],
+            static,
+            static_order(static),
+            tiers,
+            tokens,
             frozenset(pool.topic_terms),
+            Counter(tiers),
+            min(tokens, default=0),
         )
         self._memo[scope] = decoded
         self._memo.move_to_end(scope)

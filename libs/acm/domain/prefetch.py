@@ -14,10 +14,11 @@ every index; otherwise the full retrieval runs."""
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from acm.domain.retrieval import weighted_rrf
@@ -106,17 +107,25 @@ def static_scores(prior: Sequence[float], recency: Sequence[float]) -> list[floa
     return [PRIOR_WEIGHT * p + RECENCY_WEIGHT * r for p, r in zip(prior, recency, strict=True)]
 
 
+def static_order(static: Sequence[float]) -> list[int]:
+    """Entry indices by static score, best first (ties by index): the ranking of a question that matches no
+    word, computed once per pool."""
+    return sorted(range(len(static)), key=lambda i: -static[i])
+
+
 def rank(
     query: str,
     postings_of: Callable[[str], tuple[Sequence[int], Sequence[int]] | None],
     lengths: Sequence[int],
     static: Sequence[float],
+    order: Sequence[int] | None = None,
     k1: float = 1.2,
     b: float = 0.75,
-) -> list[tuple[int, float]]:
-    """(entry index, score), best first: BM25 of the query (scaled to [0, 1]) + the entry's static score
-    (prior + recency, see static_scores). Only the query's own words are looked up, so the lexical cost is
-    the size of their postings, not of the pool."""
+) -> Iterator[tuple[int, float]]:
+    """(entry index, score) of every entry, best first (ties by index), lazily: BM25 of the query (scaled to
+    [0, 1]) + the entry's static score (prior + recency, see static_scores). Only the query's own words are
+    looked up, and the entries that match none keep their static order (``order``, from static_order), so a
+    caller that stops after the first few pays for the matching entries, not for sorting the pool."""
     n = len(lengths)
     avg = (sum(lengths) / n) if n else 1.0
     lexical: dict[int, float] = {}
@@ -129,13 +138,12 @@ def rank(
         for i, tf in zip(docs, tfs, strict=True):
             norm = k1 * (1 - b + b * lengths[i] / (avg or 1.0))
             lexical[i] = lexical.get(i, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
-    scored = list(enumerate(static))
-    if lexical:
-        top = max(lexical.values()) or 1.0
-        for i, value in lexical.items():
-            scored[i] = (i, static[i] + value / top)
-    scored.sort(key=lambda s: -s[1])
-    return scored
+    top = max(lexical.values(), default=0.0) or 1.0
+    # A word only adds to a score: the matching entries are ranked afresh and merged into the static order.
+    matched = sorted(((-(static[i] + v / top), i) for i, v in lexical.items()))
+    rest = ((-static[i], i) for i in (order if order is not None else static_order(static)) if i not in lexical)
+    for negative, i in heapq.merge(matched, rest):
+        yield i, -negative
 
 
 class PoolIndex:
@@ -145,12 +153,13 @@ class PoolIndex:
         self.entries = entries
         self.indexed = index_pool(entries)
         self.static = static_scores(self.indexed.prior, self.indexed.recency)
+        self.order = static_order(self.static)
 
     def _postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
         return self.indexed.postings.get(term)
 
     def rank(self, query: str) -> list[tuple[int, float]]:
-        return rank(query, self._postings, self.indexed.lengths, self.static)
+        return list(rank(query, self._postings, self.indexed.lengths, self.static, self.order))
 
 
 def fuse_predictions(predictions: Mapping[str, Sequence[str]], weights: Mapping[str, float]) -> list[tuple[str, float]]:

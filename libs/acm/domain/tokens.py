@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -36,3 +36,18 @@ def pack(items: Sequence[T], sizes: Sequence[int], budget: int) -> Packed[T]:
             kept.append((item, size))
             total += size
     return Packed(kept, total, len(items) - len(kept))
+
+
+def pack_until_full(items: Iterable[tuple[T, int]], budget: int, smallest: int) -> tuple[list[tuple[T, int]], int]:
+    """pack() over (item, tokens) pairs produced lazily, best first: the same items kept, but it stops reading
+    once the room left is below ``smallest`` (the fewest tokens any item has), when nothing more can fit.
+    Returns the kept pairs and their total."""
+    kept: list[tuple[T, int]] = []
+    total = 0
+    for item, size in items:
+        if budget - total < smallest:
+            break
+        if total + size <= budget:
+            kept.append((item, size))
+            total += size
+    return kept, total
