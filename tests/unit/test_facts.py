@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from acm.domain.facts import facts_from_turn
-from acm.domain.gate import is_chit_chat
+from acm.domain.gate import is_chit_chat, is_lead_in
 from acm.domain.models import Role, Turn
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope
@@ -61,3 +61,32 @@ def test_a_turn_that_only_thanks_someone_leaves_no_fact() -> None:
         frozenset(),
     )
     assert [f.text for f in names.facts] == ["Caroline: Luna and Oliver!"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yep, Caroline.",
+        "Yeah, Caroline!",
+        "Absolutely, Mel!",
+        "Agreed, Caroline.",
+        "I totally agree, Caroline.",
+        "Yes!",
+    ],
+)
+def test_agreement_addressed_to_someone_is_a_lead_in(text: str) -> None:
+    assert is_lead_in(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Yes, the order is PO-123.", "Yep, Luna and Oliver!", "Right now I live in Lisbon.", "Yes, Friday works."],
+)
+def test_agreement_with_content_is_not_a_lead_in(text: str) -> None:
+    assert not is_lead_in(text)
+
+
+def test_agreement_that_opens_a_longer_turn_is_not_a_fact_but_a_bare_yes_still_is_an_answer() -> None:
+    drafts = facts_from_turn("Melanie", "Yeah, Caroline! It takes courage to talk about our own stories.", AT)
+    assert [d.text for d in drafts] == ["Melanie: It takes courage to talk about our own stories."]
+    assert [d.text for d in facts_from_turn("Melanie", "Yes, Caroline.", AT)] == ["Melanie: Yes, Caroline."]

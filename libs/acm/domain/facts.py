@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from acm.domain.extract import Mention, mentions
-from acm.domain.gate import is_chit_chat
+from acm.domain.gate import is_chit_chat, is_lead_in
 from acm.domain.timeparse import TimeMention, resolve
 
 # A sentence ends at . ! ? (or their CJK forms) followed by space and a capital, digit or quote,
@@ -70,9 +70,12 @@ def _annotate(sentence: str, times: list[TimeMention]) -> str:
 
 def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[FactDraft]:
     drafts: list[FactDraft] = []
-    for sentence in split_sentences(content)[:MAX_FACTS_PER_TURN]:
+    sentences = split_sentences(content)[:MAX_FACTS_PER_TURN]
+    for sentence in sentences:
         if _weight(sentence) < MIN_FACT_CHARS or is_chit_chat(sentence):
             continue
+        if len(sentences) > 1 and is_lead_in(sentence):
+            continue  # "Yep, Caroline." before what the turn says: nothing to remember on its own
         times = resolve(sentence, occurred_at)
         firm = [t for t in times if t.confidence >= 0.5]
         slot, value = slot_of(speaker, sentence) or ("", "")

@@ -154,6 +154,40 @@ def is_chit_chat(text: str) -> bool:
     return _only_pleasantries(rest, empty=False) and bool(re.search(r"[^\W\d_]", _GLUE.sub(" ", rest.casefold())))
 
 
+# Agreement that opens a longer turn ("Yeah, Caroline! It takes courage to ..."). Alone, such a sentence
+# says nothing a later question could ask about: what was agreed to is in the turn's other sentences.
+_AFFIRMATION = re.compile(
+    r"(?<![A-Za-z])(?:yes|yeah|yep|yup|yea|agreed|absolutely|totally|exactly|definitely|indeed|certainly|true"
+    r"|right|of\s+course|for\s+sure|you\s+bet|me\s+too|same\s+here"
+    r"|(?:i\s+)?(?:totally\s+|completely\s+|so\s+|fully\s+)?agree(?:\s+with\s+you)?)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+_NAMES_JOINED = re.compile(r"(?<![a-z])(?:and|or|&)(?![a-z])")
+
+
+def is_lead_in(sentence: str) -> bool:
+    """True when a sentence is only agreement or pleasantries, possibly addressed to someone by name ("Yep,
+    Caroline.", "Absolutely, Mel!", "I totally agree."). Meant for one sentence of a longer turn: a turn that
+    is nothing but "Yes" answers what was asked before it and is kept (see is_chit_chat)."""
+    if len(sentence) > 80:
+        return False
+    if is_chit_chat(sentence):
+        return True
+    rest = _AFFIRMATION.sub(" ", _APOSTROPHES.sub("", sentence))
+    if rest == _APOSTROPHES.sub("", sentence):
+        return False  # no agreement in it, and not chit-chat
+    if _only_pleasantries(rest):
+        return True
+    names = [w for m in _VOCATIVE.finditer(_CHIT_EN_ANY_CASE.sub(" ", rest)) for w in _NAME_WORD.findall(m.group(0))]
+    if not names or len(names) > _MAX_VOCATIVE_WORDS or _NOT_VOCATIVE.intersection(w.casefold() for w in names):
+        return False
+    rest = re.sub(r"(?<![\w'’])(?:" + "|".join(map(re.escape, names)) + r")\.?(?![\w'’])", " ", rest)
+    # "Yep, Luna and Oliver!" answers with names: content, not someone addressed.
+    return _only_pleasantries(rest) and not _NAMES_JOINED.search(rest.casefold())
+
+
 def _only_pleasantries(text: str, *, empty: bool = True) -> bool:
     """True when nothing but pleasantries is left; `empty` is the answer when nothing at all is left."""
     t = _EMOTICON.sub(" ", unicodedata.normalize("NFKC", text))
