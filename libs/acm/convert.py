@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -33,17 +33,22 @@ ROLE_TO_PB = {
 ROLE_FROM_PB = {v: k for k, v in ROLE_TO_PB.items()}
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def ts(dt: datetime | None) -> Timestamp:
-    out = Timestamp()
-    if dt is not None:
-        out.FromDatetime(dt.astimezone(UTC))
-    return out
+    """Timestamp.FromDatetime's result (a naive datetime is local time), by plain arithmetic: a Fetch converts
+    hundreds of timestamps, and FromDatetime goes through a time tuple for each."""
+    if dt is None:
+        return Timestamp()
+    delta = (dt if dt.tzinfo is not None else dt.astimezone(UTC)) - _EPOCH
+    return Timestamp(seconds=delta.days * 86400 + delta.seconds, nanos=delta.microseconds * 1000)
 
 
 def from_ts(value: Timestamp) -> datetime | None:
     if value.seconds == 0 and value.nanos == 0:
         return None
-    return value.ToDatetime(tzinfo=UTC)
+    return _EPOCH + timedelta(seconds=value.seconds, microseconds=value.nanos // 1000)
 
 
 def scope_to_pb(scope: Scope) -> common_pb2.Scope:
