@@ -12,7 +12,7 @@ from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
 from acm.domain.extract import Mention
-from acm.domain.facts import FactDraft, is_lasting, normalised, slot_of
+from acm.domain.facts import FactDraft, in_context, is_lasting, normalised, replied_sentence, slot_of
 from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Turn, stable_id, utcnow
 from acm.domain.placement import Placement, place, promoted
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
@@ -104,7 +104,8 @@ class IngestTurn:
             await self.graph.upsert_relations(relations)
         # Turn previews are not search results; facts are, so only they make a prefetched bundle stale.
         await invalidate_prefetch(self.cache, scope, {f.owner for f in facts})
-        await self._publish(scope, job_id, facts, mentions_by_fact, parent)
+        replied_to = await self._replied_to(turn, plan.speaker) if facts else ""
+        await self._publish(scope, job_id, facts, mentions_by_fact, parent, replied_to)
         if self.expire is not None:
             expired = await self.expire(scope, schema.retention, utcnow(), parent)
             if expired:
@@ -270,10 +271,11 @@ class IngestTurn:
         facts: Sequence[Memory],
         mentions_by_fact: Sequence[Sequence[Mention]],
         traceparent: str,
+        replied_to: str = "",
     ) -> None:
         if not facts:
             return
-        vectors = await asyncio.to_thread(self.embedder.embed, [f.text for f in facts])
+        vectors = await asyncio.to_thread(self.embedder.embed, [in_context(f.text, replied_to) for f in facts])
         written = [
             events_pb2.WrittenMemory(
                 memory_id=f.memory_id,
@@ -293,6 +295,16 @@ class IngestTurn:
             events_pb2.MemoriesWritten(job_id=job_id, memories=written, embedding_model=self.embedder.name)
         )
         await self.bus.publish(topics.MEMORIES, scope.session_key, event.SerializeToString())
+
+    async def _replied_to(self, turn: Turn, speaker: str) -> str:
+        """What the turn answers: the last sentence of the session's previous turn, when someone else said it."""
+        if not turn.scope.session_id:
+            return ""
+        this_turn = stable_id(turn.scope.client_id, "turn", turn.turn_id)
+        for m in await self.memories.session_memories(turn.scope, 3, (Layer.SHORT,)):
+            if m.kind == "turn" and m.memory_id != this_turn and m.created_at <= turn.occurred_at:
+                return replied_sentence(m.text, speaker)
+        return ""
 
     async def _seen_errors(self, scope: Scope) -> list[str]:
         raw = await self.cache.get(scope, SEEN_ERRORS_KEY)

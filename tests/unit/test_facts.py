@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from acm.domain.facts import facts_from_turn
+from acm.domain.facts import facts_from_turn, in_context, replied_sentence
 from acm.domain.gate import is_chit_chat, is_lead_in
 from acm.domain.models import Role, Turn
 from acm.domain.schema import default_schema
@@ -90,3 +90,14 @@ def test_agreement_that_opens_a_longer_turn_is_not_a_fact_but_a_bare_yes_still_i
     drafts = facts_from_turn("Melanie", "Yeah, Caroline! It takes courage to talk about our own stories.", AT)
     assert [d.text for d in drafts] == ["Melanie: It takes courage to talk about our own stories."]
     assert [d.text for d in facts_from_turn("Melanie", "Yes, Caroline.", AT)] == ["Melanie: Yes, Caroline."]
+
+
+def test_a_turn_replies_to_the_last_sentence_someone_else_said() -> None:
+    previous = "Caroline: Hey Mel! How was the camping trip?"
+    assert replied_sentence(previous, "Melanie") == "How was the camping trip?"
+    assert replied_sentence(previous, "Caroline") == ""  # continuing one's own thought
+    assert replied_sentence("no speaker here", "Melanie") == ""
+    assert in_context("Melanie: We went on a hike.", "How was the camping trip?") == (
+        "How was the camping trip? Melanie: We went on a hike."
+    )
+    assert in_context("Melanie: We went on a hike.", "") == "Melanie: We went on a hike."

@@ -157,3 +157,20 @@ _PREFERENCE = re.compile(
 def is_lasting(draft: FactDraft) -> bool:
     """Preferences and stated attributes outlive the session they were said in (→ the LONG layer)."""
     return bool(draft.slot) or bool(_PREFERENCE.search(draft.sentence))
+
+
+def replied_sentence(previous_turn: str, speaker: str) -> str:
+    """The sentence a turn replies to: the last of the previous turn ("<speaker>: <text>"), when another
+    speaker said it; "" otherwise (a speaker continuing their own thought replies to nothing new)."""
+    who, sep, text = previous_turn.partition(": ")
+    if not sep or who == speaker:
+        return ""
+    sentences = split_sentences(text)
+    return sentences[-1] if sentences else ""
+
+
+def in_context(fact_text: str, replied_to: str) -> str:
+    """What a fact's vector is computed from: the fact, after the sentence its turn replied to. A sentence
+    like "We explored nature and went on a hike." answers "How was the camping trip?": the question's words
+    ("camping") are often in what was asked, not in the answer (contextual retrieval)."""
+    return f"{replied_to} {fact_text}" if replied_to else fact_text
