@@ -297,7 +297,8 @@ class IngestTurn:
         await self.bus.publish(topics.MEMORIES, scope.session_key, event.SerializeToString())
 
     async def _replied_to(self, turn: Turn, speaker: str) -> str:
-        """What the turn answers: the last sentence of the session's previous turn, when someone else said it."""
+        """The question the turn answers: the last sentence of the session's previous turn, when someone else
+        asked it (acm.domain.facts.replied_sentence); "" otherwise."""
         if not turn.scope.session_id:
             return ""
         this_turn = stable_id(turn.scope.client_id, "turn", turn.turn_id)

@@ -1,4 +1,4 @@
-"""A fact's vector is computed in the context of what its turn replied to (embedded stores, real embedder):
+"""A fact's vector is computed in the context of the question its turn answered (embedded stores, real embedder):
 "We explored nature and roasted marshmallows." is found by a question about the camping trip it answered."""
 
 from __future__ import annotations

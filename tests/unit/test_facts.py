@@ -92,10 +92,11 @@ def test_agreement_that_opens_a_longer_turn_is_not_a_fact_but_a_bare_yes_still_i
     assert [d.text for d in facts_from_turn("Melanie", "Yes, Caroline.", AT)] == ["Melanie: Yes, Caroline."]
 
 
-def test_a_turn_replies_to_the_last_sentence_someone_else_said() -> None:
+def test_a_turn_answers_the_question_someone_else_asked_last() -> None:
     previous = "Caroline: Hey Mel! How was the camping trip?"
     assert replied_sentence(previous, "Melanie") == "How was the camping trip?"
     assert replied_sentence(previous, "Caroline") == ""  # continuing one's own thought
+    assert replied_sentence("Caroline: The trip was great.", "Melanie") == ""  # a statement asks nothing
     assert replied_sentence("no speaker here", "Melanie") == ""
     assert in_context("Melanie: We went on a hike.", "How was the camping trip?") == (
         "How was the camping trip? Melanie: We went on a hike."
