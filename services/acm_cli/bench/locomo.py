@@ -593,9 +593,16 @@ async def wait_until_indexed(acm: EmbeddedAcm, timeout_s: float = 300.0) -> None
     path = Path(acm.urls.bus.removeprefix("sqlite:///"))
     deadline = time.monotonic() + timeout_s
     while True:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            last = dict(conn.execute("SELECT topic, MAX(seq) FROM records GROUP BY topic").fetchall())
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        try:
+            # One read transaction, so both reads see the same moment: read apart, a consumer could publish
+            # (say, a PoolReady) and commit between them and look done while what it published is unread.
+            conn.execute("BEGIN")
             offsets = conn.execute("SELECT consumer_group, topic, seq FROM offsets").fetchall()
+            last = dict(conn.execute("SELECT topic, MAX(seq) FROM records GROUP BY topic").fetchall())
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
         done = {(group, topic): seq for group, topic, seq in offsets}
         behind = [(g, t) for (g, t), seq in done.items() if seq < last.get(t, 0)]
         if done.get((RETRIEVE_GROUP, topics.MEMORIES), 0) < last.get(topics.MEMORIES, 0):
