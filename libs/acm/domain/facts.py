@@ -172,7 +172,7 @@ def replied_sentence(previous_turn: str, speaker: str) -> str:
 
 
 def in_context(fact_text: str, replied_to: str) -> str:
-    """What a fact's vector is computed from: the fact, after the sentence its turn replied to. A sentence
+    """What a fact's vector is computed from: the fact, after the question its turn answered. A sentence
     like "We explored nature and went on a hike." answers "How was the camping trip?": the question's words
     ("camping") are often in what was asked, not in the answer (contextual retrieval)."""
     return f"{replied_to} {fact_text}" if replied_to else fact_text

@@ -143,15 +143,23 @@ def is_chit_chat(text: str) -> bool:
     if _only_pleasantries(text):
         return True
     # Take the names out and look again: what is left must be pleasantries, and something must be left.
+    rest = _without_vocative(text)
+    if rest is None:
+        return False
+    # "Luna and Oliver!" (an answer naming names) leaves only glue: content, not a pleasantry.
+    return _only_pleasantries(rest, empty=False) and bool(re.search(r"[^\W\d_]", _GLUE.sub(" ", rest.casefold())))
+
+
+def _without_vocative(text: str) -> str | None:
+    """The text without the name(s) it is addressed to; None when it names no one who could be addressed (no
+    capitalised word, more than a short name, or a day or month)."""
     # Names are looked for once the pleasantries are out: "No worries, Mel!" starts with a capital too.
     masked = _CHIT_EN_ANY_CASE.sub(" ", _APOSTROPHES.sub("", text))
     names = [w for m in _VOCATIVE.finditer(masked) for w in _NAME_WORD.findall(m.group(0))]
     words = [w.casefold() for w in names]
     if not names or len(words) > _MAX_VOCATIVE_WORDS or _NOT_VOCATIVE.intersection(words):
-        return False
-    rest = re.sub(r"(?<![\w'’])(?:" + "|".join(map(re.escape, names)) + r")\.?(?![\w'’])", " ", text)
-    # "Luna and Oliver!" (an answer naming names) leaves only glue: content, not a pleasantry.
-    return _only_pleasantries(rest, empty=False) and bool(re.search(r"[^\W\d_]", _GLUE.sub(" ", rest.casefold())))
+        return None
+    return re.sub(r"(?<![\w'’])(?:" + "|".join(map(re.escape, names)) + r")\.?(?![\w'’])", " ", text)
 
 
 # Agreement that opens a longer turn ("Yeah, Caroline! It takes courage to ..."). Alone, such a sentence
@@ -168,24 +176,21 @@ _NAMES_JOINED = re.compile(r"(?<![a-z])(?:and|or|&)(?![a-z])")
 
 
 def is_lead_in(sentence: str) -> bool:
-    """True when a sentence is only agreement or pleasantries, possibly addressed to someone by name ("Yep,
-    Caroline.", "Absolutely, Mel!", "I totally agree."). Meant for one sentence of a longer turn: a turn that
-    is nothing but "Yes" answers what was asked before it and is kept (see is_chit_chat)."""
+    """True when a sentence that is not chit-chat (see is_chit_chat, checked first by callers) is only
+    agreement, possibly addressed to someone by name ("Yep, Caroline.", "Absolutely, Mel!", "I totally
+    agree."). Meant for one sentence of a longer turn: a turn that is nothing but "Yes" answers what was
+    asked before it and is kept."""
     if len(sentence) > 80:
         return False
-    if is_chit_chat(sentence):
-        return True
-    rest = _AFFIRMATION.sub(" ", _APOSTROPHES.sub("", sentence))
-    if rest == _APOSTROPHES.sub("", sentence):
-        return False  # no agreement in it, and not chit-chat
+    plain = _APOSTROPHES.sub("", sentence)
+    rest = _AFFIRMATION.sub(" ", plain)
+    if rest == plain:
+        return False  # no agreement in it
     if _only_pleasantries(rest):
         return True
-    names = [w for m in _VOCATIVE.finditer(_CHIT_EN_ANY_CASE.sub(" ", rest)) for w in _NAME_WORD.findall(m.group(0))]
-    if not names or len(names) > _MAX_VOCATIVE_WORDS or _NOT_VOCATIVE.intersection(w.casefold() for w in names):
-        return False
-    rest = re.sub(r"(?<![\w'’])(?:" + "|".join(map(re.escape, names)) + r")\.?(?![\w'’])", " ", rest)
+    unnamed = _without_vocative(rest)
     # "Yep, Luna and Oliver!" answers with names: content, not someone addressed.
-    return _only_pleasantries(rest) and not _NAMES_JOINED.search(rest.casefold())
+    return unnamed is not None and _only_pleasantries(unnamed) and not _NAMES_JOINED.search(unnamed.casefold())
 
 
 def _only_pleasantries(text: str, *, empty: bool = True) -> bool:

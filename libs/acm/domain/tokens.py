@@ -29,12 +29,7 @@ def pack(items: Sequence[T], sizes: Sequence[int], budget: int) -> Packed[T]:
     Later, smaller items may fill the space a large one left, so the budget is used well without
     ever exceeding it.
     """
-    kept: list[tuple[T, int]] = []
-    total = 0
-    for item, size in zip(items, sizes, strict=True):
-        if total + size <= budget:
-            kept.append((item, size))
-            total += size
+    kept, total = pack_until_full(zip(items, sizes, strict=True), budget, smallest=0)
     return Packed(kept, total, len(items) - len(kept))
 
 
