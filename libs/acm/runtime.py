@@ -84,14 +84,14 @@ async def serve_until_stopped(
             await resource.close()
 
 
-def limit_compute_threads(blas_threads: int) -> None:
-    """Cap the BLAS thread pool for the whole process (numpy's OpenBLAS starts one thread per core).
+def limit_compute_threads(compute_threads: int) -> None:
+    """Cap the BLAS thread pool for the whole process (numpy's OpenBLAS starts one thread per core); the
+    embedder's own pool is sized by build_embedder from the same setting.
 
-    Measured on 2 cores: one query embeds as fast with 1 thread, and ingest replicas stop oversubscribing
-    the machine (results/ingest_kafka.json)."""
+    Measured on 2 cores: ingest replicas stop oversubscribing the machine (results/ingest_kafka.json)."""
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(limits=blas_threads, user_api="blas")
+    threadpool_limits(limits=compute_threads, user_api="blas")
 
 
 def service_main(
@@ -106,5 +106,5 @@ def service_main(
     name = service_name or settings_cls.__module__.split(".")[0].replace("_", "-")
     configure_tracing(name)
     configure_metrics(name)
-    limit_compute_threads(settings.blas_threads)
+    limit_compute_threads(settings.compute_threads)
     asyncio.run(run(settings))

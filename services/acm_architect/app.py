@@ -45,7 +45,7 @@ def register(
 async def run(settings: ArchitectSettings) -> None:
     rel = await open_relational(settings.database_url, settings.store_timeout_s)
     bus = open_bus(settings.bus_url, client_id="acm-architect", timeout_s=settings.store_timeout_s)
-    embedder = build_embedder(settings.embedder) if settings.embedder else None
+    embedder = build_embedder(settings.embedder, settings.compute_threads) if settings.embedder else None
     api = register(bus, rel, settings, embedder)
     server = HealthServer(settings.listen_addr, [SERVICE_NAME])
     architect_pb2_grpc.add_ArchitectServicer_to_server(ArchitectServicer(api), server.server)

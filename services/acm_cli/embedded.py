@@ -100,8 +100,8 @@ class EmbeddedAcm:
         s, u = self.settings, self.urls
         s.data_dir.mkdir(parents=True, exist_ok=True)
         timeout = s.store_timeout_s
-        limit_compute_threads(s.blas_threads)
-        embedder = build_embedder(s.embedder)
+        limit_compute_threads(s.compute_threads)
+        embedder = build_embedder(s.embedder, s.compute_threads)
         self.rel = await open_relational(u.database, timeout)
         self.vectors = await open_vectors(u.vectors, timeout)
         await self.vectors.ensure(embedder.dim)

@@ -30,7 +30,7 @@ def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Emb
 
 async def run(settings: RetrieveSettings) -> None:
     timeout = settings.store_timeout_s
-    embedder = build_embedder(settings.embedder)
+    embedder = build_embedder(settings.embedder, settings.compute_threads)
     rel = await open_relational(settings.database_url, timeout)
     vectors = await open_vectors(settings.vector_url, timeout)
     graph = await open_graph(settings.graph_url, timeout)

