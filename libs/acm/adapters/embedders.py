@@ -77,9 +77,11 @@ class MiniLMEmbedder:
         # Worker threads that spin between runs would burn the core the event loop needs.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # warnings about unused initializers etc. are not the operator's concern
-        self._session = ort.InferenceSession(
-            bert_mean_pooled_model(weights, layers=6, heads=12), options, providers=["CPUExecutionProvider"]
-        )
+        model = bert_mean_pooled_model(weights, layers=6, heads=12)
+        del weights  # the model holds the (transposed) arrays it needs
+        names = list(model.weights)
+        options.add_external_initializers(names, [ort.OrtValue.ortvalue_from_numpy(model.weights[n]) for n in names])
+        self._session = ort.InferenceSession(model.graph, options, providers=["CPUExecutionProvider"])
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         # Configured once here and never again: embed() only reads the tokenizer, so threads may share it.
         self._tokenizer.enable_truncation(self.MAX_TOKENS)
