@@ -1,9 +1,12 @@
 """A distributed ACM stack for benchmarks: every service its own OS process against the real servers.
 
 The same approach as tests/e2e/test_distributed.py (copied, not imported: benchmarks do not depend on the
-test tree): a fresh Postgres database, a Kafka topic namespace of its own (`?namespace=prefix.`), the
-Qdrant adapter in local mode in a scratch folder, Neo4j and Redis shared. `Stack.stop()` always leaves
-nothing running and drops the database, whatever state `start()` got to.
+test tree): a fresh Postgres database, a Kafka topic namespace of its own (`?namespace=prefix.`), a vector
+store in a scratch folder, Neo4j and Redis shared. No Qdrant server can run here (../shared/INFRA-FACTS.md);
+the vector store stands in for it: by default qdrant-edge, Qdrant's own Rust engine in the retrieve process
+(the only service that opens the vector store), or the qdrant-client adapter in local mode, whose pure-Python
+search is meant for tests, not for speed. `Stack.stop()` always leaves nothing running and drops the
+database, whatever state `start()` got to.
 """
 
 from __future__ import annotations
@@ -110,6 +113,7 @@ class Stack:
     ingest_replicas: int = 1
     log_level: str = "INFO"
     extra_env: dict[str, str] = field(default_factory=dict)  # ACM_* settings for every service
+    vector_store: str = "edge"  # "edge" (qdrant-edge) or "qdrant-local" (qdrant-client local mode)
     tag: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     ports: dict[str, int] = field(default_factory=dict)
@@ -178,7 +182,7 @@ class Stack:
             "ACM_BUS_URL": f"kafka://{self.infra.kafka}?namespace={self.namespace}",
             "ACM_GRAPH_URL": self.infra.neo4j,
             "ACM_CACHE_URL": self.infra.redis,
-            "ACM_VECTOR_URL": f"qdrant-local://{self.work / 'qdrant'}",
+            "ACM_VECTOR_URL": f"{self.vector_store}://{self.work / 'vectors'}",
             "ACM_RETRIEVE_ADDR": f"127.0.0.1:{self.ports['retrieve']}",
             "ACM_ARCHITECT_ADDR": f"127.0.0.1:{self.ports['architect']}",
             "ACM_LOG_LEVEL": self.log_level,

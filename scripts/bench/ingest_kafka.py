@@ -3,11 +3,12 @@ freshness (Ingest accepted → the turn retrievable by Fetch).
 
 Each configuration (replicas = 1, then 2, one after the other in one run) is a stack of its own: every ACM
 service an OS process (scripts/bench/_stack.py, the approach of tests/e2e/test_distributed.py) against the
-real Kafka, Postgres, Neo4j and Redis, with a fresh Postgres database, a Kafka topic namespace and a
-local-mode Qdrant folder, and a client id of its own. Topics have 2 partitions, so two ingest replicas in one
-consumer group split the turns by session; each replica's share is counted from its log. The turns' partition
-key starts with the client id, so the id is picked to split this chat within 52/48 (with only 87 sessions a
-random id can put 2/3 of the turns on one partition, which would decide the comparison by itself).
+real Kafka, Postgres, Neo4j and Redis, with a fresh Postgres database, a Kafka topic namespace, a vector
+store folder (qdrant-edge by default, see scripts/bench/_stack.py) and a client id of its own. Topics have 2
+partitions, so two ingest replicas in one consumer group split the turns by session; each replica's share is
+counted from its log. The turns' partition key starts with the client id, so the id is picked to split this
+chat within 52/48 (with only 87 sessions a random id can put 2/3 of the turns on one partition, which would
+decide the comparison by itself).
 
 Workload (the same in every configuration): a seeded chat of `--turns` turns by 30 users (3 customers),
 2-4 sessions each, from a few hundred hand-written sentence templates filled with names, places, dates,
@@ -1224,7 +1225,9 @@ async def run_config(
     extra = dict(args.service_env)
     if args.embedder:
         extra["ACM_EMBEDDER"] = args.embedder
-    stack = Stack(infra, label=f"r{replicas}", ingest_replicas=replicas, extra_env=extra)
+    stack = Stack(
+        infra, label=f"r{replicas}", ingest_replicas=replicas, extra_env=extra, vector_store=args.vector_store
+    )
     stack.client_id = balanced_client_id(burst_turns, stack.client_id)
     stacks.append(stack)  # stopped by main() whatever happens next
     log(
@@ -1548,6 +1551,7 @@ async def bench(args: argparse.Namespace, stacks: list[Stack]) -> dict[str, Any]
             "workload_check": checked,
             "embedder": embedder,
             "service_env": dict(args.service_env),
+            "vector_store": args.vector_store,
             "concurrency": args.concurrency,
             "pollers": args.pollers,
             "kafka_partitions": 2,
@@ -1607,6 +1611,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=_name_value,
         metavar="NAME=VALUE",
         help="an environment variable for every service process (repeatable), e.g. OPENBLAS_NUM_THREADS=1",
+    )
+    p.add_argument(
+        "--vector-store",
+        choices=["edge", "qdrant-local"],
+        default="edge",
+        help="what stands in for the Qdrant server (none can run here): qdrant-edge, Qdrant's Rust engine in the "
+        "retrieve process (default), or qdrant-client's local mode (pure Python, meant for tests)",
     )
     p.add_argument("--pollers", type=int, default=4, help="concurrent GetJob pollers")
     p.add_argument("--fresh-samples", type=int, default=100)
