@@ -218,6 +218,7 @@ async def _run_all(
                         "coverage": scores,
                         "tokens": {"acm": fetched.context_tokens, "truncation": trunc_tokens, "full": full_tokens},
                         "parts": {p.name: p.tokens for p in fetched.parts},
+                        "from_prefetch": fetched.from_prefetch,
                         "detail": {
                             "conversation": conv.sample_id,
                             "category": int(qa["category"]),
@@ -226,6 +227,7 @@ async def _run_all(
                             "missing": sorted(answer_words(qa["answer"]) - set(tokenize(fetched.context))),
                             "missing_in_full": sorted(answer_words(qa["answer"]) - set(tokenize(full_text))),
                             "evidence": [str(e) for e in qa.get("evidence") or []],
+                            "from_prefetch": fetched.from_prefetch,
                             "parts": {p.name: p.tokens for p in fetched.parts},
                             "context": fetched.context,
                         },
@@ -308,6 +310,9 @@ def _result(
             100 * acm["tokens_per_question"] / full["tokens_per_question"], 1
         )
         systems["acm"]["mean_part_tokens"] = {k: round(v, 1) for k, v in parts.items()}
+    served = [r["coverage"]["acm"] for r in rows if r.get("from_prefetch")]
+    systems["acm"]["served_from_prefetch_pct"] = round(100 * len(served) / len(rows), 1) if rows else None
+    systems["acm"]["coverage_pct_served_from_prefetch"] = round(100 * sum(served) / len(served), 1) if served else None
     return {
         "systems": systems,
         "by_category": by_category,
@@ -341,7 +346,9 @@ def _print(console: Any, result: dict[str, Any]) -> None:
     console.print(
         f"acm: {acm.get('gap_to_full_points')} points below the whole conversation at "
         f"{acm.get('token_share_of_full_pct')} % of its tokens; parts {acm.get('mean_part_tokens')}; "
-        f"fetch p50 {result['run']['fetch_p50_ms']} ms, p95 {result['run']['fetch_p95_ms']} ms"
+        f"fetch p50 {result['run']['fetch_p50_ms']} ms, p95 {result['run']['fetch_p95_ms']} ms; served from the "
+        f"prefetch pool {acm.get('served_from_prefetch_pct')} % (coverage of those "
+        f"{acm.get('coverage_pct_served_from_prefetch')} %)"
     )
 
 
