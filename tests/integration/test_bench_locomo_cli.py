@@ -161,3 +161,30 @@ def test_bench_locomo_runs_end_to_end(tmp_path: Path) -> None:
     assert run["started_at"] and run["duration_s"] > 0
     if importlib.util.find_spec("matplotlib") is not None:
         assert (out.parent / "locomo.png").stat().st_size > 0
+
+    # scripts/bench/retrieval_channels.py reads the folder the bench ingested: every evidence turn counted,
+    # each either in the bundle or missed (in a candidate list or in none).
+    channels_out = tmp_path / "results" / "channels.json"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "retrieval_channels.py"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--data",
+            str(data),
+            "--data-dir",
+            str(tmp_path / "acm"),
+            "--out",
+            str(channels_out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads(channels_out.read_text())["by_category"]
+    everything = summary["all"]
+    assert everything["evidence"] == 10  # the D1:2; D1:4 pair counts as two turns
+    assert everything["in_bundle"] + everything.get("missed", 0) == 10
+    assert everything.get("missed", 0) == everything.get("missed_in_a_list", 0) + everything.get("missed_in_no_list", 0)
+    assert summary["3 open-domain"]["in_bundle"] == 1  # the verbatim question
