@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
-from acm.domain.extract import Mention
+from acm.domain.extract import Mention, typed_relations
 from acm.domain.facts import FactDraft, in_context, is_lasting, normalised, replied_sentence, slot_of
 from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Turn, stable_id, utcnow
 from acm.domain.placement import Placement, place, promoted
@@ -96,10 +96,19 @@ class IngestTurn:
         turn_entities = list({e.entity_id: e for e in entities.values()}.values())
         for a, b in itertools.islice(itertools.combinations(turn_entities, 2), MAX_RELATED_PAIRS):
             relations.append(Relation(a.entity_id, b.entity_id, "co_mentioned", facts[0].memory_id, owner))
-        for subject, predicate, obj in typed:
+        # Typed relations: those a sentence states between two of its mentions (rules, each tied to its own
+        # fact), and those the optional LLM extractor returned for the turn.
+        stated = [
+            (triple, fact.memory_id)
+            for fact, (draft, _) in zip(facts, kept, strict=True)
+            for triple in typed_relations(draft.sentence, list(draft.mentions))
+        ]
+        if facts:
+            stated += [(triple, facts[0].memory_id) for triple in typed]
+        for (subject, predicate, obj), memory_id in stated:
             a_ent, b_ent = entities.get(subject.lower()), entities.get(obj.lower())
-            if a_ent is not None and b_ent is not None and facts:
-                relations.append(Relation(a_ent.entity_id, b_ent.entity_id, predicate, facts[0].memory_id, owner))
+            if a_ent is not None and b_ent is not None and a_ent.entity_id != b_ent.entity_id:
+                relations.append(Relation(a_ent.entity_id, b_ent.entity_id, predicate, memory_id, owner))
         if relations:
             await self.graph.upsert_relations(relations)
         # Turn previews are not search results; facts are, so only they make a prefetched bundle stale.

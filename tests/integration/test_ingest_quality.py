@@ -162,6 +162,21 @@ async def test_lasting_facts_go_to_the_long_layer(acm: EmbeddedAcm) -> None:
     assert any(layer is Layer.MID and "weather" in t for t, layer in layers.items())
 
 
+async def test_relations_a_sentence_states_are_typed_without_an_llm(acm: EmbeddedAcm) -> None:
+    (job,) = await _ingest_all(acm, ["Sarah Chen works at Acme Corp and Priya approved PO-20261028-0098."])
+    with sqlite3.connect(acm.settings.data_dir / "graph.db") as conn:
+        typed = set(
+            conn.execute(
+                """SELECT a.name, r.type, b.name FROM relations r
+                   JOIN entities a ON a.entity_id = r.src_entity_id JOIN entities b ON b.entity_id = r.dst_entity_id"""
+            )
+        )
+    assert job.status == gateway_pb2.JOB_STATUS_DONE
+    assert ("Sarah Chen", "works_at", "Acme Corp") in typed
+    assert ("Priya", "approved", "PO-20261028-0098") in typed
+    assert not any(t == "works_at" and b == "PO-20261028-0098" for _a, t, b in typed)
+
+
 # --- optional LLM extractor (a local OpenAI-compatible endpoint stands in for the model) -------------
 
 

@@ -1,19 +1,21 @@
-"""Deterministic entity extraction from one turn (basic: names, ids, emails-free).
+"""Deterministic entity extraction from one sentence: mentions and the typed relations it states.
 
-Finds capitalised names ("Sarah Chen", "New York City"), identifiers ("PO-20261028-0098", "INC-42"),
-and amounts with a currency. Later issues add normalisation (aliases, canonical entities), typed
-relations and time; this module stays pure.
+Finds capitalised names ("Sarah Chen", "New York City"), identifiers ("PO-20261028-0098", "INC-42") and
+amounts with a currency (`mentions`), and relations such as works_at, reports_to or approved between two of
+them (`typed_relations`). Normalisation (aliases, canonical entities) is acm.domain.entities; times are
+acm.domain.timeparse. Pure: no IO.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 _NAME = re.compile(r"\b([A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|van|von))*(?: [A-Z][a-z]+)?)\b")
 _ACRONYM = re.compile(r"\b([A-Z]{2,6}s?)\b")
 _NOT_ACRONYMS = frozenset({"OK", "I", "AM", "PM", "OMG", "LOL", "BTW", "TBH", "IMO", "FYI", "ASAP", "DM", "THE", "AND"})
-_ID = re.compile(r"\b([A-Z]{2,6}-\d[\d-]{1,30}\d|[A-Z]{2,6}-\d)\b")
+_ID = re.compile(r"\b([A-Z]{2,6}-\d(?:[\d-]{0,30}\d)?)\b")
 _AMOUNT = re.compile(
     r"(?:(?P<cur1>USD|EUR|GBP|CNY|JPY|\$|€|£|¥)\s?(?P<num1>\d[\d,]*(?:\.\d+)?))"
     r"|(?:(?P<num2>\d[\d,]*(?:\.\d+)?)\s?(?P<cur2>USD|EUR|GBP|CNY|JPY|dollars|euros))"
@@ -61,3 +63,61 @@ def mentions(text: str) -> list[Mention]:
             continue
         found.setdefault(name.lower(), Mention(name, "name"))
     return list(found.values())
+
+
+# --- typed relations between two mentions of one sentence (deterministic) ----------------------------
+# What stands between two mentions, as the whole of it, names the relation: "Sarah Chen works at Acme",
+# "Tom reports to Sarah", "Priya approved PO-20261028-0098". A first-person sentence ("I work at Acme") is
+# a slot of its speaker (acm.domain.facts.slot_of), not a relation between two mentions.
+_BETWEEN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (predicate, re.compile(rf"^\s*,?\s*(?:who\s+)?(?:{pattern})(?:\s+(?:the|a|an))?\s*$", re.I))
+    for predicate, pattern in (
+        ("works_at", r"(?:now\s+|still\s+)?(?:works|worked|is working|has worked)\s+(?:at|for)"),
+        ("member_of", r"(?:has\s+)?joined"),
+        ("reports_to", r"(?:now\s+)?reports\s+to"),
+        ("manages", r"(?:manages|managed|leads|led|heads|headed|runs|ran)"),
+        ("lives_in", r"(?:now\s+)?(?:lives|lived|is living|is based|moved|relocated|has moved)\s+(?:in|to)"),
+        ("married_to", r"(?:married|is married to|was married to|got married to)"),
+        ("approved", r"(?:has\s+|had\s+)?approved"),
+        ("rejected", r"(?:has\s+|had\s+)?rejected"),
+        ("requested", r"(?:has\s+|had\s+)?(?:requested|submitted|raised|filed|opened)"),
+        ("owns", r"owns|owned"),
+    )
+)
+_IS = re.compile(r"^\s*,?\s*(?:is|was)\s*$", re.I)
+_ROLE_AFTER = re.compile(
+    r"^(?:'s|’s)\s+(manager|boss|wife|husband|partner|sister|brother|mother|father|son|daughter|friend|"
+    r"colleague|assistant|approver|lawyer|doctor|mentor)\b",
+    re.I,
+)
+_AMOUNT_BETWEEN = re.compile(r"^\s*(?:is\s+)?(?:for|of|worth|totall?ing|at|amounts to|=)\s*$", re.I)
+_PEOPLE_AND_THINGS = ("name", "id")
+
+
+def typed_relations(sentence: str, found: list[Mention]) -> list[tuple[str, str, str]]:
+    """(subject, predicate, object) mention texts for the relations a sentence states between two of its
+    mentions, in order of appearance. Deterministic and conservative: a pair counts only when the words
+    between them are exactly a known pattern, so "Sarah met Tom at Acme" states no employment."""
+    spans: list[tuple[int, int, Mention]] = []
+    for m in found:
+        start = sentence.find(m.text)
+        if start >= 0:
+            spans.append((start, start + len(m.text), m))
+    spans.sort(key=lambda s: s[0])
+    out: list[tuple[str, str, str]] = []
+    for (_, a_end, a), (b_start, b_end, b) in itertools.pairwise(spans):
+        between = sentence[a_end:b_start]
+        if a.type == "id" and b.type == "amount" and _AMOUNT_BETWEEN.match(between):
+            out.append((a.text, "amount", b.text))
+            continue
+        if a.type not in _PEOPLE_AND_THINGS or b.type not in _PEOPLE_AND_THINGS:
+            continue
+        role = _ROLE_AFTER.match(sentence[b_end:])
+        if role and _IS.match(between):
+            out.append((a.text, f"{role.group(1).lower()}_of", b.text))  # "Sarah is Tom's manager"
+            continue
+        for predicate, pattern in _BETWEEN:
+            if pattern.match(between):
+                out.append((a.text, predicate, b.text))
+                break
+    return list(dict.fromkeys(out))
