@@ -101,7 +101,7 @@ class IngestTurn:
         stated = [
             (triple, fact.memory_id)
             for fact, (draft, _) in zip(facts, kept, strict=True)
-            for triple in typed_relations(draft.sentence, list(draft.mentions))
+            for triple in typed_relations(draft.sentence, draft.mentions)
         ]
         if facts:
             stated += [(triple, facts[0].memory_id) for triple in typed]

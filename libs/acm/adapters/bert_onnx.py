@@ -23,9 +23,7 @@ import numpy.typing as npt
 F32 = npt.NDArray[np.float32]
 OPSET = 17  # LayerNormalization is a standard op from 17 on
 MASKED = -1e4  # added to the attention scores of padding: exp() of it is 0 in float32
-
-
-EXTERNAL_MIN_ELEMENTS = 4096  # constants this large are weights, kept out of the graph
+EXTERNAL_MIN_ELEMENTS = 4096  # float constants this large are weights, kept out of the graph
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +52,7 @@ class _Graph:
 
         name = self._name("c")
         array: npt.NDArray[Any] = np.asarray(value, dtype=dtype)
-        if array.size < EXTERNAL_MIN_ELEMENTS:
+        if array.dtype != np.float32 or array.size < EXTERNAL_MIN_ELEMENTS:
             self.constants.append(numpy_helper.from_array(array, name))
             return name
         placeholder = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=list(array.shape))
@@ -63,7 +61,7 @@ class _Graph:
             entry = placeholder.external_data.add()
             entry.key, entry.value = key, text
         self.constants.append(placeholder)
-        self.external[name] = np.ascontiguousarray(array, dtype=np.float32)
+        self.external[name] = np.ascontiguousarray(array)
         return name
 
     def ints(self, *values: int) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _NAME = re.compile(r"\b([A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|van|von))*(?: [A-Z][a-z]+)?)\b")
@@ -94,7 +95,7 @@ _AMOUNT_BETWEEN = re.compile(r"^\s*(?:is\s+)?(?:for|of|worth|totall?ing|at|amoun
 _PEOPLE_AND_THINGS = ("name", "id")
 
 
-def typed_relations(sentence: str, found: list[Mention]) -> list[tuple[str, str, str]]:
+def typed_relations(sentence: str, found: Sequence[Mention]) -> list[tuple[str, str, str]]:
     """(subject, predicate, object) mention texts for the relations a sentence states between two of its
     mentions, in order of appearance. Deterministic and conservative: a pair counts only when the words
     between them are exactly a known pattern, so "Sarah met Tom at Acme" states no employment."""

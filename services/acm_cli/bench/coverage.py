@@ -218,7 +218,6 @@ async def _run_all(
                         "coverage": scores,
                         "tokens": {"acm": fetched.context_tokens, "truncation": trunc_tokens, "full": full_tokens},
                         "parts": {p.name: p.tokens for p in fetched.parts},
-                        "from_prefetch": fetched.from_prefetch,
                         "detail": {
                             "conversation": conv.sample_id,
                             "category": int(qa["category"]),
@@ -310,7 +309,7 @@ def _result(
             100 * acm["tokens_per_question"] / full["tokens_per_question"], 1
         )
         systems["acm"]["mean_part_tokens"] = {k: round(v, 1) for k, v in parts.items()}
-    served = [r["coverage"]["acm"] for r in rows if r.get("from_prefetch")]
+    served = [r["coverage"]["acm"] for r in rows if r["detail"]["from_prefetch"]]
     systems["acm"]["served_from_prefetch_pct"] = round(100 * len(served) / len(rows), 1) if rows else None
     systems["acm"]["coverage_pct_served_from_prefetch"] = round(100 * sum(served) / len(served), 1) if served else None
     return {

@@ -499,7 +499,7 @@ async def _run_all(
 
     outcomes: dict[str, list[Outcome]] = {s: [] for s in SYSTEMS}
     stats = IngestStats()
-    # The baseline's embedder is built apart from ACM's, from the same name: same model, same vectors.
+    # The vector baseline embeds with the model ACM uses (same name): same vectors, so only retrieval differs.
     embedder = build_embedder(options.embedder)
     counter = TiktokenCounter()
     settings = EmbeddedSettings(data_dir=data_dir, listen_addr="127.0.0.1:0", embedder=options.embedder)
