@@ -22,12 +22,12 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from _results import write_results
 from threadpoolctl import threadpool_limits
 
 from acm.adapters.embedders import MiniLMEmbedder
@@ -275,23 +275,16 @@ def main() -> None:
         f"onnxruntime / numpy: query p50 x{ratios['query_p50']}, batch-32 x{ratios['batch32']}; "
         f"max |diff| {max_diff:.2e}"
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "command": "python scripts/bench/embed_runtime.py " + " ".join(sys.argv[1:]),
-                "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "machine": {"cpu": platform.processor() or platform.machine(), "python": platform.python_version()},
-                "threads": 1,
-                "systems": rows,
-                "ratio_onnxruntime_over_numpy": ratios,
-                "max_abs_vector_diff": max_diff,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_results(
+        args.out,
+        {
+            "machine": {"cpu": platform.processor() or platform.machine(), "python": platform.python_version()},
+            "threads": 1,
+            "systems": rows,
+            "ratio_onnxruntime_over_numpy": ratios,
+            "max_abs_vector_diff": max_diff,
+        },
     )
-    log(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

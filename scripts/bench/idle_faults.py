@@ -17,9 +17,10 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from _results import write_results
 
 GAPS_S = (0.0, 0.2, 1.0, 3.0)
 MCL_CURRENT, MCL_FUTURE = 1, 2
@@ -103,21 +104,7 @@ def main() -> None:
             f"{plain['idle_s']:>6} | {plain['median_ms']:>8} | {plain['process_major_faults_per_call']:>11} | "
             f"{plain['system_major_faults_per_call']:>10} | {locked['median_ms']:>11}"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "command": "python scripts/bench/idle_faults.py " + " ".join(sys.argv[1:]),
-                "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "repeats": args.repeats,
-                "plain": results["plain"],
-                "mlockall": results["locked"],
-            },
-            indent=2,
-        )
-        + "\n"
-    )
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_results(args.out, {"repeats": args.repeats, "plain": results["plain"], "mlockall": results["locked"]})
 
 
 if __name__ == "__main__":

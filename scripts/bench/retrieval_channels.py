@@ -21,9 +21,10 @@ import statistics
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from _results import write_results
 
 import acm_cli.bench.locomo as locomo
 import acm_retrieve.usecases as retrieve_usecases
@@ -133,20 +134,7 @@ def main() -> None:
         cells.append(s["final_rank_of_missed_candidates_p50"])
         print(" | ".join(str(c) for c in cells))
     print(f"(lists are at most {summary['all']['list_depth']} deep; 'rank p50': where missed candidates end up)")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps(
-            {
-                "command": "python scripts/bench/retrieval_channels.py " + " ".join(sys.argv[1:]),
-                "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "budget_tokens": BUDGET,
-                "by_category": summary,
-            },
-            indent=2,
-        )
-        + "\n"
-    )
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_results(args.out, {"budget_tokens": BUDGET, "by_category": summary})
 
 
 if __name__ == "__main__":
