@@ -7,7 +7,9 @@ agent "locomo", a session per LoCoMo session). Each question is asked at the poi
 just after its last evidence turn, in the session then running, as an agent would ask mid-conversation;
 before it, every consumer (ingest, retrieve's index, anticipate) has caught up with the turns so far.
 The question is asked twice, in alternating order, through two gateways of the same process over gRPC:
-one whose Fetch consults the prefetch pool ("prefetch"), one without it ("no_prefetch").
+one whose Fetch consults the prefetch pool ("prefetch"), one without it ("no_prefetch"). The Fetches come
+from a client in a process of its own, as an agent's would (acm_cli.bench.fetch_process; `--client
+in-process` asks from the benchmark's own event loop instead, which shares the server's).
 
 Reported per system: hit rate (the share of Fetches whose evidence turns were all in the session's fresh
 prefetch pool before the Fetch), the share actually served from the pool, Fetch latency p50 / p95 (and p50
@@ -20,7 +22,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +49,9 @@ if TYPE_CHECKING:
     from acm_cli.embedded import EmbeddedAcm
 
 SYSTEMS: tuple[str, ...] = ("prefetch", "no_prefetch")
+CLIENTS = ("process", "in-process")
+# (system, scope, query, budget) → (FetchResponse, milliseconds of the gRPC call)
+Fetch = Callable[[str, Any, str, int], Awaitable[tuple[Any, float]]]
 DEFAULT_BUDGET = 1000
 PROGRESS_EVERY = 50
 
@@ -130,6 +136,7 @@ class Options:
     budget: int
     embedder: str
     data_dir: Path | None
+    client: str = "process"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -146,6 +153,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="Fetch token budget (cl100k_base)")
     p.add_argument("--embedder", help="embedder of ACM (default: embedded ACM's)")
     p.add_argument("--data-dir", type=Path, help="embedded ACM's data (default: a fresh temporary folder)")
+    p.add_argument(
+        "--client",
+        choices=CLIENTS,
+        default="process",
+        help="where Fetches come from: a process of their own, as an agent's (default), or the benchmark's loop",
+    )
     p.set_defaults(run=run)
 
 
@@ -164,6 +177,7 @@ async def run(args: argparse.Namespace) -> None:
             budget=args.budget,
             embedder=args.embedder or str(EmbeddedSettings.model_fields["embedder"].default),
             data_dir=args.data_dir,
+            client=args.client,
         )
     )
 
@@ -192,6 +206,7 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
         "run": {
             "data": options.data.name,
             "embedder": options.embedder,
+            "fetch_client": options.client,
             "budget_tokens": options.budget,
             "conversations": len(conversations),
             "turns": sum(len(c.turns) for c in conversations),
@@ -218,6 +233,7 @@ async def _run_all(
     from acm.adapters.prefetching_retriever import PrefetchingRetriever
     from acm.client import AcmClient
     from acm.domain.schema import default_schema
+    from acm_cli.bench.fetch_process import FetchProcess
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
     from acm_gateway.app import build_server, build_servicer
     from acm_gateway.settings import GatewaySettings
@@ -240,13 +256,31 @@ async def _run_all(
         )
         await plain.start()
         try:
-            async with (
-                AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as with_prefetch,
-                AcmClient(f"127.0.0.1:{plain.port}", acm.api_key, timeout_s=60) as without,
-            ):
-                clients = {"prefetch": with_prefetch, "no_prefetch": without}
+            addrs = {"prefetch": f"127.0.0.1:{acm.port}", "no_prefetch": f"127.0.0.1:{plain.port}"}
+            async with AsyncExitStack() as stack:
+                clients = {
+                    name: await stack.enter_async_context(AcmClient(addr, acm.api_key, timeout_s=60))
+                    for name, addr in addrs.items()
+                }
+
+                async def in_process(system: str, scope: Any, query: str, budget: int) -> tuple[Any, float]:
+                    start = time.perf_counter()
+                    response = await clients[system].fetch(scope, query, budget, "")
+                    return response, (time.perf_counter() - start) * 1000
+
+                fetch: Fetch = in_process
+                if options.client == "process":
+                    child = await stack.enter_async_context(
+                        await FetchProcess.start([addrs[s] for s in SYSTEMS], acm.api_key)
+                    )
+
+                    async def from_child(system: str, scope: Any, query: str, budget: int) -> tuple[Any, float]:
+                        return await child.fetch(SYSTEMS.index(system), scope, query, budget)
+
+                    fetch = from_child
+                with_prefetch = clients["prefetch"]
                 for conv in conversations:
-                    await _replay(conv, acm, clients, options, tally, console, t0)
+                    await _replay(conv, acm, with_prefetch, fetch, options, tally, console, t0)
         finally:
             await plain.stop()
         outcomes = acm.retriever.outcomes if isinstance(acm.retriever, PrefetchingRetriever) else {}
@@ -264,7 +298,8 @@ def _scope(sample_id: str, session: int) -> Any:
 async def _replay(
     conv: Conversation,
     acm: EmbeddedAcm,
-    clients: Mapping[str, AcmClient],
+    client: AcmClient,
+    fetch: Fetch,
     options: Options,
     tally: Tally,
     console: Console,
@@ -273,7 +308,6 @@ async def _replay(
     points = ask_points(conv)
     pending: list[tuple[Any, str]] = []
     asked = 0
-    client = clients["prefetch"]
     for i, turn in enumerate(conv.turns):
         scope = _scope(conv.sample_id, turn.session)
         pending.append((scope, await ingest_turn(client, scope, turn)))
@@ -284,7 +318,7 @@ async def _replay(
         pending.clear()
         await wait_until_indexed(acm)
         for question in points[i]:
-            await _ask(conv, scope, question, acm, clients, options, tally, flip=asked % 2 == 1)
+            await _ask(scope, question, acm, fetch, options, tally, flip=asked % 2 == 1)
             asked += 1
             if asked % PROGRESS_EVERY == 0 or asked == len(conv.questions):
                 s = summarise(tally, 0)
@@ -297,11 +331,10 @@ async def _replay(
 
 
 async def _ask(
-    conv: Conversation,
     scope: Any,
     question: Question,
     acm: EmbeddedAcm,
-    clients: Mapping[str, AcmClient],
+    fetch: Fetch,
     options: Options,
     tally: Tally,
     *,
@@ -319,9 +352,7 @@ async def _ask(
     in_cache = set(question.evidence) <= warm
     order = list(reversed(SYSTEMS)) if flip else list(SYSTEMS)
     for name in order:
-        start = time.perf_counter()
-        response = await clients[name].fetch(scope, question.text, options.budget, "")
-        latency_ms = (time.perf_counter() - start) * 1000
+        response, latency_ms = await fetch(name, scope, question.text, options.budget)
         recall = evidence_recall(question.evidence, (m.source_turn_ids for m in response.memories))
         tally.asked[name].append(Asked(recall, latency_ms, response.from_prefetch, in_cache))
 
