@@ -4,6 +4,7 @@ within the budget, each part with its exact token count (tiktoken, the request's
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,65 +27,99 @@ MEMORY_SHARE = 0.5  # the most of what the pinned state leaves that the recent t
 
 
 @functools.lru_cache(maxsize=4096)
-def _day_label(day: int) -> str:
+def day_header(day: int) -> str:
     at = datetime.fromtimestamp(day * 86400, UTC)
-    return f"[{at.day} {at:%B %Y}] "
+    return f"[{at.day} {at:%B %Y}]\n"
 
 
-def _said(memory: common_pb2.Memory) -> str:
-    """When it was said, so the model can place the memory in time ("[25 May 2023] Melanie: ...")."""
-    if not memory.HasField("created_at"):
-        return ""
-    return _day_label(memory.created_at.seconds // 86400)  # a Fetch shows dozens: one label per day
+def said_day(memory: common_pb2.Memory) -> int | None:
+    """The UTC day it was said (days since the epoch), None when unknown."""
+    return memory.created_at.seconds // 86400 if memory.HasField("created_at") else None
 
 
 def shown_line(memory: common_pb2.Memory) -> str:
-    """A retrieved memory as the context shows it: one "- [date] text" line."""
-    return f"- {_said(memory)}{memory.text}\n"
+    """A retrieved memory as the context shows it: one "- text" line, under the header of its day."""
+    return f"- {memory.text}\n"
 
 
 @dataclass
 class ShownMemories:
-    """The retrieved memories as the context shows them: a header, then one "- [date] text" line each. Each
-    line is rendered and counted once, so dropping the lowest-ranked ones to fit costs no re-rendering."""
+    """The retrieved memories as the context shows them: a header, then the memories by the day they were said,
+    oldest day first, each day under one "[25 May 2023]" line (undated ones first, under none), so the model
+    can place them in time. A date on every line cost a quarter of the part's tokens (a day holds several of
+    the memories a question finds), room for that many more memories.
+
+    Which memories are shown is decided in rank order: ``memories`` stays best first, and the lowest-ranked go
+    first when the part must shrink. Each line and day header is rendered and counted once, so dropping costs
+    no re-rendering."""
 
     memories: list[common_pb2.Memory]
     count: Callable[[str], int]
-    lines: list[str] = field(init=False)  # each ending in a newline
+    lines: list[str] = field(init=False)  # rank order, each "- text\n"
     sizes: list[int] = field(init=False)
-    _sum: int = field(init=False)
+    days: list[int | None] = field(init=False)
+    _per_day: Counter[int | None] = field(init=False)
+    _sum: int = field(init=False)  # the lines' and the present days' headers' counts
+    _order: list[int] = field(init=False)  # indices of ``lines`` as shown
 
     def __post_init__(self) -> None:
         self.lines = [shown_line(m) for m in self.memories]
         self.sizes = [self.count(line) for line in self.lines]
-        self._sum = sum(self.sizes)
+        self.days = [said_day(m) for m in self.memories]
+        self._per_day = Counter(self.days)
+        self._sum = sum(self.sizes) + sum(self._header_size(day) for day in self._per_day)
+        # By day (undated first), then when said, then rank.
+        self._order = sorted(
+            range(len(self.lines)),
+            key=lambda i: (self.days[i] is not None, self.days[i] or 0, self.memories[i].created_at.seconds, i),
+        )
+
+    def _header_size(self, day: int | None) -> int:
+        return 0 if day is None else self.count(day_header(day))
 
     def pieces(self) -> list[str]:
         """The part's text in pieces that join to it (the last line without its newline)."""
         if not self.lines:
             return []
-        return [MEMORIES_HEADER + "\n", *self.lines[:-1], self.lines[-1][:-1]]
+        out = [MEMORIES_HEADER + "\n"]
+        current: int | None = None
+        for i in self._order:
+            day = self.days[i]
+            if day is not None and day != current:
+                out.append(day_header(day))
+                current = day
+            out.append(self.lines[i])
+        out[-1] = out[-1][:-1]
+        return out
 
     def text(self) -> str:
         return "".join(self.pieces())
 
     def lines_tokens(self) -> int:
-        """The lines' exact count, without the header (see joined_count)."""
+        """The lines' and day headers' exact count, without the part's header (see joined_count)."""
         if not self.lines:
             return 0
-        return self._sum - self.sizes[-1] + self.count(self.lines[-1][:-1])
+        last = self.lines[self._order[-1]]
+        return self._sum - self.count(last) + self.count(last[:-1])
 
     def pop(self) -> None:
+        """Drop the lowest-ranked memory (and its day's header when it was the day's last)."""
+        self._order.remove(len(self.lines) - 1)
         self.memories.pop()
         self.lines.pop()
+        day = self.days.pop()
         self._sum -= self.sizes.pop()
+        self._per_day[day] -= 1
+        if not self._per_day[day]:
+            del self._per_day[day]
+            self._sum -= self._header_size(day)
 
     def fit(self, budget: int) -> int:
         """Drop the lowest-ranked lines until the lines fit ``budget``; returns how many were dropped. While
-        even the lines but the last exceed it, the last goes without counting it afresh (that count is the
-        one not remembered between Fetches: the last line is shown without its newline)."""
+        even the lines but the longest exceed it, they go without counting the last line afresh (that count
+        is the one not remembered between Fetches: the last line is shown without its newline)."""
         dropped = 0
-        while self.lines and self._sum - self.sizes[-1] > budget:
+        while self.lines and self._sum - max(self.sizes) > budget:
             self.pop()
             dropped += 1
         while self.lines and self.lines_tokens() > budget:
@@ -97,8 +132,8 @@ def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
     """The exact token count of "".join(pieces), from the counts of its pieces, when every piece but the first
     starts with a character that is neither whitespace nor part of a word carried over: tiktoken's encodings
     split their input at such a point before merging (a newline run ends a pre-token; "-" or a letter starts
-    one), so no token spans two pieces. The pieces here each end in a newline and start with "-" or a
-    header's capital. Counting pieces lets the counts of what repeats between Fetches be remembered."""
+    one), so no token spans two pieces. The pieces here each end in a newline and start with "-", "[" (a
+    day) or a header's capital. Counting pieces lets the counts of what repeats between Fetches be remembered."""
     return sum(count(piece) for piece in pieces)
 
 

@@ -14,7 +14,7 @@ from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.domain.scope import Scope
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
 from acm_gateway.kept_sessions import KeptSessions
-from acm_gateway.session_context import recent_pieces, shown_line
+from acm_gateway.session_context import day_header, recent_pieces, said_day, shown_line
 
 
 @dataclass
@@ -41,4 +41,7 @@ class WarmUp:
             line = shown_line(memory)
             self.tokens.count(line, DEFAULT_ENCODING)
             self.tokens.count(line[:-1], DEFAULT_ENCODING)  # as the last line shown (no newline)
+            day = said_day(memory)
+            if day is not None:
+                self.tokens.count(day_header(day), DEFAULT_ENCODING)
         self.warmed += 1

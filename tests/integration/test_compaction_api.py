@@ -97,9 +97,11 @@ async def test_soft_limit_compacts_and_fetch_assembles_the_parts_in_order(acm: E
     pinned = {e.key: e for e in response.pinned}
     assert pinned[PO].attributes["status"] == "approved" and pinned[PO].type == "purchase_order"
     assert "125,000.00 CNY" in response.context and "TCK-55120" in response.context
-    # Each memory shown says when it was said.
-    memories = next(p.text for p in response.parts if p.name == "memories").splitlines()[1:]
-    assert memories and all(re.match(r"- \[\d{1,2} [A-Z][a-z]+ \d{4}\] ", line) for line in memories), memories
+    # Each memory shown is under the day it was said: one date line per day, then its memories.
+    lines = next(p.text for p in response.parts if p.name == "memories").splitlines()[1:]
+    assert lines and re.fullmatch(r"\[\d{1,2} [A-Z][a-z]+ \d{4}\]", lines[0]), lines
+    assert all(re.fullmatch(r"\[\d{1,2} [A-Z][a-z]+ \d{4}\]", line) or line.startswith("- ") for line in lines), lines
+    assert sum(line.startswith("- ") for line in lines) == len(response.memories)
     assert stored.version >= 1
     assert response.last_compaction.verified and response.last_compaction.ratio > 0
 

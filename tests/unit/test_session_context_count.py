@@ -32,18 +32,34 @@ BODIES = ["Caroline: I ran a charity race", 'tool[erp]: {"po_id": "PO-1"}', "  i
 HEADERS = ["Pinned state (current values):\n- po", "Summary of earlier turns:\n- a", "Recent turns:\nuser: hi"]
 
 
-def _memories(texts: list[str]) -> list[common_pb2.Memory]:
-    return [common_pb2.Memory(text=t) for t in texts]
+DAY = 86400
+MAY_24_2023 = 1684972799 // DAY  # days since the epoch
 
 
+def _memories(texts: list[str], days: list[int | None] | None = None) -> list[common_pb2.Memory]:
+    """Memories in rank order; with ``days``, each said at noon of that day (None: undated)."""
+    out = []
+    for i, t in enumerate(texts):
+        m = common_pb2.Memory(text=t)
+        day = days[i % len(days)] if days else None
+        if day is not None:
+            m.created_at.FromSeconds(day * DAY + DAY // 2 + i)
+        out.append(m)
+    return out
+
+
+DATED: list[list[int | None] | None] = [None, [MAY_24_2023, MAY_24_2023 - 3, None, MAY_24_2023 + 40]]
+
+
+@pytest.mark.parametrize("days", DATED)
 @pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
-def test_piecewise_count_is_exact(encoding: str) -> None:
+def test_piecewise_count_is_exact(encoding: str, days: list[int | None] | None) -> None:
     counter = TiktokenCounter()
     rng = random.Random(7)
     texts = [b + e for b, e in itertools.product(BODIES, ENDINGS)]
     for _ in range(300):
         # As assembled: pinned, memories (line by line), summary, recent; a separator after all but the last.
-        memories = _memories(rng.sample(texts, rng.randint(1, 8)))
+        memories = _memories(rng.sample(texts, rng.randint(1, 8)), rng.sample(days, len(days)) if days else None)
         shown = ShownMemories(memories, lambda t: counter.count(t, encoding))
         sections = [[rng.choice(HEADERS) + rng.choice(ENDINGS)], shown.pieces()]
         sections += [[rng.choice(HEADERS) + rng.choice(ENDINGS)] for _ in range(rng.randint(0, 2))]
@@ -55,31 +71,53 @@ def test_piecewise_count_is_exact(encoding: str) -> None:
         assert joined_count(pieces, lambda t: counter.count(t, encoding)) == counter.count("".join(pieces), encoding)
 
 
+@pytest.mark.parametrize("days", DATED)
 @pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
-def test_shown_memories_count_their_lines_exactly_as_they_drop(encoding: str) -> None:
+def test_shown_memories_count_their_lines_exactly_as_they_drop(encoding: str, days: list[int | None] | None) -> None:
     counter = TiktokenCounter()
     texts = [b + e for b, e in itertools.product(BODIES, ENDINGS)]
-    shown = ShownMemories(_memories(texts[:12]), lambda t: counter.count(t, encoding))
+    memories = _memories(texts[:12], days)
+    shown = ShownMemories(list(memories), lambda t: counter.count(t, encoding))
     while shown.memories:
+        assert shown.memories == memories[: len(shown.memories)]  # the lowest-ranked went first
         assert shown.lines_tokens() == counter.count("".join(shown.pieces()[1:]), encoding)
-        assert shown.text().startswith("Relevant memories:\n- ") and shown.text().count("\n- ") == len(shown.memories)
+        assert shown.text().startswith("Relevant memories:\n") and shown.text().count("\n- ") == len(shown.memories)
         shown.pop()
     assert shown.lines_tokens() == 0 and shown.text() == ""
 
 
-def test_memories_show_the_utc_day_they_were_said() -> None:
-    late = common_pb2.Memory(text="Melanie: I ran a charity race")
-    late.created_at.FromSeconds(1684972799)  # 2023-05-24T23:59:59Z
-    shown = ShownMemories([late, common_pb2.Memory(text="undated")], len)
-    assert shown.lines == ["- [24 May 2023] Melanie: I ran a charity race\n", "- undated\n"]
+def test_memories_are_shown_by_the_utc_day_they_were_said_oldest_first_one_date_line_per_day() -> None:
+    race = common_pb2.Memory(text="Melanie: I ran a charity race")
+    race.created_at.FromSeconds(1684972799)  # 2023-05-24T23:59:59Z
+    pottery = common_pb2.Memory(text="Melanie: I signed up for a pottery class")
+    pottery.created_at.FromSeconds(1684972799 - 3600)  # earlier that day
+    move = common_pb2.Memory(text="Caroline: I moved from Sweden")
+    move.created_at.FromSeconds(1684972800)  # 2023-05-25T00:00:00Z
+    # Rank order: the race first; shown by day, then when said; the undated first, under no date.
+    shown = ShownMemories([race, move, common_pb2.Memory(text="undated"), pottery], len)
+    assert shown.text() == (
+        "Relevant memories:\n"
+        "- undated\n"
+        "[24 May 2023]\n"
+        "- Melanie: I signed up for a pottery class\n"
+        "- Melanie: I ran a charity race\n"
+        "[25 May 2023]\n"
+        "- Caroline: I moved from Sweden"
+    )
+    shown.pop()  # the pottery class: its day stays, the race still said on it
+    shown.pop()  # the undated one
+    shown.pop()  # the move, and its day's line with it
+    assert shown.text() == "Relevant memories:\n[24 May 2023]\n- Melanie: I ran a charity race"
+    assert shown.lines_tokens() == len("[24 May 2023]\n- Melanie: I ran a charity race")
 
 
+@pytest.mark.parametrize("days", DATED)
 @pytest.mark.parametrize("budget", [0, 5, 17, 40, 90, 10_000])
-def test_fit_drops_exactly_what_a_line_by_line_check_would(budget: int) -> None:
+def test_fit_drops_exactly_what_a_line_by_line_check_would(budget: int, days: list[int | None] | None) -> None:
     counter = TiktokenCounter()
     texts = [b + e for b, e in itertools.product(BODIES, ENDINGS)][:20]
-    fitted = ShownMemories(_memories(texts), counter.count)
-    stepwise = ShownMemories(_memories(texts), counter.count)
+    fitted = ShownMemories(_memories(texts, days), counter.count)
+    stepwise = ShownMemories(_memories(texts, days), counter.count)
     expected = 0
     while stepwise.lines and stepwise.lines_tokens() > budget:
         stepwise.pop()
