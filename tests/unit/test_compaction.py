@@ -72,6 +72,24 @@ def test_atoms_are_normalised() -> None:
     assert A.Atom("tool", "erp.get_po -> approved") in A.turn_atoms("tool", "erp.get_po", "status=approved")
 
 
+@pytest.mark.parametrize(
+    ("sentence", "is_goal"),
+    [
+        ("We must stay under 130,000.00 CNY.", True),
+        ("I need to ship v2.14 by Monday.", True),
+        ("The report needs to be done by Friday.", True),
+        ("Now I want to help people go through it too.", True),
+        ("Make sure you copy finance on the approval.", True),
+        ("There's something I want to tell you.", False),
+        ("I want to know more about the adoption process.", False),
+        ("Your experience really brought you to where you need to be.", False),
+        ("That must have been fun!", False),
+    ],
+)
+def test_goals_are_intents_and_limits_not_conversational_moves(sentence: str, is_goal: bool) -> None:
+    assert bool(A.goal_sentences(sentence)) is is_goal
+
+
 def test_pinned_state_is_updated_by_newer_facts_only() -> None:
     state = P.PinnedState()
     for t in turns():

@@ -53,12 +53,20 @@ STATUS = re.compile(
     rf"\b(?:status\s*[=:]\s*|is now |now |was |is |marked |moved to |set to )({STATUSES})\b", re.IGNORECASE
 )
 # A stated goal or constraint: first-person intent or requirement, or an explicit limit. Epistemic "must"
-# ("that must have been fun") and advice ("never give up") are not goals.
+# ("that must have been fun"), advice ("never give up") and conversational moves ("there's something I want
+# to tell you", "you're right where you need to be") are not goals.
+_CONVERSATIONAL = (
+    r"(?! (?:tell|say|ask|share|show|thank|let you know|hear|know (?:what|how|if|whether|more)|see (?:what|how|if)|"
+    r"remind you)\b)"
+)
 _GOAL = re.compile(
     r"\b(?:(?:I|we)(?:'d| would)? (?:need to|must(?! have)|have to|want to|would like to|'d like to|plan to|intend to)"
+    + _CONVERSATIONAL
+    + r"(?<!where I need to)(?<!where we need to)"
     r"|(?:my|our) (?:goal|aim|priority|requirement|deadline|budget|target) (?:is|was)"
     r"|make sure|ensure that|deadline|no later than|no more than|at most|at least|must not|must stay|must be done"
-    r"|needs? to be|has to be|cannot exceed|can't exceed|within (?:the )?budget|(?:budget|cap|limit) of)\b",
+    r"|(?<!where you )(?<!where I )(?<!where we )needs? to be|has to be|cannot exceed|can't exceed"
+    r"|within (?:the )?budget|(?:budget|cap|limit) of)\b",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
