@@ -61,18 +61,17 @@ class ShownMemories:
     _per_day: Counter[int | None] = field(init=False)
     _sum: int = field(init=False)  # the lines' and the present days' headers' counts
     _order: list[int] = field(init=False)  # indices of ``lines`` as shown
+    _pieces: list[str] | None = field(init=False, default=None)  # rendered once until the next pop
 
     def __post_init__(self) -> None:
         self.lines = [shown_line(m) for m in self.memories]
         self.sizes = [self.count(line) for line in self.lines]
-        self.days = [said_day(m) for m in self.memories]
+        said = [m.created_at.seconds if m.HasField("created_at") else None for m in self.memories]
+        self.days = [None if s is None else s // 86400 for s in said]
         self._per_day = Counter(self.days)
         self._sum = sum(self.sizes) + sum(self._header_size(day) for day in self._per_day)
-        # By day (undated first), then when said, then rank.
-        self._order = sorted(
-            range(len(self.lines)),
-            key=lambda i: (self.days[i] is not None, self.days[i] or 0, self.memories[i].created_at.seconds, i),
-        )
+        # By when said (undated first; days follow), then rank.
+        self._order = sorted(range(len(said)), key=lambda i: (0, 0, i) if said[i] is None else (1, said[i], i))
 
     def _header_size(self, day: int | None) -> int:
         return 0 if day is None else self.count(day_header(day))
@@ -81,6 +80,8 @@ class ShownMemories:
         """The part's text in pieces that join to it (the last line without its newline)."""
         if not self.lines:
             return []
+        if self._pieces is not None:
+            return list(self._pieces)
         out = [MEMORIES_HEADER + "\n"]
         current: int | None = None
         for i in self._order:
@@ -90,7 +91,8 @@ class ShownMemories:
                 current = day
             out.append(self.lines[i])
         out[-1] = out[-1][:-1]
-        return out
+        self._pieces = out
+        return list(out)
 
     def text(self) -> str:
         return "".join(self.pieces())
@@ -104,6 +106,7 @@ class ShownMemories:
 
     def pop(self) -> None:
         """Drop the lowest-ranked memory (and its day's header when it was the day's last)."""
+        self._pieces = None
         self._order.remove(len(self.lines) - 1)
         self.memories.pop()
         self.lines.pop()
@@ -116,16 +119,37 @@ class ShownMemories:
 
     def fit(self, budget: int) -> int:
         """Drop the lowest-ranked lines until the lines fit ``budget``; returns how many were dropped. While
-        even the lines but the longest exceed it, they go without counting the last line afresh (that count
-        is the one not remembered between Fetches: the last line is shown without its newline)."""
-        dropped = 0
-        while self.lines and self._sum - max(self.sizes) > budget:
-            self.pop()
-            dropped += 1
+        even the lines but the longest exceed it, they go in one step, without counting the last line afresh
+        (that count is the one not remembered between Fetches: the last line is shown without its newline)."""
+        keep, total, largest = len(self.lines), self._sum, max(self.sizes, default=0)
+        left = Counter(self._per_day)
+        while keep and total - largest > budget:
+            keep -= 1
+            total -= self.sizes[keep]
+            day = self.days[keep]
+            left[day] -= 1
+            if not left[day]:
+                total -= self._header_size(day)
+        dropped = len(self.lines) - keep
+        self._truncate(keep)
         while self.lines and self.lines_tokens() > budget:
             self.pop()
             dropped += 1
         return dropped
+
+    def _truncate(self, keep: int) -> None:
+        """Keep the ``keep`` best-ranked memories."""
+        if keep >= len(self.lines):
+            return
+        for day, size in zip(self.days[keep:], self.sizes[keep:], strict=True):
+            self._sum -= size
+            self._per_day[day] -= 1
+            if not self._per_day[day]:
+                del self._per_day[day]
+                self._sum -= self._header_size(day)
+        del self.memories[keep:], self.lines[keep:], self.sizes[keep:], self.days[keep:]
+        self._order = [i for i in self._order if i < keep]
+        self._pieces = None
 
 
 def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:

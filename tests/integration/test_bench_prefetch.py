@@ -67,3 +67,23 @@ def test_bench_prefetch_runs_end_to_end(tmp_path: Path) -> None:
     assert with_prefetch["served_from_prefetch_pct"] > 0  # the verbatim question at least
     assert 0 < with_prefetch["cache_bytes_per_session_max"] <= with_prefetch["cache_bytes_bound"]
     assert result["run"]["questions"] == 8 and result["run"]["sessions"] >= 2
+
+
+def test_fetch_layers_script_times_the_served_fetches_from_the_benchmarks_loop(tmp_path: Path) -> None:
+    """scripts/bench/fetch_layers.py wraps the replay's question step; it must keep up with its signature."""
+    data = tmp_path / "synthetic-locomo.json"
+    data.write_text(json.dumps(_synthetic()))
+    out = tmp_path / "layers.json"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "fetch_layers.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--data", str(data), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(out.read_text())
+    assert result["served_fetches"] > 0  # the verbatim question at least
+    first = result["median_ms"]["first"]
+    assert first["client_round_trip"] >= first["gateway_rpc"] >= first["fetch_context"] > 0
+    assert result["trivial_rpc_round_trip_ms_p50"] > 0
