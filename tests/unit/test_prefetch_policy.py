@@ -68,6 +68,20 @@ def test_a_question_is_on_topic_when_it_shares_a_word_other_than_a_name_with_the
     assert not on_topic("What did the lake cost?", set())  # a pool without a topic serves nothing
 
 
+def test_a_question_sharing_only_a_word_the_whole_pool_repeats_is_not_about_the_latest_turns() -> None:
+    topic = set(terms("Melanie: The kids loved the sunrise hike, and I painted it afterwards."))
+    pool = {"kids": 40, "sunrise": 2, "hike": 3, "painted": 9}  # in how many of the pool's 100 entries
+    df = lambda t: pool.get(t, 0)  # noqa: E731
+    # One shared word of five, and every other entry mentions kids: a question about long ago.
+    assert not on_topic("What types of pottery have Melanie's kids made at school?", topic, df, 100)
+    # One shared word of four, but few entries have it: what the latest turns are about.
+    assert on_topic("When did Melanie last see a sunrise from the mountains?", topic, df, 100)
+    # Two shared words of four: a third of what it asks is in the latest turns.
+    assert on_topic("Did the kids like the hike in the rain?", topic, df, 100)
+    # Without document frequencies, any shared word will do (as before).
+    assert on_topic("What types of pottery have Melanie's kids made at school?", topic)
+
+
 def test_predictions_fuse_by_reciprocal_rank() -> None:
     fused = fuse_predictions({"a": ["m1", "m2"], "b": ["m2", "m3"]}, {"a": 1.0, "b": 1.0})
     assert fused[0][0] == "m2"

@@ -44,6 +44,10 @@ class _Decoded:
         found = self.pool.postings.get(term)
         return None if found is None else (found.docs, found.tfs)
 
+    def doc_freq(self, term: str) -> int:
+        found = self.pool.postings.get(term)
+        return 0 if found is None else len(found.docs)
+
 
 class PrefetchingRetriever:
     """Implements acm.ports.retriever.Retriever around another Retriever."""
@@ -97,7 +101,7 @@ class PrefetchingRetriever:
             self._memo.pop(scope, None)  # nothing of a stale pool is kept around
             self._miss("stale")
             return None
-        if not on_topic(query, decoded.topic):
+        if not on_topic(query, decoded.topic, decoded.doc_freq, len(decoded.lengths)):
             self._miss("off_topic")
             return None
         ranked = (
