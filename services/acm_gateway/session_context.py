@@ -26,15 +26,18 @@ RECENT_HEADER = "Recent turns:"
 MEMORY_SHARE = 0.5  # the most of what the pinned state leaves that the recent turns may take when there is a query
 
 
+DAY_S = 86400
+
+
 @functools.lru_cache(maxsize=4096)
 def day_header(day: int) -> str:
-    at = datetime.fromtimestamp(day * 86400, UTC)
+    at = datetime.fromtimestamp(day * DAY_S, UTC)
     return f"[{at.day} {at:%B %Y}]\n"
 
 
 def said_day(memory: common_pb2.Memory) -> int | None:
     """The UTC day it was said (days since the epoch), None when unknown."""
-    return memory.created_at.seconds // 86400 if memory.HasField("created_at") else None
+    return memory.created_at.seconds // DAY_S if memory.HasField("created_at") else None
 
 
 def shown_line(memory: common_pb2.Memory) -> str:
@@ -60,14 +63,14 @@ class ShownMemories:
     days: list[int | None] = field(init=False)
     _per_day: Counter[int | None] = field(init=False)
     _sum: int = field(init=False)  # the lines' and the present days' headers' counts
-    _order: list[int] = field(init=False)  # indices of ``lines`` as shown
+    _order: list[int] = field(init=False)  # indices of ``lines`` as shown (may still hold dropped ones)
     _pieces: list[str] | None = field(init=False, default=None)  # rendered once until the next pop
 
     def __post_init__(self) -> None:
         self.lines = [shown_line(m) for m in self.memories]
         self.sizes = [self.count(line) for line in self.lines]
         said = [m.created_at.seconds if m.HasField("created_at") else None for m in self.memories]
-        self.days = [None if s is None else s // 86400 for s in said]
+        self.days = [None if s is None else s // DAY_S for s in said]
         self._per_day = Counter(self.days)
         self._sum = sum(self.sizes) + sum(self._header_size(day) for day in self._per_day)
         # By when said (undated first; days follow), then rank.
@@ -75,6 +78,12 @@ class ShownMemories:
 
     def _header_size(self, day: int | None) -> int:
         return 0 if day is None else self.count(day_header(day))
+
+    def _shown_order(self) -> list[int]:
+        """Indices of the lines still shown, as shown (a pop leaves its index here until the next look)."""
+        if len(self._order) != len(self.lines):
+            self._order = [i for i in self._order if i < len(self.lines)]
+        return self._order
 
     def pieces(self) -> list[str]:
         """The part's text in pieces that join to it (the last line without its newline)."""
@@ -84,7 +93,7 @@ class ShownMemories:
             return list(self._pieces)
         out = [MEMORIES_HEADER + "\n"]
         current: int | None = None
-        for i in self._order:
+        for i in self._shown_order():
             day = self.days[i]
             if day is not None and day != current:
                 out.append(day_header(day))
@@ -101,13 +110,12 @@ class ShownMemories:
         """The lines' and day headers' exact count, without the part's header (see joined_count)."""
         if not self.lines:
             return 0
-        last = self.lines[self._order[-1]]
+        last = self.lines[self._shown_order()[-1]]
         return self._sum - self.count(last) + self.count(last[:-1])
 
     def pop(self) -> None:
         """Drop the lowest-ranked memory (and its day's header when it was the day's last)."""
         self._pieces = None
-        self._order.remove(len(self.lines) - 1)
         self.memories.pop()
         self.lines.pop()
         day = self.days.pop()
@@ -119,37 +127,17 @@ class ShownMemories:
 
     def fit(self, budget: int) -> int:
         """Drop the lowest-ranked lines until the lines fit ``budget``; returns how many were dropped. While
-        even the lines but the longest exceed it, they go in one step, without counting the last line afresh
-        (that count is the one not remembered between Fetches: the last line is shown without its newline)."""
-        keep, total, largest = len(self.lines), self._sum, max(self.sizes, default=0)
-        left = Counter(self._per_day)
-        while keep and total - largest > budget:
-            keep -= 1
-            total -= self.sizes[keep]
-            day = self.days[keep]
-            left[day] -= 1
-            if not left[day]:
-                total -= self._header_size(day)
-        dropped = len(self.lines) - keep
-        self._truncate(keep)
+        even the lines but the longest exceed it, they go without counting the last line afresh (that count
+        is the one not remembered between Fetches: the last line is shown without its newline)."""
+        dropped = 0
+        largest = max(self.sizes, default=0)
+        while self.lines and self._sum - largest > budget:
+            self.pop()
+            dropped += 1
         while self.lines and self.lines_tokens() > budget:
             self.pop()
             dropped += 1
         return dropped
-
-    def _truncate(self, keep: int) -> None:
-        """Keep the ``keep`` best-ranked memories."""
-        if keep >= len(self.lines):
-            return
-        for day, size in zip(self.days[keep:], self.sizes[keep:], strict=True):
-            self._sum -= size
-            self._per_day[day] -= 1
-            if not self._per_day[day]:
-                del self._per_day[day]
-                self._sum -= self._header_size(day)
-        del self.memories[keep:], self.lines[keep:], self.sizes[keep:], self.days[keep:]
-        self._order = [i for i in self._order if i < keep]
-        self._pieces = None
 
 
 def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
