@@ -10,7 +10,15 @@ from datetime import datetime
 
 from acm.domain.extract import mentions
 from acm.domain.models import Memory, MemoryStatus
-from acm.domain.retrieval import Candidate, RetrievalPreset, preset, rescore, semantic_query, weighted_rrf
+from acm.domain.retrieval import (
+    Candidate,
+    RetrievalPreset,
+    preset,
+    rescore,
+    semantic_query,
+    spread_to_adjacent_turns,
+    weighted_rrf,
+)
 from acm.domain.schema import DEFAULT_AGENT
 from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter, pack
@@ -143,7 +151,21 @@ class Retrieve:
             for mid, score in fused.items()
             if mid in known and known[mid].status is MemoryStatus.ACTIVE
         ]
-        return [(known[mid], score) for mid, score in rescore(candidates, p, window)]
+        ranked = rescore(candidates, p, window)
+        if p.turn_anchors > 0 and ranked:
+            around = await self.memories.turn_neighbours(
+                scope, [known[mid] for mid, _ in ranked[: p.turn_anchors]], p.layers
+            )
+            for m in around:
+                known.setdefault(m.memory_id, m)
+            ranked = spread_to_adjacent_turns(
+                ranked,
+                {mid: (m.session_id, m.created_at) for mid, m in known.items() if m.session_id},
+                [m.memory_id for m in around],
+                p.turn_anchors,
+                p.turn_weight,
+            )
+        return [(known[mid], score) for mid, score in ranked]
 
     async def _about_entities(self, scope: Scope, query: str, tiers: tuple[Tier, ...], p: RetrievalPreset) -> list[str]:
         """Memories about the entities the query names: those the graph links to them (and to their

@@ -409,6 +409,38 @@ async def test_session_memories_newest_first_and_limited(store: RelationalStore)
         await store.memories.session_memories(Scope("c1", "acme", "alice"), 10)
 
 
+async def test_turn_neighbours_are_the_turns_just_before_and_after_in_the_readers_own_session(
+    store: RelationalStore,
+) -> None:
+    alice = ALICE.owner(Tier.USER)
+    turns = [mem(f"t{i}", alice, f"turn {i}", session_id="s1", minutes=i) for i in (1, 2, 3, 4, 5)]
+    same_turn = mem("t2-b", alice, "second sentence of turn 2", session_id="s1", minutes=2)
+    stale = mem("t4-stale", alice, "superseded", session_id="s1", minutes=4, status=MemoryStatus.STALE)
+    preview = mem("t2-short", alice, "a turn preview", session_id="s1", minutes=2)
+    preview.layer = Layer.SHORT
+    # Said in between, but by someone else or in another session or tier: never a neighbour of Alice's turns.
+    between = T0 + timedelta(minutes=2, seconds=30)
+    others = [
+        replace(mem("bob-between", BOB.owner(Tier.USER), "bob", session_id="s1"), created_at=between),
+        replace(mem("cust-between", ALICE.owner(Tier.CUSTOMER), "customer", session_id="s1"), created_at=between),
+        replace(mem("s2-between", alice, "other session", session_id="s2"), created_at=between),
+        replace(mem("c2-between", C2_ALICE.owner(Tier.USER), "other client", session_id="s1"), created_at=between),
+    ]
+    await store.memories.upsert([*turns, same_turn, stale, preview, *others])
+
+    def ids(memories: list[Memory]) -> list[str]:
+        return sorted(m.memory_id for m in memories)
+
+    assert ids(await store.memories.turn_neighbours(ALICE, [turns[2]], (Layer.LONG,))) == ["t2", "t2-b", "t4"]
+    assert ids(await store.memories.turn_neighbours(ALICE, [turns[0], turns[4]], (Layer.LONG,))) == ["t2", "t2-b", "t4"]
+    # Turns are counted within the layers asked for: the nearest turn with a preview is turn 2's.
+    assert ids(await store.memories.turn_neighbours(ALICE, [turns[2]], (Layer.SHORT,))) == ["t2-short"]
+    # Anchors of another owner or tier, or without a session, have no turns for this reader.
+    assert await store.memories.turn_neighbours(ALICE, others[:2], (Layer.LONG,)) == []
+    assert await store.memories.turn_neighbours(BOB, [turns[2]], (Layer.LONG,)) == []
+    assert await store.memories.turn_neighbours(ALICE, [replace(turns[2], session_id="")], (Layer.LONG,)) == []
+
+
 # --- memories: forget ---------------------------------------------------------------------------------
 
 FORGET_CASES = [

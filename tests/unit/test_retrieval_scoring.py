@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from acm.domain.retrieval import PRESETS, Candidate, preset, rescore, weighted_rrf
+from acm.domain.retrieval import PRESETS, Candidate, preset, rescore, spread_to_adjacent_turns, weighted_rrf
 from acm.domain.schema import SchemaInvalid, default_schema, parse
 
 T0 = datetime(2024, 6, 1, tzinfo=UTC)
@@ -83,3 +83,39 @@ def test_the_vector_search_query_leaves_out_names() -> None:
     assert semantic_query("What is Caroline's identity?") == "What is identity?"
     assert semantic_query("Caroline?") == "Caroline?"  # nothing but a name: kept
     assert semantic_query("status of PO-20261028-0098?") == "status of PO-20261028-0098?"  # ids stay
+
+
+def _turns(*spec: tuple[str, str, int]) -> dict[str, tuple[str, datetime]]:
+    return {mid: (session, T0 + timedelta(seconds=second)) for mid, session, second in spec}
+
+
+def test_a_reply_between_two_ranked_turns_rises_above_weak_matches() -> None:
+    # "How do you find time?" (t1) and "Great that you do!" (t3) rank; the reply between them (t2,
+    # "I run every morning") shares no word with the question and was not ranked at all.
+    turn_of = _turns(("t1", "s", 1), ("t2", "s", 2), ("t3", "s", 3), ("weak", "s", 50), ("t4", "s", 4))
+    ranked = [("t1", 1.0), ("t3", 0.8), ("weak", 0.2)]
+    out = dict(spread_to_adjacent_turns(ranked, turn_of, ["t2", "t4"], anchors=2, weight=0.15))
+    assert out["t2"] == pytest.approx(0.15 * 1.0 + 0.15 * 0.8)  # after t1, before t3
+    assert out["t4"] == pytest.approx(0.15 * 0.8)  # after t3 only
+    assert out["t1"] == 1.0 and out["weak"] == 0.2  # no ranked turn next to them gives anything
+    assert [mid for mid, _ in spread_to_adjacent_turns(ranked, turn_of, ["t2", "t4"], 2, 0.15)] == [
+        "t1",
+        "t3",
+        "t2",
+        "weak",
+        "t4",
+    ]
+
+
+def test_only_the_nearest_turn_on_each_side_and_only_in_the_same_session() -> None:
+    turn_of = _turns(("a", "s1", 10), ("near", "s1", 9), ("far", "s1", 5), ("other", "s2", 11), ("same", "s1", 10))
+    out = dict(spread_to_adjacent_turns([("a", 1.0)], turn_of, ["near", "far", "other", "same"], 1, 0.5))
+    assert out == {"a": 1.0, "near": 0.5, "far": 0.0, "other": 0.0, "same": 0.0}
+
+
+def test_only_the_first_anchors_give_and_zero_anchors_changes_nothing() -> None:
+    turn_of = _turns(("a", "s", 1), ("b", "s", 10), ("after-a", "s", 2), ("after-b", "s", 11))
+    ranked = [("a", 1.0), ("b", 0.9)]
+    out = dict(spread_to_adjacent_turns(ranked, turn_of, ["after-a", "after-b"], 1, 0.5))
+    assert out["after-a"] == 0.5 and out["after-b"] == 0.0
+    assert spread_to_adjacent_turns(ranked, turn_of, [], 0, 0.5) == ranked

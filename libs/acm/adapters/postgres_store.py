@@ -21,7 +21,17 @@ from psycopg.rows import DictRow, dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from acm.domain.models import ALL_LAYERS, Job, JobStatus, Layer, Memory, MemoryStatus, ScoredMemory
+from acm.adapters.sql_shapes import turn_neighbours_sql
+from acm.domain.models import (
+    ALL_LAYERS,
+    Job,
+    JobStatus,
+    Layer,
+    Memory,
+    MemoryStatus,
+    ScoredMemory,
+    in_own_session,
+)
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier
 from acm.ports.stores import (
@@ -388,6 +398,27 @@ class PgMemoryRepo:
             ORDER BY created_at DESC, memory_id
             """,
             {**_scope_params(scope), "slot": slot},
+        )
+        return [_memory(r) for r in rows]
+
+    async def turn_neighbours(
+        self, scope: Scope, anchors: Sequence[Memory], layers: tuple[Layer, ...] = ALL_LAYERS
+    ) -> list[Memory]:
+        turns = sorted({(a.session_id, a.created_at) for a in anchors if in_own_session(scope, a)})
+        if not turns or not layers:
+            return []
+        mine = (  # the reader's own active memories of those layers; {x} is the table alias
+            "{x}.client_id = %(client_id)s AND {x}.tier = 'user' AND {x}.customer_id = %(customer_id)s "
+            "AND {x}.user_id = %(user_id)s AND {x}.status = 'active' AND {x}.layer = ANY(%(layers)s)"
+        )
+        rows = await self._ex.fetch(
+            turn_neighbours_sql("SELECT * FROM unnest(%(sids)s::text[], %(ts)s::timestamptz[])", _MEMORY_COLUMNS, mine),
+            {
+                **_scope_params(scope),
+                "sids": [sid for sid, _ in turns],
+                "ts": [at for _, at in turns],
+                "layers": [str(x) for x in layers],
+            },
         )
         return [_memory(r) for r in rows]
 

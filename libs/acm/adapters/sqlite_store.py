@@ -20,7 +20,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from acm.domain.models import ALL_LAYERS, Job, JobStatus, Layer, Memory, MemoryStatus, ScoredMemory, utcnow
+from acm.adapters.sql_shapes import turn_neighbours_sql
+from acm.domain.models import (
+    ALL_LAYERS,
+    Job,
+    JobStatus,
+    Layer,
+    Memory,
+    MemoryStatus,
+    ScoredMemory,
+    in_own_session,
+    utcnow,
+)
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier
 from acm.ports.stores import (
@@ -429,6 +440,27 @@ class SqliteMemoryRepo:
             """,
             {**_scope_params(scope), **layer_params, "match": match, "limit": limit},
         )
+
+    async def turn_neighbours(
+        self, scope: Scope, anchors: Sequence[Memory], layers: tuple[Layer, ...] = ALL_LAYERS
+    ) -> list[Memory]:
+        turns = sorted({(a.session_id, _ts(a.created_at)) for a in anchors if in_own_session(scope, a)})
+        if not turns or not layers:
+            return []
+        turn_params: dict[str, Any] = {}
+        for i, (session_id, at) in enumerate(turns):
+            turn_params[f"s{i}"], turn_params[f"t{i}"] = session_id, at
+        layer_params = {f"layer{i}": str(layer) for i, layer in enumerate(layers)}
+        layer_sql = ", ".join(f":{name}" for name in layer_params)
+        mine = (  # the reader's own active memories of those layers; {x} is the table alias
+            "{x}.client_id = :client_id AND {x}.tier = 'user' AND {x}.customer_id = :customer_id "
+            f"AND {{x}}.user_id = :user_id AND {{x}}.status = 'active' AND {{x}}.layer IN ({layer_sql})"
+        )
+        rows = await self._ex.fetch(
+            turn_neighbours_sql("VALUES " + ", ".join(f"(:s{i}, :t{i})" for i in range(len(turns))), _M_COLUMNS, mine),
+            {**_scope_params(scope), **turn_params, **layer_params},
+        )
+        return [_memory(r) for r in rows]
 
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         if not slot:

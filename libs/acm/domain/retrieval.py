@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -32,6 +32,10 @@ class RetrievalPreset:
     gamma_frequency: float = 0.1
     recency_half_life_days: float = 30.0
     time_window_boost: float = 0.3
+    # Conversation context: the first `turn_anchors` memories give turn_weight x their score to the turns
+    # just before and after them (spread_to_adjacent_turns); 0 anchors turns it off.
+    turn_anchors: int = 15
+    turn_weight: float = 0.15
     # Facts and long-term memories; SHORT turn previews are the session's working set, not search results.
     layers: tuple[Layer, ...] = (Layer.MID, Layer.LONG)
 
@@ -45,7 +49,12 @@ PRESETS: dict[str, RetrievalPreset] = {
         # Support / operations agents: the latest state matters most.
         RetrievalPreset("recent", alpha_similarity=0.6, beta_recency=0.3, gamma_frequency=0.1),
         RetrievalPreset(
-            "precise", keyword_k=30, vector_k=30, graph_depth=0, list_weights={"keyword": 1.0, "vector": 1.0}
+            "precise",
+            keyword_k=30,
+            vector_k=30,
+            graph_depth=0,
+            list_weights={"keyword": 1.0, "vector": 1.0},
+            turn_anchors=0,
         ),
     )
 }
@@ -125,3 +134,41 @@ def semantic_query(query: str) -> str:
             stripped = re.sub(rf"\b{re.escape(m.text)}(?:'s|’s)?(?!\w)", " ", stripped)
     stripped = re.sub(r"\s+", " ", stripped).strip()
     return stripped if re.search(r"\w{3,}", stripped) else query
+
+
+Turn = tuple[str, datetime]  # (session id, when it was said): the memories of one turn share both
+
+
+def spread_to_adjacent_turns(
+    ranked: Sequence[tuple[str, float]],
+    turn_of: Mapping[str, Turn],
+    neighbours: Sequence[str],
+    anchors: int,
+    weight: float,
+) -> list[tuple[str, float]]:
+    """Conversation context as a score. The turns just before and after a well-ranked memory are likely
+    the same exchange, and the answer often sits in a reply that shares no word with the question ("How
+    do you make time for yourself?" ... "I run every morning"). Each of the first `anchors` memories of
+    `ranked` gives weight x its score to the memories of the turn before and the turn after it in its
+    session; a memory's score becomes its own (0 if it was not ranked) plus what it received. `neighbours`
+    are those turns' memories (MemoryRepo.turn_neighbours); `turn_of` gives each memory's turn. Best first."""
+    said: dict[str, list[datetime]] = {}
+    for mid in neighbours:
+        session, at = turn_of[mid]
+        said.setdefault(session, []).append(at)
+    received: dict[Turn, float] = {}
+    for mid, score in ranked[:anchors]:
+        if mid not in turn_of:
+            continue
+        session, at = turn_of[mid]
+        times = said.get(session, [])
+        before = max((t for t in times if t < at), default=None)
+        after = min((t for t in times if t > at), default=None)
+        for t in (before, after):
+            if t is not None:
+                received[(session, t)] = received.get((session, t), 0.0) + weight * score
+    scores = dict(ranked)
+    for mid in neighbours:
+        scores.setdefault(mid, 0.0)
+    spread = {mid: s + received.get(turn_of[mid], 0.0) if mid in turn_of else s for mid, s in scores.items()}
+    return sorted(spread.items(), key=lambda kv: -kv[1])

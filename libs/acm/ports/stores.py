@@ -47,6 +47,13 @@ class MemoryRepo(Protocol):
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         """Visible, active memories stating a value for ``slot`` (normally at most one)."""
 
+    async def turn_neighbours(
+        self, scope: Scope, anchors: Sequence[Memory], layers: tuple[Layer, ...] = ALL_LAYERS
+    ) -> list[Memory]:
+        """The active memories of the turn just before and the turn just after each anchor, in the anchor's
+        session, those layers only (a turn: what was said at one instant of a session). Only the reader's
+        own sessions have turns: anchors of another tier or owner are ignored."""
+
     async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
         """The scope's session (scope.session_id required), those layers only, newest first."""
 
