@@ -119,3 +119,12 @@ def test_only_the_first_anchors_give_and_zero_anchors_changes_nothing() -> None:
     out = dict(spread_to_adjacent_turns(ranked, turn_of, ["after-a", "after-b"], 1, 0.5))
     assert out["after-a"] == 0.5 and out["after-b"] == 0.0
     assert spread_to_adjacent_turns(ranked, turn_of, [], 0, 0.5) == ranked
+
+
+def test_an_anchor_gives_in_proportion_to_its_sessions_share_of_the_anchors() -> None:
+    # Two of the three best matches are in s1: a question about that exchange; the one in s2 is a stray.
+    turn_of = _turns(("a1", "s1", 10), ("a2", "s1", 20), ("b", "s2", 10), ("r1", "s1", 11), ("rb", "s2", 11))
+    ranked = [("a1", 1.0), ("b", 1.0), ("a2", 0.5)]
+    out = dict(spread_to_adjacent_turns(ranked, turn_of, ["r1", "rb"], anchors=3, weight=0.3))
+    assert out["r1"] == pytest.approx(0.3 * (1.0 + 0.5) * 2 / 3)  # the turn after a1 and the one before a2
+    assert out["rb"] == pytest.approx(0.3 * 1.0 * 1 / 3)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -32,10 +33,10 @@ class RetrievalPreset:
     gamma_frequency: float = 0.1
     recency_half_life_days: float = 30.0
     time_window_boost: float = 0.3
-    # Conversation context: the first `turn_anchors` memories give turn_weight x their score to the turns
-    # just before and after them (spread_to_adjacent_turns); 0 anchors turns it off.
+    # Conversation context: the first `turn_anchors` memories give turn_weight x their score x their
+    # session's share of them to the turns just before and after them (spread_to_adjacent_turns); 0 = off.
     turn_anchors: int = 15
-    turn_weight: float = 0.15
+    turn_weight: float = 0.3
     # Facts and long-term memories; SHORT turn previews are the session's working set, not search results.
     layers: tuple[Layer, ...] = (Layer.MID, Layer.LONG)
 
@@ -149,24 +150,28 @@ def spread_to_adjacent_turns(
     """Conversation context as a score. The turns just before and after a well-ranked memory are likely
     the same exchange, and the answer often sits in a reply that shares no word with the question ("How
     do you make time for yourself?" ... "I run every morning"). Each of the first `anchors` memories of
-    `ranked` gives weight x its score to the memories of the turn before and the turn after it in its
-    session; a memory's score becomes its own (0 if it was not ranked) plus what it received. `neighbours`
-    are those turns' memories (MemoryRepo.turn_neighbours); `turn_of` gives each memory's turn. Best first."""
+    `ranked` gives weight x its score x the share of those anchors said in its session to the memories of
+    the turn before and the turn after it: when a question's best matches gather in one exchange, its
+    context is the best bet; when they are scattered over many sessions (everything someone ever did),
+    the next match elsewhere is. A memory's score becomes its own (0 if it was not ranked) plus what it
+    received. `neighbours` are those turns' memories (MemoryRepo.turn_neighbours); `turn_of` gives each
+    memory's turn. Best first."""
     said: dict[str, list[datetime]] = {}
     for mid in neighbours:
         session, at = turn_of[mid]
         said.setdefault(session, []).append(at)
+    top = [(mid, score) for mid, score in ranked[:anchors] if mid in turn_of]
+    per_session = Counter(turn_of[mid][0] for mid, _ in top)
     received: dict[Turn, float] = {}
-    for mid, score in ranked[:anchors]:
-        if mid not in turn_of:
-            continue
+    for mid, score in top:
         session, at = turn_of[mid]
+        gift = weight * score * per_session[session] / len(top)
         times = said.get(session, [])
         before = max((t for t in times if t < at), default=None)
         after = min((t for t in times if t > at), default=None)
         for t in (before, after):
             if t is not None:
-                received[(session, t)] = received.get((session, t), 0.0) + weight * score
+                received[(session, t)] = received.get((session, t), 0.0) + gift
     scores = dict(ranked)
     for mid in neighbours:
         scores.setdefault(mid, 0.0)
