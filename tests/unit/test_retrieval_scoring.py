@@ -128,3 +128,12 @@ def test_an_anchor_gives_in_proportion_to_its_sessions_share_of_the_anchors() ->
     out = dict(spread_to_adjacent_turns(ranked, turn_of, ["r1", "rb"], anchors=3, weight=0.3))
     assert out["r1"] == pytest.approx(0.3 * (1.0 + 0.5) * 2 / 3)  # the turn after a1 and the one before a2
     assert out["rb"] == pytest.approx(0.3 * 1.0 * 1 / 3)
+
+
+def test_anchors_give_but_keep_their_own_score() -> None:
+    # Three matching turns in a row lift only what is around them, not each other above a lone better match.
+    turn_of = _turns(("a", "s1", 1), ("b", "s1", 2), ("c", "s1", 3), ("best", "s2", 1), ("after-c", "s1", 4))
+    ranked = [("best", 1.0), ("a", 0.8), ("b", 0.8), ("c", 0.8)]
+    out = spread_to_adjacent_turns(ranked, turn_of, ["a", "b", "c", "after-c"], anchors=4, weight=0.3)
+    assert out[:4] == ranked
+    assert dict(out)["after-c"] == pytest.approx(0.3 * 0.8 * 3 / 4)

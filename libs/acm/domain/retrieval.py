@@ -154,8 +154,9 @@ def spread_to_adjacent_turns(
     the turn before and the turn after it: when a question's best matches gather in one exchange, its
     context is the best bet; when they are scattered over many sessions (everything someone ever did),
     the next match elsewhere is. A memory's score becomes its own (0 if it was not ranked) plus what it
-    received. `neighbours` are those turns' memories (MemoryRepo.turn_neighbours); `turn_of` gives each
-    memory's turn. Best first."""
+    received; the anchors keep their own (in a run of matching turns they would otherwise lift each other
+    above a better match said elsewhere). `neighbours` are those turns' memories
+    (MemoryRepo.turn_neighbours); `turn_of` gives each memory's turn. Best first."""
     said: dict[str, list[datetime]] = {}
     for mid in neighbours:
         session, at = turn_of[mid]
@@ -175,5 +176,9 @@ def spread_to_adjacent_turns(
     scores = dict(ranked)
     for mid in neighbours:
         scores.setdefault(mid, 0.0)
-    spread = {mid: s + received.get(turn_of[mid], 0.0) if mid in turn_of else s for mid, s in scores.items()}
+    givers = {mid for mid, _ in top}
+    spread = {
+        mid: s + received.get(turn_of[mid], 0.0) if mid in turn_of and mid not in givers else s
+        for mid, s in scores.items()
+    }
     return sorted(spread.items(), key=lambda kv: -kv[1])
