@@ -1,5 +1,6 @@
 """Retrieval: keyword, vector and entity-graph candidates in the reader's scope, fused, re-scored by
-the agent's preset (similarity, recency, frequency, time window), packed best-first into the budget."""
+the agent's preset (similarity, recency, frequency, time window), spread to the turns around the best
+(the reply that names nothing the question does), packed best-first into the budget."""
 
 from __future__ import annotations
 

@@ -88,16 +88,8 @@ class Memory:
 def in_own_session(scope: Scope, m: Memory) -> bool:
     """A memory of one of the reader's own sessions (user tier): only those have turns around them."""
     o = m.owner
-    return (
-        bool(m.session_id)
-        and o.tier is Tier.USER
-        and (o.client_id, o.customer_id, o.user_id)
-        == (
-            scope.client_id,
-            scope.customer_id,
-            scope.user_id,
-        )
-    )
+    mine = (o.client_id, o.customer_id, o.user_id) == (scope.client_id, scope.customer_id, scope.user_id)
+    return bool(m.session_id) and o.tier is Tier.USER and mine
 
 
 @dataclass(frozen=True, slots=True)
