@@ -154,14 +154,13 @@ class Retrieve:
         ]
         ranked = rescore(candidates, p, window)
         if p.turn_anchors > 0 and ranked:
-            around = await self.memories.turn_neighbours(
-                scope, [known[mid] for mid, _ in ranked[: p.turn_anchors]], p.layers
-            )
+            anchors = [known[mid] for mid, _ in ranked[: p.turn_anchors]]
+            around = await self.memories.turn_neighbours(scope, anchors, p.layers)
             for m in around:
                 known.setdefault(m.memory_id, m)
             ranked = spread_to_adjacent_turns(
                 ranked,
-                {mid: (m.session_id, m.created_at) for mid, m in known.items() if m.session_id},
+                {m.memory_id: (m.session_id, m.created_at) for m in (*anchors, *around) if m.session_id},
                 [m.memory_id for m in around],
                 p.turn_anchors,
                 p.turn_weight,
