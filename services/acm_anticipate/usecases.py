@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from acm import topics
 from acm.convert import memory_to_pb, scope_to_pb
 from acm.domain.models import MemoryStatus
-from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, terms, trim
+from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, topic_words, trim
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope
@@ -149,7 +149,7 @@ class WarmSession:
             item.CopyFrom(pooled[mid])
             item.score = prior
             items.append(item)
-        pool = bounded_pool(items, schema, generations, terms(queries["conversation"]))
+        pool = bounded_pool(items, schema, generations, topic_words(queries["conversation"]))
         pool.predicted_from.extend(name for name, ids in predictions.items() if ids)
         pool.schema_version = schema.version
         size = await store_pool(self.cache, scope, pool, min(self.ttl_s, schema.prefetch.ttl_s))
