@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from acm import topics
 from acm.convert import memory_to_pb, scope_to_pb
 from acm.domain.models import MemoryStatus
-from acm.domain.prefetch import PoolEntry, fuse_predictions, index_pool, learn_followers, likely_next, topic_words, trim
+from acm.domain.prefetch import (
+    TERMS_VERSION,
+    PoolEntry,
+    fuse_predictions,
+    index_pool,
+    learn_followers,
+    likely_next,
+    topic_words,
+    trim,
+)
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope
@@ -201,6 +210,7 @@ def build_pool(
         prior=indexed.prior,
         recency=indexed.recency,
         topic_terms=sorted(set(topic)),
+        terms_version=TERMS_VERSION,
     )
     for term, (docs, tfs) in indexed.postings.items():
         pool.postings[term].docs.extend(docs)

@@ -18,7 +18,7 @@ from acm.adapters.redis_cache import RedisCache
 from acm.client import AcmClient
 from acm.convert import scope_to_pb
 from acm.domain.models import MemoryStatus
-from acm.domain.prefetch import terms
+from acm.domain.prefetch import TERMS_VERSION, topic_words
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope, key_hash
 from acm.ports.stores import Cache
@@ -62,7 +62,7 @@ POOL = [
 ]
 
 
-async def _warm(cache: Cache, scope: Scope) -> None:
+async def _warm(cache: Cache, scope: Scope, terms_version: int | None = None) -> None:
     ranked = []
     for i, m in enumerate(POOL):
         item = common_pb2.Memory()
@@ -70,8 +70,10 @@ async def _warm(cache: Cache, scope: Scope) -> None:
         item.score = 1.0 / (i + 1)
         ranked.append(item)
     # As if the session had just talked about these: the pool's topic.
-    topic = terms("Alice adopted a puppy; her sister moved to Porto; the office wifi password rotates.")
+    topic = topic_words("Alice adopted a puppy; her sister moved to Porto; the office wifi password rotates.")
     pool = build_pool(ranked, await read_generations(cache, scope), topic)
+    if terms_version is not None:
+        pool.terms_version = terms_version
     await store_pool(cache, scope, pool, 60)
 
 
@@ -103,6 +105,18 @@ async def test_a_fresh_covering_pool_serves_the_fetch(cache: Cache) -> None:
     off_topic = await retriever.retrieve(_request(scope, "Which quantum computer does Bob own?"))
     assert not off_topic.from_prefetch and off_topic.memories[0].memory_id == FULL
     assert retriever.outcomes["miss_off_topic"] == 1
+
+
+async def test_a_pool_indexed_another_way_is_not_served(cache: Cache) -> None:
+    # A pool from another release of anticipate (during a rolling upgrade) whose words were made another way
+    # would rank a question's words against terms it does not share: cold, not served.
+    scope = _scope(f"c{uuid.uuid4().hex[:10]}")
+    full = FullRetrieval()
+    retriever = PrefetchingRetriever(full, cache)
+    await _warm(cache, scope, terms_version=TERMS_VERSION - 1)
+    answer = await retriever.retrieve(_request(scope, "What is Alice's puppy called?"))
+    assert not answer.from_prefetch and full.calls == 1
+    assert retriever.outcomes["miss_cold"] == 1
 
 
 async def test_the_pool_is_keyed_by_the_full_scope(cache: Cache) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
-from acm.domain.prefetch import on_topic, rank, static_order, static_scores
+from acm.domain.prefetch import TERMS_VERSION, on_topic, rank, static_order, static_scores
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack_until_full
@@ -138,7 +138,7 @@ class PrefetchingRetriever:
         self.outcomes["decoded"] += 1
         if pool is None or pool.version != version:
             return None  # replaced between the two reads: the next Fetch sees the new one
-        if len(pool.lengths) != len(pool.memories):
+        if len(pool.lengths) != len(pool.memories) or pool.terms_version != TERMS_VERSION:
             return None  # not built by this version of anticipate
         static = static_scores(pool.prior, pool.recency)
         tiers = [TIER_FROM_PB.get(m.tier) for m in pool.memories]

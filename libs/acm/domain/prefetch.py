@@ -50,6 +50,11 @@ def _stemmer() -> Stemmer.Stemmer:
     return stemmer
 
 
+# How terms and topic_words make words from text; a pool records it, and a reader that makes them another way
+# (a replica of the previous release, during an upgrade) does not serve from it. 2: stemmed terms.
+TERMS_VERSION = 2
+
+
 def _words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
 

@@ -57,10 +57,15 @@ class PrefetchPool(_message.Message):
     PRIOR_FIELD_NUMBER: _builtins.int
     RECENCY_FIELD_NUMBER: _builtins.int
     TOPIC_TERMS_FIELD_NUMBER: _builtins.int
+    TERMS_VERSION_FIELD_NUMBER: _builtins.int
     version: _builtins.str
     """Changes on every rebuild: readers keep the decoded pool while it is the same."""
     built_at_unix_ms: _builtins.int
     schema_version: _builtins.int
+    terms_version: _builtins.int
+    """How `postings` and `topic_terms` were made from text (acm.domain.prefetch.TERMS_VERSION): a reader
+    that makes its question's words another way treats the pool as cold (0: before stemming).
+    """
     @_builtins.property
     def generations(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The scope's write generations (user, customer, client tier) when the pool was built: a write into
@@ -111,10 +116,11 @@ class PrefetchPool(_message.Message):
         prior: _abc.Iterable[_builtins.float] | None = ...,
         recency: _abc.Iterable[_builtins.float] | None = ...,
         topic_terms: _abc.Iterable[_builtins.str] | None = ...,
+        terms_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["built_at_unix_ms", b"built_at_unix_ms", "generations", b"generations", "lengths", b"lengths", "memories", b"memories", "postings", b"postings", "predicted_from", b"predicted_from", "prior", b"prior", "recency", b"recency", "schema_version", b"schema_version", "topic_terms", b"topic_terms", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["built_at_unix_ms", b"built_at_unix_ms", "generations", b"generations", "lengths", b"lengths", "memories", b"memories", "postings", b"postings", "predicted_from", b"predicted_from", "prior", b"prior", "recency", b"recency", "schema_version", b"schema_version", "terms_version", b"terms_version", "topic_terms", b"topic_terms", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
