@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from acm.adapters.redis_cache import RedisCache
 from acm.client import AcmClient
 from acm.convert import scope_to_pb
 from acm.domain.models import MemoryStatus
-from acm.domain.prefetch import TERMS_VERSION, topic_words
+from acm.domain.prefetch import TERMS_VERSION, WINDOW_BOOST, topic_words
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope, key_hash
 from acm.ports.stores import Cache
@@ -105,6 +106,42 @@ async def test_a_fresh_covering_pool_serves_the_fetch(cache: Cache) -> None:
     off_topic = await retriever.retrieve(_request(scope, "Which quantum computer does Bob own?"))
     assert not off_topic.from_prefetch and off_topic.memories[0].memory_id == FULL
     assert retriever.outcomes["miss_off_topic"] == 1
+
+
+async def test_a_question_about_the_sessions_present_is_served_and_one_about_another_period_is_not(
+    cache: Cache,
+) -> None:
+    scope = _scope(f"c{uuid.uuid4().hex[:10]}")
+    now = datetime(2026, 3, 20, 12, tzinfo=UTC)
+    said = {"m1": now - timedelta(days=200), "m2": now - timedelta(days=2), "m3": now - timedelta(days=1)}
+    for m in POOL:
+        m.created_at.FromDatetime(said[m.memory_id])
+    try:
+        full = FullRetrieval()
+        retriever = PrefetchingRetriever(full, cache)
+        await _warm(cache, scope)
+
+        async def ask(question: str) -> retrieve_pb2.RetrieveResponse:
+            request = _request(scope, question)
+            request.as_of.FromDatetime(now)
+            return await retriever.retrieve(request)
+
+        plain = await ask("What did the puppy and Alice's sister do?")
+        # This month holds the newest memory of the pool (the session's present): served, and what was said
+        # inside it (m2, two days ago) gains the window's boost, as in the full retrieval; m1 does not.
+        this_month = await ask("What did the puppy and Alice's sister do this month?")
+        assert plain.from_prefetch and this_month.from_prefetch
+        before = {m.memory_id: m.score for m in plain.memories}
+        after = {m.memory_id: m.score for m in this_month.memories}
+        assert after["m2"] == pytest.approx(before["m2"] + WINDOW_BOOST)
+        assert after["m1"] == pytest.approx(before["m1"])
+        # Another period than the present: the pool was predicted from the latest turns; the full retrieval.
+        elsewhere = await ask("What did the puppy and Alice's sister do in August 2025?")
+        assert not elsewhere.from_prefetch and full.calls == 1
+        assert retriever.outcomes["miss_time_window"] == 1
+    finally:
+        for m in POOL:
+            m.ClearField("created_at")
 
 
 async def test_a_pool_indexed_another_way_is_not_served(cache: Cache) -> None:

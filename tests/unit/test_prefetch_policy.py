@@ -6,9 +6,11 @@ import random
 
 from acm.domain.archetypes import draft
 from acm.domain.prefetch import (
+    WINDOW_BOOST,
     PoolEntry,
     PoolIndex,
     fuse_predictions,
+    in_window,
     learn_followers,
     likely_next,
     on_topic,
@@ -44,6 +46,17 @@ def test_the_pool_ranks_the_matching_memory_first() -> None:
     assert index.rank("When did Caroline go to the support group?")[0][0] == 0
     assert index.rank("What did Melanie paint?")[0][0] == 1
     assert len(index.rank("anything")) == len(ENTRIES)  # the prior orders what the words do not
+
+
+def test_entries_inside_the_questions_window_rank_higher() -> None:
+    index = PoolIndex(ENTRIES)  # said at 100, 200 and 300
+    window = in_window([e.at for e in ENTRIES], (150.0, 250.0))
+    assert window == {1: WINDOW_BOOST}
+    boosted = list(
+        rank("What happened then?", index._postings, index.indexed.lengths, index.static, index.order, boost=window)
+    )
+    assert boosted[0] == (1, index.static[1] + WINDOW_BOOST)
+    assert sorted(i for i, _ in boosted) == [0, 1, 2]  # every entry once
 
 
 def test_the_lazy_ranking_is_the_full_sort_by_score_with_ties_by_index() -> None:

@@ -2,8 +2,9 @@
 
 The pool (warmed by the anticipate service, acm.prefetch_state) is used only when it is fresh (the write
 generations it was built under are still current: any write into a scope it could see, or a Forget,
-makes it stale), it belongs to the exact scope and agent asking, and the question is about the pool's
-topic (acm.domain.prefetch.on_topic). The pool carries its own BM25 index (built by anticipate), and the
+makes it stale), it belongs to the exact scope and agent asking, the question is about the pool's
+topic (acm.domain.prefetch.on_topic) and, when it names a time window, the window holds the session's
+present. The pool carries its own BM25 index (built by anticipate), and the
 decoded pool is kept per session while its version stays the same, so a hit costs four small cache reads,
 a lookup of the question's words, and a ranking of the entries sharing one with it merged into the pool's
 static order, read only until the budget is full."""
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
-from acm.domain.prefetch import TERMS_VERSION, on_topic, rank, static_order, static_scores
+from acm.domain.prefetch import TERMS_VERSION, in_window, on_topic, rank, static_order, static_scores
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack_until_full
@@ -36,6 +37,8 @@ class _Decoded:
     order: list[int]  # entries by static score, best first
     tiers: list[Tier | None]
     tokens: list[int]
+    times: list[float]  # when each entry holds (else when it was said), as the full path's window sees it
+    newest: float  # the newest of them: the session's present, as far as the pool knows
     topic: frozenset[str]
     per_tier: Counter[Tier | None]
     smallest: int  # the fewest tokens of any entry
@@ -84,9 +87,7 @@ class PrefetchingRetriever:
             return None
         tiers = tiers_from_pb(list(request.tiers))
         as_of = from_ts(request.as_of) or datetime.now(UTC)
-        if query_window(query, as_of) is not None:
-            self._miss("time_window")  # the full path boosts memories inside the question's window
-            return None
+        window = query_window(query, as_of)
         # One round trip (four small keys): the pool's version and the write generations.
         version, generations = await read_pool_state(self._cache, scope)
         if not version:
@@ -104,9 +105,19 @@ class PrefetchingRetriever:
         if not on_topic(query, decoded.topic, decoded.doc_freq, len(decoded.lengths)):
             self._miss("off_topic")
             return None
+        boost = None
+        if window is not None:
+            span = (window[0].timestamp(), window[1].timestamp())
+            if not span[0] <= decoded.newest < span[1]:
+                # About another period than the session's present (the newest the pool holds): the pool was
+                # predicted from the latest turns, the full retrieval searches every period.
+                self._miss("time_window")
+                return None
+            # As the full path does, what holds inside the question's window ("this week") ranks higher.
+            boost = in_window(decoded.times, span)
         ranked = (
             ((i, score), decoded.tokens[i])
-            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.static, decoded.order)
+            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.static, decoded.order, boost=boost)
             if decoded.tiers[i] in tiers
         )
         kept, total = pack_until_full(ranked, request.budget_tokens, decoded.smallest)
@@ -143,6 +154,7 @@ class PrefetchingRetriever:
         static = static_scores(pool.prior, pool.recency)
         tiers = [TIER_FROM_PB.get(m.tier) for m in pool.memories]
         tokens = [m.token_count for m in pool.memories]
+        times = [float(m.valid_from.seconds or m.created_at.seconds) for m in pool.memories]
         decoded = _Decoded(
             version,
             pool,
@@ -151,6 +163,8 @@ class PrefetchingRetriever:
             static_order(static),
             tiers,
             tokens,
+            times,
+            max(times, default=0.0),
             frozenset(pool.topic_terms),
             Counter(tiers),
             min(tokens, default=0),

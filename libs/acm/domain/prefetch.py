@@ -24,10 +24,13 @@ from dataclasses import dataclass
 
 import Stemmer
 
-from acm.domain.retrieval import weighted_rrf
+from acm.domain.retrieval import DEFAULT_PRESET, PRESETS, weighted_rrf
 
 PRIOR_WEIGHT = 0.35
 RECENCY_WEIGHT = 0.15
+# The full retrieval adds time_window_boost to a score whose similarity part is at most alpha_similarity; the
+# pool's lexical part is at most 1, so the same share of it (0.3 / 0.8 with the default preset).
+WINDOW_BOOST = PRESETS[DEFAULT_PRESET].time_window_boost / PRESETS[DEFAULT_PRESET].alpha_similarity
 RRF_K = 30
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -171,6 +174,13 @@ def static_order(static: Sequence[float]) -> list[int]:
     return sorted(range(len(static)), key=lambda i: -static[i])
 
 
+def in_window(times: Sequence[float], window: tuple[float, float]) -> dict[int, float]:
+    """The time-window boost of the entries that hold (or were said) inside the question's window
+    (timestamps, end exclusive), as the full retrieval boosts them (acm.domain.retrieval.rescore)."""
+    start, end = window
+    return {i: WINDOW_BOOST for i, t in enumerate(times) if start <= t < end}
+
+
 def rank(
     query: str,
     postings_of: Callable[[str], tuple[Sequence[int], Sequence[int]] | None],
@@ -179,11 +189,13 @@ def rank(
     order: Sequence[int] | None = None,
     k1: float = 1.2,
     b: float = 0.75,
+    boost: Mapping[int, float] | None = None,
 ) -> Iterator[tuple[int, float]]:
     """(entry index, score) of every entry, best first (ties by index), lazily: BM25 of the query (scaled to
-    [0, 1]) + the entry's static score (prior + recency, see static_scores). Only the query's own words are
-    looked up, and the entries that match none keep their static order (``order``, from static_order), so a
-    caller that stops after the first few pays for the matching entries, not for sorting the pool."""
+    [0, 1]) + the entry's static score (prior + recency, see static_scores) + its ``boost`` (in_window).
+    Only the query's own words are looked up, and the entries that match none and have no boost keep their
+    static order (``order``, from static_order), so a caller that stops after the first few pays for the
+    matching entries, not for sorting the pool."""
     n = len(lengths)
     avg = (sum(lengths) / n) if n else 1.0
     lexical: dict[int, float] = {}
@@ -197,9 +209,13 @@ def rank(
             norm = k1 * (1 - b + b * lengths[i] / (avg or 1.0))
             lexical[i] = lexical.get(i, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
     top = max(lexical.values(), default=0.0) or 1.0
-    # A word only adds to a score: the matching entries are ranked afresh and merged into the static order.
-    matched = sorted(((-(static[i] + v / top), i) for i, v in lexical.items()))
-    rest = ((-static[i], i) for i in (order if order is not None else static_order(static)) if i not in lexical)
+    # A word or the window only adds to a score: those entries are ranked afresh and merged into the static
+    # order.
+    extra = {i: v / top for i, v in lexical.items()}
+    for i, v in (boost or {}).items():
+        extra[i] = extra.get(i, 0.0) + v
+    matched = sorted(((-(static[i] + v), i) for i, v in extra.items()))
+    rest = ((-static[i], i) for i in (order if order is not None else static_order(static)) if i not in extra)
     for negative, i in heapq.merge(matched, rest):
         yield i, -negative
 
