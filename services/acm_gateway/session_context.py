@@ -35,9 +35,15 @@ def day_header(day: int) -> str:
     return f"[{at.day} {at:%B %Y}]\n"
 
 
+def said_at(memory: common_pb2.Memory) -> int | None:
+    """When it was said (seconds since the epoch), None when unknown."""
+    return memory.created_at.seconds if memory.HasField("created_at") else None
+
+
 def said_day(memory: common_pb2.Memory) -> int | None:
     """The UTC day it was said (days since the epoch), None when unknown."""
-    return memory.created_at.seconds // DAY_S if memory.HasField("created_at") else None
+    at = said_at(memory)
+    return None if at is None else at // DAY_S
 
 
 def shown_line(memory: common_pb2.Memory) -> str:
@@ -69,7 +75,7 @@ class ShownMemories:
     def __post_init__(self) -> None:
         self.lines = [shown_line(m) for m in self.memories]
         self.sizes = [self.count(line) for line in self.lines]
-        said = [m.created_at.seconds if m.HasField("created_at") else None for m in self.memories]
+        said = [said_at(m) for m in self.memories]
         self.days = [None if s is None else s // DAY_S for s in said]
         self._per_day = Counter(self.days)
         self._sum = sum(self.sizes) + sum(self._header_size(day) for day in self._per_day)
