@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _recall import RecallAtK
 
 from acm.adapters.embedders import MiniLMEmbedder, WordLlamaEmbedder
 from acm_cli.bench.locomo import load_conversations
@@ -35,7 +35,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("results/embedder_fusion.json"))
     args = p.parse_args()
     mini, wordllama = MiniLMEmbedder(), WordLlamaEmbedder()
-    found: dict[tuple[str, str, int], list[float]] = defaultdict(list)
+    recall = RecallAtK(KS)
     conversations = load_conversations(args.data)
     for n, conv in enumerate(conversations, 1):
         ids = [t.turn_id for t in conv.turns]
@@ -51,21 +51,9 @@ def main() -> None:
                 "wordllama": np.argsort(r_2),
                 "fused": np.argsort(-(1 / (60 + r_1) + 0.5 / (60 + r_2))),
             }
-            evidence = set(q.evidence)
-            for name, order in orders.items():
-                for k in KS:
-                    top = {ids[j] for j in order[:k]}
-                    for cat in (str(q.category), "all"):
-                        found[(cat, name, k)].append(len(evidence & top) / len(evidence))
+            recall.add(q.category, q.evidence, ids, orders)
         print(f"{n}/{len(conversations)} conversations", flush=True)
-    cats = sorted({c for c, _, _ in found}, key=lambda c: (c == "all", c))
-    result = {
-        c: {s: {f"recall_at_{k}": round(100 * float(np.mean(found[(c, s, k)])), 1) for k in KS} for s in SYSTEMS}
-        for c in cats
-    }
-    print(f"{'category':<10}" + "".join(f"{s + '@' + str(k):>14}" for s in SYSTEMS for k in KS))
-    for c in cats:
-        print(f"{c:<10}" + "".join(f"{result[c][s][f'recall_at_{k}']:>14}" for s in SYSTEMS for k in KS))
+    result = recall.print_table(SYSTEMS)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"data": args.data.name, "recall_pct": result}, indent=2) + "\n")
     print(f"wrote {args.out}")
