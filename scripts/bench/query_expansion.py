@@ -71,11 +71,10 @@ def by_score(scores: dict[int, float]) -> list[int]:
     return [d for d, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def widen(words: list[str], asked: set[str], vocab: list[str], matrix: np.ndarray, embedder: MiniLMEmbedder) -> str:
-    """The related words of ``words`` among ``vocab`` (rows of ``matrix``)."""
-    if not words:
-        return ""
-    sims = unit(np.asarray(embedder.embed(words), dtype=np.float32)) @ matrix.T
+def widen(word_vectors: np.ndarray, asked: set[str], vocab: list[str], matrix: np.ndarray) -> str:
+    """The related words, among ``vocab`` (rows of ``matrix``), of the question words embedded as
+    ``word_vectors`` (unit rows)."""
+    sims = word_vectors @ matrix.T
     best: dict[str, float] = {}
     for row in sims:
         taken = 0
@@ -123,11 +122,15 @@ def main() -> None:
             words = list(dict.fromkeys(w for w in re.findall(r"[A-Za-z][a-z]+", q.text) if w.islower() and tokenize(w)))
             asked = set(StemmedBM25.stemmer.stemWords(tokenize(q.text)))
             direct = bm25.scores(q.text)
-            vector = ranks(list(np.argsort(-(turns @ asked_vectors[i]))), len(ids))
-            orders: dict[str, list[int]] = {"vector": list(np.argsort(vector)), "bm25": by_score(direct)}
+            vector_order = list(np.argsort(-(turns @ asked_vectors[i])))
+            vector = ranks(vector_order, len(ids))
+            orders: dict[str, list[int]] = {"vector": vector_order, "bm25": by_score(direct)}
+            # Each question word embedded once, looked up in both vocabularies.
+            word_vectors = unit(np.asarray(embedder.embed(words), dtype=np.float32)) if words else None
             for name in VOCABULARIES:
                 merged = dict(direct)
-                for d, s in bm25.scores(widen(words, asked, *vocabularies[name], embedder)).items():
+                related = "" if word_vectors is None else widen(word_vectors, asked, *vocabularies[name])
+                for d, s in bm25.scores(related).items():
                     merged[d] = merged.get(d, 0.0) + WEIGHT * s
                 orders[f"bm25+{name}"] = by_score(merged)
             for name in ("bm25", *(f"bm25+{v}" for v in VOCABULARIES)):
