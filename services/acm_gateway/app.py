@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import socket
+from collections.abc import Sequence
+
 import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from acm import topics
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
@@ -22,6 +29,7 @@ from acm_gateway.api import GatewayServicer
 from acm_gateway.architect_client import GrpcArchitect
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.kept_sessions import KeptSessions
+from acm_gateway.request_log import RequestLog
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
@@ -76,8 +84,93 @@ def build_servicer(
     )
 
 
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+class PortInUse(OSError):
+    """Another process listens on the gateway's address (another gateway or `acm serve`, most likely)."""
+
+
+def refuse_if_in_use(listen_addr: str) -> None:
+    """Raise PortInUse when something already listens on ``listen_addr`` (host:port; port 0 is never in use).
+
+    A plain bind, as gRPC's own (SO_REUSEADDR, no SO_REUSEPORT), so it fails exactly when the server would;
+    done before gRPC's bind so the refusal is one clear error instead of gRPC core's log line."""
+    host, _, port = listen_addr.rpartition(":")
+    if not port.isdigit() or int(port) == 0:
+        return
+    try:
+        addresses = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM)
+    except OSError:
+        return  # an unresolvable host: gRPC's bind reports it
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise PortInUse(errno.EADDRINUSE, f"{listen_addr} is already in use") from None
+
+
+class GatewayServer(HealthServer):
+    """The public server: health, reflection (v1 and v1alpha), one log line per request, and a port of its
+    own: gRPC sets SO_REUSEPORT by default, so a second gateway on the same port would start and share the
+    calls with the first; here it is refused."""
+
+    def __init__(self, addr: str, service_names: Sequence[str] = ()) -> None:
+        refuse_if_in_use(addr)
+        self.server = grpc.aio.server(interceptors=[RequestLog()], options=[("grpc.so_reuseport", 0)])
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self._names = [*service_names, health.SERVICE_NAME]
+        try:
+            self.port = self.server.add_insecure_port(addr)
+        except RuntimeError:  # gRPC's "Failed to bind": taken between the check and the bind
+            self.port = 0
+        if self.port == 0:
+            raise PortInUse(errno.EADDRINUSE, f"cannot listen on {addr}")
+
+    async def start(self) -> None:
+        names = [*self._names, reflection.SERVICE_NAME, REFLECTION_V1]
+        reflection.enable_server_reflection(names, self.server)
+        self.server.add_generic_rpc_handlers((_reflection_v1(names),))
+        await self.server.start()
+        for name in ("", *self._names):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+
+def _reflection_v1(names: list[str]) -> grpc.GenericRpcHandler:
+    """grpc.reflection.v1, which grpcio-reflection does not ship yet (grpc/grpc#38576): its messages are
+    v1alpha's under another package, field for field, so v1alpha's servicer answers it; the v1 file is added
+    to the descriptor pool so clients can describe the service itself."""
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindServiceByName(REFLECTION_V1)
+    except KeyError:
+        file = descriptor_pb2.FileDescriptorProto()
+        reflection_pb2.DESCRIPTOR.CopyToProto(file)
+        file.name, file.package = "grpc/reflection/v1/reflection.proto", "grpc.reflection.v1"
+        v1alpha, v1 = ".grpc.reflection.v1alpha.", ".grpc.reflection.v1."
+        for message in file.message_type:
+            for field in message.field:
+                if field.HasField("type_name"):
+                    field.type_name = field.type_name.replace(v1alpha, v1)
+        for method in file.service[0].method:
+            method.input_type, method.output_type = (
+                t.replace(v1alpha, v1) for t in (method.input_type, method.output_type)
+            )
+        pool.Add(file)
+    info = grpc.stream_stream_rpc_method_handler(
+        reflection.aio.ReflectionServicer(names).ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info})
+
+
 def build_server(servicer: GatewayServicer, listen_addr: str) -> HealthServer:
-    server = HealthServer(listen_addr, [SERVICE_NAME])
+    server = GatewayServer(listen_addr, [SERVICE_NAME])
     gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server.server)
     return server
 
