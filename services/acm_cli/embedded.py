@@ -5,6 +5,7 @@ only the adapters differ (SQLite, Qdrant edge, in-process cache, a durable SQLit
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 from dataclasses import dataclass
@@ -28,9 +29,10 @@ from acm_anticipate.app import register as register_anticipate
 from acm_anticipate.settings import AnticipateSettings
 from acm_architect.app import register as register_architect
 from acm_architect.settings import ArchitectSettings
+from acm_cli.main import DEV_KEY_FILE, default_data_dir  # the CLI's paths, so both agree
 from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
-from acm_gateway.app import build_server, build_servicer
+from acm_gateway.app import build_server, build_servicer, refuse_if_in_use
 from acm_gateway.settings import GatewaySettings
 from acm_ingest.app import register as register_ingest
 from acm_ingest.settings import IngestSettings
@@ -40,11 +42,30 @@ from acm_retrieve.app import register as register_retrieve
 log = logging.getLogger("acm.embedded")
 
 DEV_CLIENT = "local"
-DEV_KEY_FILE = "dev-api-key"
+LOCK_FILE = "serve.lock"
+
+
+class DataDirInUse(Exception):
+    """Another embedded ACM holds the data folder (its SQLite stores and log take one process at a time)."""
+
+
+def lock_data_dir(data_dir: Path) -> int:
+    """Hold an exclusive lock on <data_dir>/serve.lock (flock, released when the fd closes or the process
+    ends, however it ends) and write our pid in it; DataDirInUse when another process holds it."""
+    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise DataDirInUse(f"data folder {data_dir.resolve()} is in use by another ACM (pid {holder})") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
 
 
 class EmbeddedSettings(ServiceSettings):
-    data_dir: Path = Path(".acm")
+    data_dir: Path = Field(default_factory=default_data_dir)
     listen_addr: str = "127.0.0.1:50051"
     # all-MiniLM-L6-v2 (numpy): +9.5 points of LoCoMo recall@1000 over wordllama (results/embedders.json);
     # ingest and retrieve must use the same one.
@@ -95,10 +116,37 @@ class EmbeddedAcm:
         self.anticipate: Anticipate
         self.idle_sweep: Periodic  # ingest's periodic TTL expiry for users who stopped writing
         self._server: HealthServer
+        self._lock = -1
+
+    def claim(self) -> None:
+        """Take the data folder (its lock, for as long as this runs) and check the port is free, before
+        anything loads: DataDirInUse or PortInUse (acm_gateway.app) otherwise. `async with` claims when
+        the caller has not."""
+        if self._lock >= 0:
+            return
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = lock_data_dir(self.settings.data_dir)
+        try:
+            refuse_if_in_use(self.settings.listen_addr)
+        except BaseException:
+            self._release()
+            raise
+
+    def _release(self) -> None:
+        if self._lock >= 0:
+            os.close(self._lock)
+            self._lock = -1
 
     async def __aenter__(self) -> EmbeddedAcm:
+        self.claim()
+        try:
+            return await self._start()
+        except BaseException:
+            self._release()
+            raise
+
+    async def _start(self) -> EmbeddedAcm:
         s, u = self.settings, self.urls
-        s.data_dir.mkdir(parents=True, exist_ok=True)
         timeout = s.store_timeout_s
         limit_compute_threads(s.compute_threads)
         embedder = build_embedder(s.embedder, s.compute_threads)
@@ -173,3 +221,4 @@ class EmbeddedAcm:
         await self.graph.close()
         await self.vectors.close()
         await self.rel.close()
+        self._release()

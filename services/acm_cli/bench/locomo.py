@@ -403,8 +403,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser(
         "locomo",
         help="evidence recall of Fetch on LoCoMo-format data, beside BM25 and vector baselines",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Evidence recall of ACM's Fetch on LoCoMo-format conversations, beside BM25 and vector baselines "
+        "over the raw turns. Runs its own embedded ACM.",
     )
     p.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     p.add_argument("--json", dest="json_out", type=Path, help="write the results here")
@@ -412,7 +412,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--plot", dest="plot_out", type=Path, help="bar chart of recall@1000 (default: locomo.png beside --json)"
     )
     p.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
-    p.add_argument("--encoding", default="o200k_base", choices=["cl100k_base", "o200k_base"])
+    p.add_argument(
+        "--encoding",
+        default="o200k_base",
+        choices=["cl100k_base", "o200k_base"],
+        help="tokenizer of the budgets (default o200k_base)",
+    )
     p.add_argument("--embedder", help="embedder of ACM and the vector baseline (default: embedded ACM's)")
     p.add_argument("--data-dir", type=Path, help="embedded ACM's data (default: a fresh temporary folder)")
     p.add_argument(

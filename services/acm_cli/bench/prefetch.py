@@ -143,8 +143,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser(
         "prefetch",
         help="prefetch hit rate, Fetch latency and recall with and without anticipation (LoCoMo replay)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Prefetch hit rate, Fetch latency and evidence recall with and without anticipation, replaying "
+        "LoCoMo conversations. Runs its own embedded ACM.",
     )
     p.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     p.add_argument("--json", dest="json_out", type=Path, help="write the results here")

@@ -37,12 +37,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser(
         "retention",
         help="planted-fact retention after long sessions: ACM vs truncation vs summary",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="The share of planted facts still current in the context after long generated enterprise sessions: "
+        "ACM vs truncation vs a rolling summary.",
     )
     p.add_argument("--json", dest="json_out", type=Path, help="write the results here")
     p.add_argument("--sessions", type=int, default=12, help="sessions (kinds in turn; default 12)")
-    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--seed", type=int, default=2026, help="seed of the generated sessions (default 2026)")
     p.add_argument("--quick", action="store_true", help="2 short sessions (smoke test)")
     p.set_defaults(run=run)
 
