@@ -10,7 +10,7 @@ from acm.auth import key_id_of
 from acm.convert import scope_from_pb, scope_to_pb, turn_from_pb
 from acm.domain.compaction.engine import plan_context
 from acm.domain.models import Job, new_id
-from acm.domain.pii import PiiRules, redact
+from acm.domain.pii import PiiRules, redact_turn
 from acm.domain.schema import DEFAULT_AGENT, default_schema
 from acm.domain.scope import ForgetLevel, Scope
 from acm.domain.tokens import TokenCounter
@@ -100,7 +100,13 @@ class AcceptTurn:
         # redacts again, for agents that publish to Kafka directly.)
         schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
         rules = PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
-        body.turn.content = redact(turn.content, rules).text
+        # Every string the turn carries: content (JSON tool output and tool-call arguments decoded first),
+        # tool name, metadata keys and values.
+        redacted, _ = redact_turn(checked, rules)
+        body.turn.content = redacted.content
+        body.turn.tool_name = redacted.tool_name
+        body.turn.metadata.clear()
+        body.turn.metadata.update(redacted.metadata)
         body.turn.turn_id = turn_id
         body.turn.occurred_at.FromDatetime(checked.occurred_at)
         await _publish(self.bus, topics.TURNS, scope.session_key, _signed(env, key))

@@ -20,7 +20,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from phonenumbers import Leniency, PhoneNumberMatcher
+
+from acm.domain.models import Turn
+from acm.domain.textforms import (
+    dumps_like,
+    embedded_json,
+    has_escapes,
+    loads_container,
+    map_json_strings,
+    normalise_width,
+    unescape_with_offsets,
+)
 
 # Priority order: when spans of different kinds overlap, the merged span is named after the first.
 KINDS = ("secret", "national_id", "card", "iban", "otp", "email", "phone")
@@ -70,11 +83,97 @@ def redact(text: str, rules: PiiRules = _DEFAULT_RULES) -> Redaction:
     return Redaction("".join(out), counts)
 
 
+# --- every string of a turn ---------------------------------------------------------------------
+
+
+def redact_turn(turn: Turn, rules: PiiRules = _DEFAULT_RULES) -> tuple[Turn, dict[str, int]]:
+    """The turn with every string it carries redacted: content, tool_name, metadata keys and values.
+
+    Content and metadata values that are JSON (tool output, tool-call arguments, JSON inside a JSON
+    string) are decoded first, each string scanned after the key it sits under ("pwd", "验证码" are cues
+    only found in keys), and encoded back the way they came; escaped text that is not valid JSON is read
+    unescaped. Returns the new turn and the placeholders inserted by kind."""
+    counts: dict[str, int] = {}
+    content = redact_text(turn.content, rules, counts)
+    tool_name = redact_text(turn.tool_name, rules, counts) if turn.tool_name else ""
+    metadata: dict[str, str] = {}
+    for key, value in turn.metadata.items():
+        new_key = redact_text(key, rules, counts)
+        metadata[new_key] = _redact_under_key(value, key, rules, counts)
+    if content == turn.content and tool_name == turn.tool_name and metadata == turn.metadata:
+        return turn, counts
+    return replace(turn, content=content, tool_name=tool_name, metadata=metadata), counts
+
+
+def redact_text(text: str, rules: PiiRules = _DEFAULT_RULES, counts: dict[str, int] | None = None) -> str:
+    """redact() for a string that may be JSON, hold JSON, or carry JSON escapes; adds to `counts`."""
+    counts = {} if counts is None else counts
+    value = loads_container(text)
+    if value is not None:
+        return _redact_json(value, text, rules, counts)
+    parts: list[str] = []
+    pos = 0
+    for start, end, inner in embedded_json(text):
+        parts.append(_redact_plain(text[pos:start], rules, counts))
+        parts.append(_redact_json(inner, text[start:end], rules, counts))
+        pos = end
+    parts.append(_redact_plain(text[pos:], rules, counts))
+    return "".join(parts)
+
+
+def _redact_json(value: object, original: str, rules: PiiRules, counts: dict[str, int]) -> str:
+    def one(text: str, key: str, is_key: bool) -> str:
+        return redact_text(text, rules, counts) if is_key or not key else _redact_under_key(text, key, rules, counts)
+
+    mapped = map_json_strings(value, one)
+    return original if mapped == value else dumps_like(mapped, original)
+
+
+def _redact_under_key(value: str, key: str, rules: PiiRules, counts: dict[str, int]) -> str:
+    """A value read after its key ("otp: 481516"), so the key's cue counts; only the value is replaced."""
+    if loads_container(value) is not None:
+        return _redact_json(loads_container(value), value, rules, counts)
+    prefix = key.replace("_", " ").replace("-", " ").strip() + ": "
+    if _PLACEHOLDER_RE.search(prefix):
+        prefix = ""
+    spans = [(max(s, len(prefix)) - len(prefix), e - len(prefix), k) for s, e, k in find_spans(prefix + value, rules)]
+    spans = [sp for sp in spans if sp[1] > 0]
+    if not spans:
+        return _redact_plain(value, rules, counts) if has_escapes(value) else value
+    return _apply(value, spans, counts)
+
+
+def _redact_plain(text: str, rules: PiiRules, counts: dict[str, int]) -> str:
+    if not has_escapes(text):
+        result = redact(text, rules)
+        for kind, n in result.counts.items():
+            counts[kind] = counts.get(kind, 0) + n
+        return result.text
+    # "\u9a8c\u8bc1\u7801: 481516" in a truncated tool output: scan the decoded text, replace in the original.
+    decoded, starts, ends = unescape_with_offsets(text)
+    spans = [(starts[s], ends[e - 1], k) for s, e, k in find_spans(decoded, rules) if e > s]
+    return _apply(text, spans, counts)
+
+
+def _apply(text: str, spans: list[Span], counts: dict[str, int]) -> str:
+    parts: list[str] = []
+    pos = 0
+    for start, end, kind in sorted(spans):
+        if start < pos:
+            continue
+        parts.append(text[pos:start])
+        parts.append(PLACEHOLDER.format(kind=kind))
+        counts[kind] = counts.get(kind, 0) + 1
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 # --- segment scanning ---------------------------------------------------------------------------
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # Six or more characters of digits and separators: every digit-shaped value contains such a run.
-_NUMERIC_RUN = re.compile(r"\d[\d ().+/-]{4,}\d")
+_NUMERIC_RUN = re.compile(r"\d[\d ().+/.-]{4,}\d")
 _WINDOW_MARGIN = 12  # context scanned around a run: IBAN country code, NINO letters, look-arounds
 
 
@@ -114,21 +213,42 @@ def _enabled(kind: str, rules: PiiRules) -> bool:
     return True
 
 
-def _redact_segment(segment: str, detectors: list[Detector], counts: dict[str, int]) -> str:
+def _segment_spans(segment: str, detectors: list[Detector]) -> list[Span]:
     if len(segment) < 4:  # nothing we detect is shorter than a 4-digit code
-        return segment
-    low = segment.lower()  # fast; only U+0130 lowers to two characters, then fall back to ASCII-only
-    if len(low) != len(segment):
-        low = segment.translate(_ASCII_LOWER)
-    text = _Text(segment, low, _numeric_runs(segment))
+        return []
+    # Full-width digits and letters, NBSP and ideographic spaces read as ASCII; same length, same offsets.
+    scanned = normalise_width(segment)
+    low = scanned.lower()  # fast; only U+0130 lowers to two characters, then fall back to ASCII-only
+    if len(low) != len(scanned):
+        low = scanned.translate(_ASCII_LOWER)
+    text = _Text(scanned, low, _numeric_runs(scanned))
     spans: list[Span] = []
     for detect in detectors:
         spans.extend(detect(text))
+    return _merge(spans) if spans else []
+
+
+def find_spans(text: str, rules: PiiRules = _DEFAULT_RULES) -> list[Span]:
+    """The merged (start, end, kind) spans redact() would replace, as offsets in `text`."""
+    detectors = [detect for kind, detect in _DETECTORS if _enabled(kind, rules)]
+    spans: list[Span] = []
+    pos = 0
+    for ph in [*_PLACEHOLDER_RE.finditer(text), None]:
+        seg_end = ph.start() if ph else len(text)
+        spans.extend((pos + s, pos + e, k) for s, e, k in _segment_spans(text[pos:seg_end], detectors))
+        if ph is None:
+            break
+        pos = ph.end()
+    return spans
+
+
+def _redact_segment(segment: str, detectors: list[Detector], counts: dict[str, int]) -> str:
+    spans = _segment_spans(segment, detectors)
     if not spans:
         return segment
     parts: list[str] = []
     pos = 0
-    for start, end, kind in _merge(spans):
+    for start, end, kind in spans:
         parts.append(segment[pos:start])
         parts.append(PLACEHOLDER.format(kind=kind))
         counts[kind] = counts.get(kind, 0) + 1
@@ -244,9 +364,19 @@ _IBAN_LENGTHS = {
 
 # Digits with single space/dash separators; the look-arounds keep us out of ids like PO-2026...,
 # decimals (1234.56) and longer runs. ASCII classes: CJK text puts digits right after characters.
-_CARD = re.compile(r"(?<![A-Za-z0-9_+.,/-])\d(?:[ -]?\d){12,22}(?![A-Za-z0-9_-]|[.,/]\d)")
-_IBAN_HEAD = re.compile(r"\b[A-Z]{2}\d{2} $")
-_SEPARATOR = re.compile(r"[ -]")
+# Separators: space (NBSP and full-width spaces arrive as spaces), dash or dot, one kind per number.
+_CARD = re.compile(r"(?<![A-Za-z0-9_+.,/-])\d(?:[ .-]?\d){12,22}(?![A-Za-z0-9_-]|[.,/]\d)")
+_IBAN_HEAD = re.compile(r"\b[A-Za-z]{2}\d{2} $")
+_SEPARATOR = re.compile(r"[ .-]")
+# A word naming a payment card just before the number: then a 15-19 digit number is a card even when it
+# fails Luhn (many Chinese UnionPay debit cards do).
+_CARD_CUE = re.compile(r"card|unionpay|卡|银联|cc\b")
+_CARD_CUE_WINDOW = 40
+# ... and a number introduced as an order, invoice, tracking or reference number is not a card.
+_NOT_CARD_CUE = re.compile(
+    r"(?:(?<![a-z])(?:order|invoice|tracking|reference|ref|ticket|booking|confirmation|shipment|parcel|waybill"
+    r"|transaction|serial|policy|claim|case|part|model|account|member|membership|customer|item|sku|lot)(?![a-z])|订单|单号|运单|快递|发票|编号|流水号|工单|票号)[^\d]{0,12}$"
+)
 
 
 def _cards(t: _Text) -> Iterator[Span]:
@@ -259,6 +389,12 @@ def _cards(t: _Text) -> Iterator[Span]:
             groups = _SEPARATOR.split(raw)
             if len(groups) > 1 and (len(set(_SEPARATOR.findall(raw))) > 1 or len(groups[0]) != 4):
                 continue  # cards are printed 4-4-4-4 / 4-6-5 with one kind of separator
+            digits = "".join(groups)
+            if 15 <= len(digits) <= 19 and _CARD_CUE.search(t.low, max(0, m.start() - _CARD_CUE_WINDOW), m.start()):
+                yield m.start(), m.end(), "card"  # named a card: the whole number, Luhn or not
+                continue
+            if _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start()):
+                continue
             # Longest run of whole groups that is a valid card: "4111 ... 1111 123" leaves the CVV out.
             for k in range(len(groups), 0, -1):
                 digits = "".join(groups[:k])
@@ -267,14 +403,14 @@ def _cards(t: _Text) -> Iterator[Span]:
                     break
 
 
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}")  # "de89 3704 ..." too
 
 
 def _ibans(t: _Text) -> Iterator[Span]:
     for ws, we in t.windows(6):
         for m in _IBAN.finditer(t.seg, ws, we):
             raw = m.group(0)
-            want = _IBAN_LENGTHS.get(raw[:2])
+            want = _IBAN_LENGTHS.get(raw[:2].upper())
             if want is None:
                 continue
             # The match may run on into following words ("... 00 BIC COBADEFF"): cut at the country length.
@@ -305,14 +441,32 @@ _NOT_A_SECRET = frozenset(
 
 # "password is x", "pwd: x", "the passcode for the safe is x", "set my password to x".
 _PASSWORD = re.compile(
-    r"(?:pass(?:word|wd|code|phrase)|pwd|pin(?: ?code)?)s?"
-    r"(?:\s+(?:for|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]{1,40})?"
-    r"(?P<sep>\s*(?:[:=：]|->)\s*|\s+(?:is|was)(?:\s+(?:now|still))?\s*:?\s+|\s+to\s+)"
+    r"(?:pass(?:word|wd|code|phrase)|pwd|pw|pin(?: ?(?:code|number|no\.?))?)s?"
+    r"(?:\s+(?:for|of|on|from|in|at)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]{1,40}(?:\s+[\w.@-]{1,20}){0,2}?)?"
+    r"(?P<sep>[\"']?\s*(?:[:=：]|->|=>)\s*|\s+(?:is|was)(?:\s+(?:now|still))?\s*:?\s+|\s+to\s+|(?P<bare>\s+(?=\S*[\d!@#$%^&*])))"
     r"[\"'“‘`]?(?P<v>[^\s\"'”’`，。；：！？、（）【】]+)"  # CJK punctuation ends the value: "pwd: x，order ..."
 )
-_SET_VERB_BEFORE = re.compile(r"(?:set|change|changed|reset|update|updated)\s+(?:my|the|our|your)\s+$")
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*-_+=~?")
+# The value first: "It's X — that's the password for the router", "X is my wifi password".
+_PASSWORD_AFTER = re.compile(
+    r"(?P<v>[^\s\"'“”‘’`，。；：！？、（）【】]{4,})[\"'”’`]?\s*(?:[,;—–-]+\s*)?(?:that's|that\s+is|this\s+is|which\s+is|is|was"
+    r"|=)\s+(?:the|my|our|your)\s+(?:[\w-]+\s+){0,2}?(?:pass(?:word|code|phrase)|pwd|pin)\b"
+)
+# "creds are bob@corp / s3cret", "login: jdoe / hunter2": a user, a slash, the password.
+_CREDENTIAL_PAIR = re.compile(
+    r"(?:creds?|credentials|login|log-in|username|user)\s*(?:are|is|:|=)?\s*[^\s/]{2,64}\s*/\s*[\"'`]?(?P<v>[^\s\"'`]{4,})"
+)
+# "my pass is X": "pass" alone only with an owner before it and "is" or ":" after.
+_PASS_SHORT = re.compile(
+    r"(?:my|the|our|your)\s+pass\s*(?:is|was|:|=)\s*[\"'“‘`]?(?P<v>[^\s\"'”’`，。；：！？、（）【】]+)"
+)
+_SET_VERB_BEFORE = re.compile(r"(?:set|change|changed|reset|update|updated)\s+(?:my|the|our|your)\s+(?:[a-z]+\s+)?$")
 # Chinese: the value must be printable ASCII, so "密码是什么" (what is the password) is left alone.
-_PASSWORD_ZH = re.compile(r"(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=)?\s*[\"'“‘]?(?P<v>[!-~]+)")
+_PASSWORD_ZH = re.compile(
+    r"(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=|(?:改|换|设|设置|更改|修改)(?:成|为)了?)?\s*[\"'“‘]?(?P<v>[!-~]+)"
+)
+# Chinese key cues: 密钥 / 令牌 / 秘钥 then a random-looking value.
+_KEY_ZH = re.compile(r"(?:密钥|秘钥|令牌|金钥)\s*(?:是|为|為|:|：|=)?\s*[\"'“‘]?(?P<v>[A-Za-z0-9+/=_.-]{16,})")
 
 # Vendor token formats, recognised by their prefixes (case-sensitive, on the original text).
 _TOKEN_PREFIXES = ("sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox")
@@ -335,17 +489,46 @@ _URL_CREDENTIALS = re.compile(r"://[^\s:/@]+:(?P<v>[^\s@/]+)@")
 
 # key / token / secret / credential, then what follows. A bare "key" ("key: value pairs", "the key is
 # 42") only counts with a qualifier before it (api key, access_key, OPENAI_API_KEY) or a random value.
-_KEY_WORDS = ("key", "token", "secret", "credential")
-_KEY_WORD = re.compile(r"key|token|secret|credential")
+_KEY_WORDS = ("key", "token", "secret", "credential", "session", "authorization", "cookie")
+_KEY_WORD = re.compile(r"key|token|secret|credential|session|authorization|cookie")
 _KEY_QUALIFIED = re.compile(r"(?:api|access|secret|private|signing|client|license|ssh|encryption)[_ -]?$")
 _GLUED_PREFIXES = frozenset({"api", "access", "secret", "private", "auth", "bot", "refresh", "session", "client"})
 _KEY_ASSIGN_TAIL = re.compile(
     r"s?(?:[_ -]?(?:access[_ -]?)?key|[_ -]?token|[_ -]?id)?"
     r"(?:\s+(?:for|of|on)\s+(?:the\s+)?[\w.-]{1,30})?"
-    r"(?P<sep>\s*(?:[:=：]|=>)\s*|\s+(?:is|was)\s*:?\s+)[\"'`]?(?P<v>[a-z0-9._~+/=:-]{6,})"
+    r"(?P<sep>[\"']?\s*(?:[:=：]|=>|->)\s*|\s+(?:is|was)\s*:?\s+)[\"'`]?(?P<v>[a-z0-9._~+/=:-]{6,})"
 )
 # A long random-looking string shortly after the word ("the deploy token for staging 7hG2kP9x...").
 _KEY_ENTROPY_TAIL = re.compile(r"s?(?:[ \t]+[a-z]+){0,3}?[ \t]*[:=]?[ \t]*[\"'`]?(?P<v>[a-z0-9+/_=.-]{16,})")
+
+
+# A random string with no cue at all ("here you go: 9fce...b0"): a 32/40/64-digit hex run, or 32+ characters of
+# mixed-case letters and digits, is a secret unless the words before say it is a hash or an id, or it sits in
+# a URL path or query.
+_BARE_RANDOM = re.compile(
+    r"(?<![A-Za-z0-9+/=_.-])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40}|[0-9a-fA-F]{32}|[A-Za-z0-9+_-]{32,}={0,2})"
+    r"(?![A-Za-z0-9+/=_-])"
+)
+_HASH_CUE = re.compile(
+    r"(?:commit|sha|hash|checksum|digest|md5|revision|rev|etag|uuid|guid|fingerprint|object|blob|tree|merge|cherry-pick"
+    r"|revert|git|build|image|id|ids|version|file|path|url|doc|document|sheet|video|record|row)s?\b[^\n]{0,24}$"
+)
+
+
+def _bare_random(t: _Text) -> Iterator[Span]:
+    seg = t.seg
+    for m in _BARE_RANDOM.finditer(seg):
+        value = m.group(0)
+        if not _has_letter_and_digit(value):
+            continue
+        is_hex = all(c in "0123456789abcdefABCDEF" for c in value)
+        if not is_hex and not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+            continue
+        if not is_hex and _entropy(value) < 4.0:
+            continue
+        if _HASH_CUE.search(t.low, max(0, m.start() - 40), m.start()):
+            continue
+        yield m.start(), m.end(), "secret"
 
 
 def _secrets(t: _Text) -> Iterator[Span]:
@@ -354,15 +537,41 @@ def _secrets(t: _Text) -> Iterator[Span]:
         if not _starts_word(low, m.start()):
             if low[m.start() - 1] != "_" and not seg[m.start() : m.start() + 3].isupper():
                 continue  # "bypass", "compass"; DB_PASSWORD= and DBPASSWORD= are fine
-        if m.group("sep").strip() == "to" and not _SET_VERB_BEFORE.search(low, max(0, m.start() - 20), m.start()):
+        if m.group("sep").strip() == "to" and not _SET_VERB_BEFORE.search(low, max(0, m.start() - 26), m.start()):
             continue  # "the password to the vault" is not "set my password to ..."
         start, end, value = _value(m, seg)
-        if value.lower() not in _NOT_A_SECRET:
-            yield start, end, "secret"
+        if value.lower() in _NOT_A_SECRET:
+            continue
+        if m.group("bare") is not None and not _password_like(
+            value, pin=low[m.start()] == "p" and low[m.start() + 1] == "i"
+        ):
+            continue  # "password reset link", "pin the note": a bare space needs a value that looks like one
+        yield start, end, "secret"
+    if "cred" in low or "login" in low or "user" in low:
+        for m in _CREDENTIAL_PAIR.finditer(low):
+            if _starts_word(low, m.start()):
+                start, end, value = _value(m, seg)
+                if value.lower() not in _NOT_A_SECRET and not value.lower().startswith(("pass", "pwd", "pw:", "pw=")):
+                    yield start, end, "secret"  # "login: jdoe / password: x" is the password rule's
+    if "pass" in low or "pin" in low or "pwd" in low:
+        for pattern in (_PASSWORD_AFTER, _PASS_SHORT):
+            for m in pattern.finditer(low):
+                start, end, value = _value(m, seg)
+                if value.lower() not in _NOT_A_SECRET and (
+                    pattern is _PASS_SHORT
+                    or _password_like(value, pin=False)
+                    or (value.isdigit() and 4 <= len(value) <= 8)
+                ):
+                    yield start, end, "secret"
     if "密" in seg or "口令" in seg:
         for m in _PASSWORD_ZH.finditer(seg):
             start, end, _ = _value(m, seg)
             yield start, end, "secret"
+    if "钥" in seg or "令牌" in seg:
+        for m in _KEY_ZH.finditer(seg):
+            start, end, value = _value(m, seg)
+            if _has_letter_and_digit(value) and _entropy(value) >= 3.3:
+                yield start, end, "secret"
     if any(p in low for p in _TOKEN_PREFIXES) or any(p in seg for p in _TOKEN_PREFIXES_UPPER):
         for m in _TOKEN_FORMATS.finditer(seg):
             if m.start() == 0 or not (seg[m.start() - 1].isalnum() or seg[m.start() - 1] in "_-"):
@@ -379,6 +588,15 @@ def _secrets(t: _Text) -> Iterator[Span]:
     if any(w in low for w in _KEY_WORDS):
         for m in _KEY_WORD.finditer(low):
             yield from _keyed_secret(seg, low, m)
+    if len(seg) >= 32:
+        yield from _bare_random(t)
+
+
+def _password_like(value: str, pin: bool) -> bool:
+    if pin:
+        return value.isdigit() and 4 <= len(value) <= 8
+    has_symbol = any(c in _PASSWORD_SYMBOLS for c in value[:-1]) or value[-1:] in "!#$%&*"
+    return len(value) >= 6 and (_has_letter_and_digit(value) or has_symbol)
 
 
 def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
@@ -419,21 +637,43 @@ _NOT_A_CODE_AFTER = (
     r"|times|errors?|tests?|files?|tokens?)\b)"
 )
 _OTP_WORDS = ("code", "otp", "2fa", "one-time", "one time", "onetime")
+# A number someone texted or messaged: "the number the bank texted is 785931", "the digits they sent me: 4410".
+_OTP_SENT = re.compile(
+    r"(?:number|digits|code|pin)\s+(?:(?!is\b|was\b)[a-z'’-]+\s+){0,4}?(?:texted|sent|messaged|sms'?d|emailed|gave)"
+    r"(?:\s+(?!is\b|was\b)[a-z'’-]+){0,3}?\s*(?:is|was|:|=)\s*:?\s*(?P<v>\d{4,8})(?![\d.,]\d)"
+)
 _OTP_ANCHOR = re.compile(r"code|otp|2fa|one[- ]?time")
 _DIGITS = re.compile(r"\d+")
 # "code" alone is everywhere (error code, zip code, source code): it needs a qualifier before it.
 _OTP_QUALIFIER = re.compile(
     r"(?:verification|security|auth|authentication|authorization|login|log-in|log in|sign-in|sign in|signin"
-    r"|access|sms|2fa|mfa|one-time|one time|onetime|your|my|the)\s+$"
+    r"|access|sms|text|2fa|mfa|otp|one-time|one time|onetime|confirmation|confirm|two-factor|two factor|2-step"
+    r"|use|enter|type|your|my|the|this|digit|digits|\d-digit)\s+$"
 )
+_CODE_IS = re.compile(r"(?<![a-z])code'?s\s+(?P<v>\d{4,8})(?![\d.,]\d)")  # "Code's 0792"
 _ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
 _OTP_TAIL = re.compile(
     r"(?:\s+(?:pass(?:word|code)|code|pin))?(?:\s+(?:is|was))?\s*[:：#-]?\s*(?:is\s+)?" + _OTP_VALUE + _NOT_A_CODE_AFTER
 )
+# "the OTP code you sent is 481516", "the code you texted me a minute ago is 872456": up to 8 words
+# (letters only: no number, no sentence end) between the cue and "is/was" and the code.
+_OTP_GAP_TAIL = re.compile(
+    r"(?:\s+(?!is\b|was\b|says\b|reads\b|shows\b)[a-z][a-z'’-]*){1,8}?\s+(?:is|was|are|were|says|said|reads|shows"
+    r"|showed)\s*:?\s*" + _OTP_VALUE + _NOT_A_CODE_AFTER
+)
+# "Enter 314585 to verify your account", "use 4821 to sign in"
+_OTP_ENTER = re.compile(
+    r"(?:enter|use|type|input|submit)\s+(?:the\s+)?(?:code\s+)?(?P<v>\d{4,8})\s+(?:to|as|for)\s+(?:verify|sign|log"
+    r"|confirm|complete|continue|authenticate|activate|reset|finish|proceed|your\s+(?:verification|login|otp))"
+)
 # "482913 is your verification code"
-_OTP_REVERSED = re.compile(r"(?P<v>(?:g-)?\d{4,8})\s+is\s+your\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b")
+_OTP_REVERSED = re.compile(
+    r"(?P<v>(?:g-)?\d{4,8})\s+(?:is|was|as)\s+(?:your|the|my)\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b"
+)
 _OTP_ZH = re.compile(
-    r"(?:验证码|校验码|动态码|动态密码|短信码|驗證碼|校驗碼)\s*(?:是|为|為|:|：)?\s*" + _OTP_VALUE + r"(?!\d)"
+    r"(?:验证码|校验码|动态码|动态密码|短信码|驗證碼|校驗碼|确认码|授权码)[^\d。！？!?\n号]{0,10}?(?:是|为|為|:|：)?\s*"
+    + _OTP_VALUE
+    + r"(?!\d)"
 )
 
 
@@ -470,11 +710,22 @@ def _otps(t: _Text) -> Iterator[Span]:
                 continue
             if word.startswith("one") and not _ONE_TIME_NOUN.match(low, m.end()):
                 continue
-            tail = _OTP_TAIL.match(low, m.end())
+            tail = _OTP_TAIL.match(low, m.end()) or _OTP_GAP_TAIL.match(low, m.end())
             span = _otp_span(tail) if tail else None
             if span:
                 yield span
-    if "is your" in low:
+    if "texted" in low or "sent" in low or "messaged" in low or "sms" in low or "emailed" in low:
+        for m in _OTP_SENT.finditer(low):
+            if _starts_word(low, m.start()):
+                yield m.start("v"), m.end("v"), "otp"
+    if "code's" in low or "codes " in low:
+        for m in _CODE_IS.finditer(low):
+            yield m.start("v"), m.end("v"), "otp"
+    if "enter" in low or "use" in low or "type" in low or "input" in low or "submit" in low:
+        for m in _OTP_ENTER.finditer(low):
+            if _starts_word(low, m.start()):
+                yield m.start("v"), m.end("v"), "otp"
+    if " your " in low or " the " in low or " my " in low:
         for m in _OTP_REVERSED.finditer(low):
             if m.start() == 0 or not low[m.start() - 1].isalnum():
                 yield m.start("v"), m.end("v"), "otp"
@@ -489,7 +740,7 @@ def _otps(t: _Text) -> Iterator[Span]:
 
 _SSN = re.compile(r"(?<![A-Za-z0-9_-])(?P<a>\d{3})(?P<s>[- ])(?P<g>\d{2})(?P=s)(?P<n>\d{4})(?![A-Za-z0-9_-])")
 _SSN_KEYWORD = re.compile(
-    r"(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?)\s*(?:is|:|#)?\s*"
+    r"(?:ssn|ss\s?#|social\s+security(?:\s+(?:number|no\.?|#))?|social(?=\s+(?:is|was|:|#)))\s*(?:is|was|:|#)?\s*:?\s*"
     r"(?P<v>(?P<a>\d{3})[- ]?(?P<g>\d{2})[- ]?(?P<n>\d{4}))(?!\d)"
 )
 _NINO = re.compile(
@@ -532,13 +783,15 @@ def _national_ids(t: _Text) -> Iterator[Span]:
                 yield m.start("v"), m.end("v"), "national_id"
     for ws, we in t.windows(9):
         for m in _SSN.finditer(seg, ws, we):
+            if _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start()):
+                continue  # "policy number 330-22-1187", "order 123-45-6789"
             if _ssn_ok(m.group("a"), m.group("g"), m.group("n")):
                 yield m.start(), m.end(), "national_id"
     for ws, we in t.windows(17):  # 17 digits and a check character that may be X
         for m in _CN_ID.finditer(seg, ws, we):
             if cn_id_ok(m.group(0).upper()):
                 yield m.start(), m.end(), "national_id"
-    if "ssn" in low or "social security" in low:
+    if "ssn" in low or "social" in low or "ss#" in low or "ss #" in low:
         for m in _SSN_KEYWORD.finditer(low):
             if _starts_word(low, m.start()) and _ssn_ok(m.group("a"), m.group("g"), m.group("n")):
                 yield m.start("v"), m.end("v"), "national_id"
@@ -578,9 +831,15 @@ def _emails(t: _Text) -> Iterator[Span]:
             start += 1  # a local part starts with a letter or digit
         before = seg[start - 1] if start else ""
         # "user:password@host" is a URL's credentials (a secret above), except in "mailto:".
-        url_userinfo = before == ":" and not t.low.endswith("mailto", 0, start - 1)
+        scheme = t.low.rfind("://", max(0, start - 80), start)
+        url_userinfo = before == ":" and scheme >= 0 and not any(c.isspace() for c in seg[scheme:start])
         domain = _EMAIL_DOMAIN.match(seg, at + 1)
-        if start < at and domain and not url_userinfo and not (before.isalnum() or before == "_"):
+        if (
+            start < at
+            and domain
+            and not url_userinfo
+            and not ((before.isascii() and before.isalnum()) or before == "_")
+        ):
             yield start, domain.end(), "email"
         at = seg.find("@", at + 1)
 
@@ -613,6 +872,11 @@ def _phones(t: _Text) -> Iterator[Span]:
             yield m.start(), m.end(), "phone"
         for m in _PHONE_CN.finditer(seg, ws, we):
             yield m.start(), m.end(), "phone"
+    if "+" in seg and t.runs:
+        # International numbers as Google's libphonenumber reads them: every country's number plan, any
+        # grouping ("+44 (0)20 7946 0018", "+852 5123 4567"); only numbers valid for their country.
+        for match in PhoneNumberMatcher(seg, "ZZ", leniency=Leniency.VALID):
+            yield match.start, match.end, "phone"
     if any(w in low for w in _PHONE_WORDS):
         for m in _PHONE_KEYWORD.finditer(low):
             value = m.group("v")

@@ -245,7 +245,10 @@ _PRIV_CLAIM = (
 # Nouns after "admin" that make it a thing, not a role: "I'm the admin contact", "the admin panel".
 _NOT_A_ROLE_AFTER = (
     r"(?!'s\b|\s*(?:panel|page|console|dashboard|portal|account|area|section|settings|tool|view|login|password"
-    r"|email|contact|team|group|of\s+(?:the|our|my)\s+(?:whatsapp|facebook|group|chat|club)))"
+    r"|email|contact|team|group|of\s+(?:the|our|my|a|an)\s+(?:[\w-]+\s+){0,3}(?:whatsapp|facebook|group|chat|club|channel"
+    r"|server|forum|community|page|league|band|society|association)"
+    # a job ("I'm a system administrator at a hospital"), not a claim over this agent
+    r"|\s+(?:at|in)\s+(?:an?|the|our|my)\s+(?!(?:this|your)\b)\w+))"
 )
 _RULE_NOUNS = (
     r"(?:instructions?|rules?|guidelines?|directives?|prompts?|system\s+prompt|polic(?:y|ies)|restrictions?"
@@ -265,6 +268,14 @@ def _strong_override(m: re.Match[str]) -> bool:
     if m.group("verb") == "forget":
         strong -= {"all", "any", "every"}
     return bool(strong)
+
+
+_SUBJECT_BEFORE = re.compile(r"\b(?:i|we|they|he|she|you|people|my\s+\w+|mom|dad)\s+$")
+
+
+def _no_subject_before(m: re.Match[str]) -> bool:
+    # "Always tell everyone ..." is an order; "I always tell everyone to book early" is a habit.
+    return not _SUBJECT_BEFORE.search(m.string, max(0, m.start() - 16), m.start())
 
 
 _CLAUSE_START = re.compile(r"(?:^|[.!?\n])\W*$|\byour\s+$")
@@ -732,6 +743,7 @@ _RULES: tuple[_Rule, ...] = (
         "always never",
         r"(?:always|never)\s+(?:tell|say\s+to|give|show|recommend\s+to|reveal\s+to)\s+(?:other\s+users|everyone"
         r"|anyone|all\s+users|every\s+user|other\s+customers|all\s+customers|every\s+customer)\b",
+        check=_no_subject_before,
     ),
     _rule(
         "persistent_rule",
@@ -755,3 +767,18 @@ _RULES: tuple[_Rule, ...] = (
         view=COMPACT,
     ),
 )
+
+
+def normalise(text: str) -> str:
+    """The text as the rules read it: NFKC where needed, casefolded, zero-width characters and lookalikes
+    removed, dotted letters joined, as inspect() reads it before undoing leetspeak."""
+    if text.isascii():
+        base = text.casefold()
+    else:
+        for wide, narrow in _FULLWIDTH_PUNCT:
+            if wide in text:
+                text = text.replace(wide, narrow)
+        if _COMPATIBILITY.search(text):
+            text = _COMPATIBILITY.sub(_nfkc, text)
+        base = _CONFUSABLE.sub(lambda m: _CONFUSABLES[m.group(0)], _ZERO_WIDTH.sub("", text).casefold())
+    return _DOTTED_LETTERS.sub("", base) if "." in base else base

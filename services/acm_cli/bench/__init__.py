@@ -14,6 +14,7 @@ from acm_cli.bench.coverage import add_parser as add_coverage
 from acm_cli.bench.locomo import add_parser as add_locomo
 from acm_cli.bench.prefetch import add_parser as add_prefetch
 from acm_cli.bench.retention import add_parser as add_retention
+from acm_cli.bench.safety import add_parser as add_safety
 from acm_cli.bench.tokens import add_parser as add_tokens
 
 AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
@@ -25,6 +26,7 @@ BENCHMARKS: dict[str, AddParser] = {
     "retention": add_retention,
     "coverage": add_coverage,
     "prefetch": add_prefetch,
+    "safety": add_safety,
 }
 
 
