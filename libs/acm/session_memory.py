@@ -36,7 +36,9 @@ class SessionNotFound(Exception):
     """No turns and no working memory for the session: it never existed, or it was forgotten."""
 
 
-def rules_of(c: CompactionRules, budget_tokens: int = 0, pinned_fields: tuple[str, ...] = ()) -> Rules:
+def rules_of(
+    c: CompactionRules, budget_tokens: int = 0, pinned_fields: tuple[str, ...] = (), entity_types: tuple[str, ...] = ()
+) -> Rules:
     return Rules(
         budget_tokens=budget_tokens or c.budget_tokens,
         soft_ratio=c.soft_ratio,
@@ -46,6 +48,9 @@ def rules_of(c: CompactionRules, budget_tokens: int = 0, pinned_fields: tuple[st
         summary_ratio=c.summary_ratio,
         max_attempts=c.max_attempts,
         pinned_fields=pinned_fields,
+        pinned_max_tokens=c.pinned_max_tokens,
+        pinned_max_entities=c.pinned_max_entities,
+        entity_types=entity_types,
     )
 
 
@@ -104,7 +109,7 @@ class LoadSession:
         # Flagged episodes (poisoning attempts) are kept for audit, never put back in front of the model.
         turns = (session_turn(m) for m in reversed(newest_first) if m.kind == "turn")
         tail = [t for t in turns if not memory.covers(t) and t.turn_id not in kept]
-        rules = rules_of(schema.compaction, budget_tokens, schema.pinned_fields)
+        rules = rules_of(schema.compaction, budget_tokens, schema.pinned_fields, schema.entity_types)
         return SessionState(memory, tail, stored is not None, rules, schema.compaction.local_only)
 
     async def _since(self, scope: Scope, memory: WorkingMemory) -> list[Memory]:

@@ -43,6 +43,7 @@ _RATIO = _meter.create_histogram("acm.compaction.ratio", description="tokens aft
 _LATENCY = _meter.create_histogram("acm.compaction.latency", unit="ms", description="compaction latency")
 
 SESSION_TOKENS_KEY = "session_tokens"  # written by ingest as turns arrive
+COMPACTION_DUE_KEY = "compaction_due_at"  # ingest's back-off between requests; a swap starts it afresh
 
 
 class _Draft(BaseModel):
@@ -119,6 +120,7 @@ class CompactSession:
         # The running count restarts from what stays, so ingest detects the next crossing of the soft limit.
         current = await self.cache.incr(scope, SESSION_TOKENS_KEY, 0)
         await self.cache.incr(scope, SESSION_TOKENS_KEY, result.tokens_after - current)
+        await self.cache.delete(scope, COMPACTION_DUE_KEY)
         log.info(
             "session %s: %s %d → %d tokens (ratio %.2f), verified after %d attempt(s), %.1f ms",
             scope.session_key,

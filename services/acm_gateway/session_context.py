@@ -10,9 +10,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from acm.convert import ROLE_TO_PB, scope_to_pb, ts
-from acm.domain.compaction.engine import ContextDoesNotFit, ContextPlan, SessionTurn, fill, plan_context
-from acm.domain.compaction.pinned import PinnedState
+from acm.domain.compaction.engine import (
+    ContextDoesNotFit,
+    ContextPlan,
+    SessionTurn,
+    clip,
+    fill,
+    plan_context,
+)
+from acm.domain.compaction.pinned import CALL, PinnedEntity
 from acm.domain.compaction.record import CompactionRecord
+from acm.domain.identifiers import identifiers
 from acm.domain.models import Role
 from acm.domain.scope import Scope
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
@@ -24,6 +32,25 @@ SEPARATOR = "\n\n"
 MEMORIES_HEADER = "Relevant memories:"
 RECENT_HEADER = "Recent turns:"
 MEMORY_SHARE = 0.5  # the most of what the pinned state leaves that the recent turns may take when there is a query
+# Below this budget not even the headers and one clipped turn fit: RESOURCE_EXHAUSTED, naming it. At or above
+# it, a session's context always comes back within the budget, degraded as far as needed (with a notice).
+MIN_BUDGET_TOKENS = 64
+# With no query, the newest turns are the query: what the user and the agent just said or called.
+QUERY_TURNS = 3
+QUERY_CHARS_PER_TURN = 400
+
+
+QUERY_PIN_IDS = 8
+
+
+def implied_query(turns: Sequence[SessionTurn], pins: Sequence[PinnedEntity]) -> str:
+    """The query a session-context Fetch without one retrieves for: the ids the agent acts on (the highest-ranked
+    pins; retrieval returns what names an id first, so their records come with their current values), then the
+    newest turns that are not tool output (the user's request, the agent's reply and calls), newest first."""
+    named = [e.key for e in pins] + [v for e in pins if e.type == CALL for v in e.attributes.values()]
+    ids = list(dict.fromkeys(i for text in named for i in identifiers(text)))[:QUERY_PIN_IDS]
+    picked = [t.body[:QUERY_CHARS_PER_TURN] for t in reversed(turns) if t.role != "tool"][:QUERY_TURNS]
+    return "\n".join([" ".join(ids), *picked] if ids else picked)
 
 
 DAY_S = 86400
@@ -169,7 +196,7 @@ def recent_pieces(turns: Sequence[SessionTurn]) -> list[str]:
     return [recent_text(turns)]
 
 
-def pinned_to_pb(state: PinnedState) -> list[gateway_pb2.PinnedEntity]:
+def pinned_to_pb(entities: Sequence[PinnedEntity]) -> list[gateway_pb2.PinnedEntity]:
     return [
         gateway_pb2.PinnedEntity(
             key=e.key,
@@ -178,7 +205,7 @@ def pinned_to_pb(state: PinnedState) -> list[gateway_pb2.PinnedEntity]:
             source_turn_ids=list(e.source_turn_ids),
             updated_at=ts(e.updated_at),
         )
-        for e in state.entities.values()
+        for e in entities
     ]
 
 
@@ -228,6 +255,10 @@ class SessionContext:
         """The assembled context, or None when the session has nothing yet (the caller fetches memories only).
         Raises ContextDoesNotFit when not even the pinned state fits."""
         encoding = request.encoding or DEFAULT_ENCODING
+        if budget < MIN_BUDGET_TOKENS:
+            raise ContextDoesNotFit(
+                MIN_BUDGET_TOKENS, budget, f"a session's context needs a budget of at least {MIN_BUDGET_TOKENS} tokens"
+            )
         state, latest = await self.sessions(scope)
         if not state.stored and not state.tail:
             return None
@@ -242,34 +273,30 @@ class SessionContext:
         # Headers and separators are paid from the budget up front, so the parts can use the rest.
         overhead = 3 * count(SEPARATOR) + count(MEMORIES_HEADER + "\n") + count(RECENT_HEADER + "\n")
         inner = max(budget - overhead, 0)
-        share = MEMORY_SHARE if request.query else 0.0
-        try:
-            rules = state.rules
-            # With a question, the memories retrieved for it come before the summary: a summary line is a
-            # lossy digest of older turns, and those turns stay retrievable as memories. The summary gets
-            # what the memories leave (fill).
-            plan = plan_context(
-                state.memory,
-                state.tail,
-                inner,
-                self.tokens,
-                share,
-                rules.recent_turns_verbatim,
-                rules.pinned_fields,
-                lines_first=not request.query,
-            )
-        except ContextDoesNotFit as exc:
-            # The caller's numbers: its budget, and what the degraded context needs with the headers.
-            detail = str(exc).partition(": ")[2]
-            raise ContextDoesNotFit(exc.needed + overhead, budget, detail) from None
+        working = [*state.memory.recent, *state.tail]
+        share = MEMORY_SHARE if request.query or working else 0.0
+        rules = state.rules
+        # With a question, the memories retrieved for it come before the summary: a summary line is a lossy
+        # digest of older turns, and those turns stay retrievable as memories. The summary gets what the
+        # memories leave (fill).
+        plan = plan_context(
+            state.memory,
+            state.tail,
+            inner,
+            self.tokens,
+            share,
+            lines_first=share == 0.0,
+            rules=rules,
+        )
+        query = request.query or implied_query(working, plan.pinned_state.ranked(rules.entity_types))
         memories: list[common_pb2.Memory] = []
         dropped = 0
         from_prefetch = False
-        if request.query and plan.memory_budget > 0:
+        if query and plan.memory_budget > 0:
             answer = await self.retriever.retrieve(
                 retrieve_pb2.RetrieveRequest(
                     scope=scope_to_pb(scope),
-                    query=request.query,
+                    query=query,
                     budget_tokens=plan.memory_budget,
                     encoding=encoding,
                     tiers=list(request.tiers),
@@ -277,7 +304,9 @@ class SessionContext:
                 )
             )
             dropped = answer.dropped
-            memories = list(answer.memories)
+            # What the recent turns already show is not shown twice: their room goes to other memories.
+            verbatim = {t.turn_id for t in plan.recent}
+            memories = [m for m in answer.memories if not set(m.source_turn_ids) <= verbatim]
             from_prefetch = answer.from_prefetch
         # The memories as shown (with their dates) stay within their budget: the lowest ranked go first. What
         # they leave goes to older summary lines and turns. The header was paid for up front.
@@ -321,9 +350,11 @@ class SessionContext:
             return joined_count(pieces, count)
 
         # Exact count in the request's encoding; if the plan's estimate was short, shed the least needed
-        # first (the lowest-ranked memory, then the oldest summary line, then the oldest turn but the last).
+        # first: the lowest-ranked memory, the oldest summary line, the oldest turn but the last, the
+        # lowest-ranked pin, then the last turn is clipped further. Never an error at MIN_BUDGET_TOKENS or more.
         context_tokens = total()
         while context_tokens > budget:
+            over = context_tokens - budget
             if shown.memories:
                 shown.pop()
                 dropped += 1
@@ -331,11 +362,20 @@ class SessionContext:
             elif plan.summary_lines:
                 plan.summary_lines.pop(0)
                 texts["summary"] = plan.summary
+            elif len(plan.recent) > 1:
+                plan.recent.pop(0)
+                texts["recent"] = recent_text(plan.recent)
+            elif plan.drop_pin(self.tokens):
+                texts["pinned"] = plan.pinned_text
+            elif plan.recent and (cut := clip(plan.recent[0], plan.recent[0].tokens - over - 2, self.tokens)):
+                plan.recent[0] = cut
+                plan.clipped = max(plan.clipped, 1)
+                texts["recent"] = recent_text(plan.recent)
             elif plan.recent:
                 plan.recent.pop(0)
                 texts["recent"] = recent_text(plan.recent)
             else:
-                detail = f"the pinned state alone needs {context_tokens} {encoding} tokens"
+                detail = f"nothing of the session fits {budget} {encoding} tokens"
                 raise ContextDoesNotFit(context_tokens, budget, detail)
             context_tokens = total()
         parts = [
@@ -356,7 +396,7 @@ class SessionContext:
             budget_tokens=budget,
             dropped=dropped,
             encoding=encoding,
-            pinned=pinned_to_pb(plan.pinned_state),
+            pinned=pinned_to_pb(plan.pins),
             summary=plan.summary,
             recent_turns=[_turn_pb(t) for t in plan.recent],
             parts=parts,

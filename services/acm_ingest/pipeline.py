@@ -7,14 +7,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from acm.domain.facts import FactDraft, facts_from_turn
+from acm.domain.facts import FactDraft, facts_from_turn, record_drafts
 from acm.domain.gate import GateDecision, GateRules, decide, is_chit_chat
 from acm.domain.models import Role, Turn
 from acm.domain.pii import PiiRules, redact
 from acm.domain.poison import inspect
+from acm.domain.records import Record, tool_records, weight
 from acm.domain.schema import AgentSchema
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# The most a turn memory holds (a turn as the session's context shows it, ~300 tokens): a 64 KiB tool output
+# is its records, each a memory of its own, and the turn shows the first of them.
+MAX_TURN_WEIGHT = 900
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +29,7 @@ class TurnPlan:
     redactions: dict[str, int] = field(default_factory=dict)
     poisoning: tuple[str, ...] = ()  # reasons, when the turn tries to change rules or permissions
     facts: tuple[FactDraft, ...] = ()
+    shown: str = ""  # the turn as its session's context shows it: records rendered, at most MAX_TURN_WEIGHT
 
     @property
     def flagged(self) -> bool:
@@ -52,7 +57,35 @@ def _speaker_of(turn: Turn) -> str:
     return turn.role.value
 
 
-def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> TurnPlan:
+def shown_turn(text: str, records: list[Record]) -> str:
+    """What the turn memory keeps: the records one per line (compact, protocol noise gone), or the text; cut at
+    MAX_TURN_WEIGHT with a note of what is left (every record and sentence is a memory of its own)."""
+    lines = [r.render() for r in records] if records else [text]
+    out: list[str] = []
+    used = 0
+    for i, line in enumerate(lines):
+        if used + weight(line) > MAX_TURN_WEIGHT:
+            room = MAX_TURN_WEIGHT - used
+            if room > 80:
+                out.append(_cut_to(line, room))
+            left = f"{len(lines) - i} more records" if records else "the rest"
+            out.append(f"… [{left} in memories]")
+            break
+        out.append(line)
+        used += weight(line) + 1
+    return "\n".join(out)
+
+
+def _cut_to(text: str, max_weight: int) -> str:
+    end = len(text)
+    while end > 0 and weight(text[:end]) > max_weight:
+        end = end * max_weight // max(weight(text[:end]), 1)
+    return text[:end].rstrip() + " …"
+
+
+def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str], call_key: str = "") -> TurnPlan:
+    """``call_key``: the identifier the call that this tool output answers named (a user's record often
+    omits its own id: get_user(user_id=X) returns {name, email, …})."""
     speaker = turn.metadata.get("speaker") or _speaker_of(turn)
     content = _CONTROL.sub("", turn.content)  # NULs and other control bytes are not content
     decision = decide(content, turn.role.value, gate_rules(schema), seen_errors)
@@ -63,7 +96,15 @@ def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> T
     verdict = inspect(redaction.text)
     if verdict.flagged:
         # Kept only as a flagged episode of the session: never a fact, never retrievable.
-        return TurnPlan(decision, speaker, redaction.text, redaction.counts, verdict.reasons)
+        return TurnPlan(decision, speaker, redaction.text, redaction.counts, verdict.reasons, shown=redaction.text)
+    records = tool_records(redaction.text) if turn.role is Role.TOOL else []
+    if records:
+        keyless = [i for i, r in enumerate(records) if not r.key]
+        if call_key and len(keyless) == 1 and len(records) == 1:
+            records[0] = Record(call_key, records[0].fields)
+        shown = shown_turn(redaction.text, records)
+        drafts = record_drafts(speaker, records, turn.occurred_at)
+        return TurnPlan(decision, speaker, redaction.text, redaction.counts, (), tuple(drafts), shown)
     facts = facts_from_turn(speaker, redaction.text, turn.occurred_at)
     if not facts and not is_chit_chat(redaction.text):
         # A short answer ("No", "Yes, the 14th") is still what the turn said.
@@ -76,4 +117,6 @@ def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str]) -> T
                 mentions=(),
             )
         ]
-    return TurnPlan(decision, speaker, redaction.text, redaction.counts, (), tuple(facts))
+    return TurnPlan(
+        decision, speaker, redaction.text, redaction.counts, (), tuple(facts), shown_turn(redaction.text, [])
+    )

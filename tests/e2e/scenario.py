@@ -64,9 +64,15 @@ async def run_scenario(addr: str, key_c1: str, key_c2: str, wait_s: float = 60.0
         c2_view = [m.text for m in (await c2.fetch(ALICE, "Lisbon invoice", budget_tokens=500)).memories]
         assert c2_view and all("Client two" in t for t in c2_view), c2_view
 
-        # A tight budget is honoured.
-        tight = await c1.fetch(ALICE, "Lisbon invoice", budget_tokens=20)
+        # A tight budget is honoured: memories alone fit 20 tokens; a session's context is whole at 64 (the
+        # documented floor) and refused below it, with the numbers.
+        tight = await c1.fetch(scope("acme", "alice", ""), "Lisbon invoice", budget_tokens=20)
         assert tight.total_tokens <= 20
+        tight = await c1.fetch(ALICE, "Lisbon invoice", budget_tokens=64)
+        assert tight.context_tokens <= 64 and tight.context
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await c1.fetch(ALICE, "Lisbon invoice", budget_tokens=20)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "at least 64" in str(refused.value)
 
         # Forget Alice: her memories are gone, Bob's stay.
         forget_job = await c1.forget(ALICE, "user")

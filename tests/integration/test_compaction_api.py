@@ -23,18 +23,34 @@ from acm.v1 import common_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 
 PO = "PO-20261028-0098"
+# What an ERP answers besides the business fields: compaction drops it, so compacting shrinks the session.
+DEBUG = ', "debug": {"sql": "SELECT * FROM po JOIN vendor USING (vendor_id) WHERE po_id = $1", "timings_ms": ' + (
+    "[3, 4, 1, 7, 2, 9, 4, 4, 6, 1, 3, 8]"
+) + ', "node": "erp-db-7f9c", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"}'
 TURNS = [
     (Role.USER, "user", "Raise a purchase order for 40 laptops. We must stay under 130,000.00 CNY."),
     (
         Role.TOOL,
         "tool[erp.create_po]",
         f'{{"po_id": "{PO}", "amount": "125,000.00 CNY", "status": "pending_approval", '
-        '"approver": "Li Wei", "request_id": "req_1", "debug": {"sql_ms": 3}}',
+        '"approver": "Li Wei", "request_id": "req_1"' + DEBUG + "}",
     ),
-    (Role.ASSISTANT, "assistant", f"{PO} was created for 125,000.00 CNY and waits for Li Wei."),
+    (
+        Role.ASSISTANT,
+        "assistant",
+        f"{PO} was created for 125,000.00 CNY and waits for Li Wei. I checked the order against the framework "
+        "agreement and everything looks consistent with what you asked for. Approvers usually respond within a "
+        "working day, and I will keep an eye on it so you do not have to chase anyone yourself.",
+    ),
     (Role.USER, "user", "Please also note that delivery for it is due 2026-11-20 at the Shanghai warehouse."),
-    (Role.TOOL, "tool[erp.get_po]", f'{{"po_id": "{PO}", "status": "approved", "approved_by": "Li Wei"}}'),
-    (Role.ASSISTANT, "assistant", f"Good news: {PO} status is now approved by Li Wei."),
+    (Role.TOOL, "tool[erp.get_po]", f'{{"po_id": "{PO}", "status": "approved", "approved_by": "Li Wei"' + DEBUG + "}"),
+    (
+        Role.ASSISTANT,
+        "assistant",
+        f"Good news: {PO} status is now approved by Li Wei. That was quicker than usual, which is great for "
+        "your timeline. The next step on our side is simply to wait for the vendor's confirmation, and I will "
+        "let you know as soon as anything changes or if anything looks off in their reply.",
+    ),
     (Role.USER, "user", "Next, open a support ticket with the vendor about the delivery window for the laptops."),
     (Role.ASSISTANT, "assistant", "I opened TCK-55120 with the vendor; it is assigned to Sarah Chen."),
 ]
@@ -124,23 +140,23 @@ async def test_bad_inputs_have_defined_outcomes(acm: EmbeddedAcm) -> None:
         compaction = await client.compact(system, 10)
         assert compaction.outcome == "unchanged" and "system" in compaction.message
 
-        # A turn larger than the budget: Fetch leaves it out and says so; Compact makes the session fit.
+        # A turn larger than the budget: Fetch shows it clipped and says so; Compact makes the session fit.
         huge = _scope("big", "huge")
         filler = " ".join(f"line {i} of the attached delivery note lists pallet contents." for i in range(150))
         await _ingest(client, huge, [(Role.USER, "user", f"Delivery note for {PO} (125,000.00 CNY): {filler}")])
         response = await client.fetch(huge, "what is in the delivery note?", 300)
-        assert response.context_tokens <= 300 and not response.recent_turns
-        assert "1 older working turns" in response.notice
+        assert response.context_tokens <= 300 and "clipped" in response.notice
+        assert all("[clipped" in t.content for t in response.recent_turns)
         compaction = await client.compact(huge, 300)
         assert compaction.outcome == "compacted" and compaction.verified and compaction.turns_replaced == 1
         response = await client.fetch(huge, "what is in the delivery note?", 300)
         assert response.context_tokens <= 300 and "125,000.00 CNY" in response.context
-        assert response.parts[0].name == "pinned" and not response.notice
-        # When not even the pinned state fits: RESOURCE_EXHAUSTED with the numbers.
+        assert response.parts[0].name == "pinned" and "clipped" not in response.notice
+        # Below the documented floor (MIN_BUDGET_TOKENS): RESOURCE_EXHAUSTED with the numbers.
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await client.fetch(huge, "what is in the delivery note?", 12)
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "budget is 12" in (err.value.details() or "") and "pinned state" in (err.value.details() or "")
+        assert "budget is 12" in (err.value.details() or "") and "at least 64" in (err.value.details() or "")
 
         # A forgotten session.
         job_id = await client.forget(huge, "session")

@@ -12,12 +12,13 @@ static order, read only until the budget is full."""
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
-from acm.domain.prefetch import TERMS_VERSION, in_window, on_topic, rank, static_order, static_scores
+from acm.domain.identifiers import identifiers, mentions_identifier
+from acm.domain.prefetch import TERMS_VERSION, exact_first, in_window, on_topic, rank, static_order, static_scores
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack_until_full
@@ -115,11 +116,19 @@ class PrefetchingRetriever:
                 return None
             # As the full path does, what holds inside the question's window ("this week") ranks higher.
             boost = in_window(decoded.times, span)
-        ranked = (
-            ((i, score), decoded.tokens[i])
-            for i, score in rank(query, decoded.postings, decoded.lengths, decoded.static, decoded.order, boost=boost)
-            if decoded.tiers[i] in tiers
+        order: Iterable[tuple[int, float]] = rank(
+            query, decoded.postings, decoded.lengths, decoded.static, decoded.order, boost=boost
         )
+        wanted = identifiers(query)
+        if wanted:
+            # As the full path does, what names the query's ids exactly comes first; a pool that names none of
+            # them was predicted for something else: the full retrieval answers.
+            named = [i for i, m in enumerate(pool.memories) if any(mentions_identifier(m.text, w) for w in wanted)]
+            if not named:
+                self._miss("identifiers")
+                return None
+            order = exact_first(order, named)
+        ranked = (((i, score), decoded.tokens[i]) for i, score in order if decoded.tiers[i] in tiers)
         kept, total = pack_until_full(ranked, request.budget_tokens, decoded.smallest)
         eligible = sum(decoded.per_tier[t] for t in set(tiers))
         response = retrieve_pb2.RetrieveResponse(total_tokens=total, dropped=eligible - len(kept), from_prefetch=True)

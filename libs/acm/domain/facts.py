@@ -13,15 +13,15 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from acm.domain import sentences as S
 from acm.domain.extract import Mention, mentions
 from acm.domain.gate import is_chit_chat, is_lead_in
+from acm.domain.records import MAX_RECORD_WEIGHT, MAX_RECORDS_PER_TURN, Record, parts, weight
 from acm.domain.timeparse import TimeMention, resolve
 
-# A sentence ends at . ! ? (or their CJK forms) followed by space and a capital, digit or quote,
-# or at a line break; abbreviations like "Dr." or "e.g." are rare enough in chat to accept the split.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\u3400-\u9fff])|(?<=[。！？])|\n+")
 MIN_FACT_CHARS = 12
-MAX_FACTS_PER_TURN = 40  # a pasted document is not 400 facts; the rest stays in the turn memory
+MAX_FACTS_PER_TURN = 40  # a pasted document is not 400 facts: past these, its sentences are kept as passages
+RECORD_KIND = "tool_record"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,7 @@ class FactDraft:
     mentions: tuple[Mention, ...]
     slot: str = ""  # "<subject>|<attribute>" when the sentence states a value (see slot_of)
     value: str = ""
+    record: Record | None = None  # a tool output's record (one part of it when it is long)
 
 
 def _weight(text: str) -> int:
@@ -41,7 +42,66 @@ def _weight(text: str) -> int:
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    return S.split(text)
+
+
+def _pieces(sentence: str) -> list[str]:
+    """A sentence longer than a memory may be (a log line, a pasted table row) in pieces that fit."""
+    if weight(sentence) <= MAX_RECORD_WEIGHT:
+        return [sentence]
+    out, piece = [], ""
+    for word in sentence.split(" "):
+        while weight(word) > MAX_RECORD_WEIGHT:  # one unbroken token longer than a memory
+            if piece:
+                out.append(piece)
+                piece = ""
+            cut = len(word) * MAX_RECORD_WEIGHT // weight(word)
+            out.append(word[:cut])
+            word = word[cut:]
+        if piece and weight(piece) + 1 + weight(word) > MAX_RECORD_WEIGHT:
+            out.append(piece)
+            piece = word
+        else:
+            piece = f"{piece} {word}" if piece else word
+    if piece:
+        out.append(piece)
+    return out
+
+
+def _passages(sentences: list[str]) -> list[str]:
+    """Sentences past a turn's MAX_FACTS_PER_TURN, joined into passages of at most MAX_RECORD_WEIGHT."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and weight(out[-1]) + 1 + weight(sentence) <= MAX_RECORD_WEIGHT:
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out[:MAX_RECORDS_PER_TURN]
+
+
+def record_drafts(speaker: str, records: list[Record], occurred_at: datetime) -> list[FactDraft]:
+    """One draft per record of a tool output (per part, when long). A record with a key has a slot per part
+    ("record:<key>"), so a later result for the same id supersedes it (ingest merges the fields first)."""
+    drafts: list[FactDraft] = []
+    for record in records:
+        rendered = parts(record)
+        for i, part in enumerate(rendered):
+            slot = ""
+            if record.key:
+                slot = f"record:{record.key.casefold()}" + (f"#{i + 1}" if len(rendered) > 1 else "")
+            drafts.append(
+                FactDraft(
+                    text=f"{speaker}: {part}",
+                    sentence=part,
+                    valid_from=occurred_at,
+                    valid_to=None,
+                    mentions=(),
+                    slot=slot,
+                    value=part,
+                    record=record if len(rendered) == 1 else None,
+                )
+            )
+    return drafts
 
 
 def render_time(t: TimeMention) -> str:
@@ -70,7 +130,8 @@ def _annotate(sentence: str, times: list[TimeMention]) -> str:
 
 def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[FactDraft]:
     drafts: list[FactDraft] = []
-    sentences = split_sentences(content)[:MAX_FACTS_PER_TURN]
+    every = [piece for sentence in split_sentences(content) for piece in _pieces(sentence)]
+    sentences, rest = every[:MAX_FACTS_PER_TURN], every[MAX_FACTS_PER_TURN:]
     for sentence in sentences:
         if _weight(sentence) < MIN_FACT_CHARS or is_chit_chat(sentence):
             continue
@@ -90,6 +151,8 @@ def facts_from_turn(speaker: str, content: str, occurred_at: datetime) -> list[F
                 value=value,
             )
         )
+    for passage in _passages(rest):
+        drafts.append(FactDraft(f"{speaker}: {passage}", passage, occurred_at, None, tuple(mentions(passage))))
     return drafts
 
 

@@ -61,6 +61,9 @@ class CompactionRules:
     summary_ratio: float = 0.25  # above it, summary lines whose facts are all pinned are folded away
     max_attempts: int = 3  # verifier back-off steps before a compaction is given up (memory unchanged)
     local_only: bool = False  # never send this agent's sessions to an external LLM endpoint
+    # The pinned state's cap: the highest-ranked pins that fit are shown, the rest stay memories.
+    pinned_max_tokens: int = 600
+    pinned_max_entities: int = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +268,8 @@ def validate(schema: AgentSchema) -> AgentSchema:
         raise SchemaInvalid("compaction.soft_ratio must be in (0, 1]")
     if schema.compaction.budget_tokens < 1:
         raise SchemaInvalid("compaction.budget_tokens must be ≥ 1")
+    if schema.compaction.pinned_max_tokens < 1 or schema.compaction.pinned_max_entities < 1:
+        raise SchemaInvalid("compaction.pinned_max_tokens and compaction.pinned_max_entities must be ≥ 1")
     _check_compaction(schema.compaction)
     if schema.retrieval.preset not in PRESETS:
         raise SchemaInvalid(f"retrieval.preset {schema.retrieval.preset!r} is not one of: {', '.join(PRESETS)}")

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-ID = re.compile(r"\b([A-Z]{2,6}(?:-[A-Z0-9]*\d[A-Z0-9]*)+)\b")
-_NOT_IDS = frozenset({"UTF", "SHA", "ISO", "RFC", "TLS", "HTTP", "MD", "AES", "RSA", "UTC", "GMT", "COVID", "IPV"})
+from acm.domain import sentences as S
+from acm.domain.identifiers import identifiers
+
 _CURRENCY = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY", "RMB": "CNY", "元": "CNY"}
 _CODES = "USD|EUR|GBP|CNY|JPY|CHF|CAD|AUD|HKD|SGD|INR|RMB"
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -42,7 +43,8 @@ _NAME_STOP = frozenset(
     Here Do Does Did Is Are Was Were Be Been Can Could Would Should Will Let Great Good Sorry Today Yesterday
     Tomorrow Not Any Some All As At In On Last Next Now By For From To Of With About After Before Since Until
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August
-    September October November December Calling Called Checking Done Noted Status Update Updated Result""".split()
+    September October November December Calling Called Checking Done Noted Status Update Updated Result
+    Dr Mr Mrs Ms Mx Prof Sir Dame Madam""".split()
 )
 STATUSES = (
     "approved|rejected|pending_approval|pending|open|opened|closed|resolved|escalated|in_progress|on_hold|"
@@ -69,7 +71,6 @@ _GOAL = re.compile(
     r"|within (?:the )?budget|(?:budget|cap|limit) of)\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -82,7 +83,7 @@ class Atom:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    return S.split(text)
 
 
 def norm_amount(number: str, currency: str) -> str:
@@ -137,7 +138,7 @@ def dates(text: str) -> list[str]:
 
 
 def ids(text: str) -> list[str]:
-    return [m.group(1) for m in ID.finditer(text) if m.group(1).split("-")[0] not in _NOT_IDS]
+    return identifiers(text)
 
 
 def amounts(text: str) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -55,6 +55,9 @@ class Rules:
     summary_ratio: float = 0.25  # above this share of the budget, summary lines already pinned are folded
     max_attempts: int = 3
     pinned_fields: tuple[str, ...] = ()  # the agent schema's fields pinned wherever a turn states them
+    pinned_max_tokens: int = 600  # the pinned state's cap: lower-ranked pins are left to the memories
+    pinned_max_entities: int = 40
+    entity_types: tuple[str, ...] = ()  # the schema's entity types rank first among pins
 
     @property
     def soft_limit(self) -> int:
@@ -93,6 +96,7 @@ class WorkingMemory:
                 attributes=dict(e["attributes"]),
                 source_turn_ids=tuple(e["source_turn_ids"]),
                 updated_at=_dt(e["updated_at"]),
+                acts=e.get("acts", 0),  # stored before pins counted acts
             )
             for k, e in d["pinned"]["entities"].items()
         }
@@ -140,15 +144,26 @@ class CompactionResult:
 
 
 def pinned_text(state: P.PinnedState) -> str:
+    """Every pin, rendered: what the verifier checks (a pin left out of a context is still stored)."""
     return state.render()
+
+
+def shown_pinned(state: P.PinnedState, rules: Rules, counter: TokenCounter, cap: int | None = None) -> P.Shown:
+    """The pins a context shows: the highest-ranked within the schema's cap (and ``cap``, when smaller)."""
+    limit = rules.pinned_max_tokens if cap is None else min(cap, rules.pinned_max_tokens)
+    return state.within(counter.count, max(limit, 0), rules.pinned_max_entities, rules.entity_types)
 
 
 def summary_text(lines: Sequence[str]) -> str:
     return ("Summary of earlier turns:\n" + "\n".join(f"- {line}" for line in lines)) if lines else ""
 
 
-def working_tokens(memory: WorkingMemory, tail: Sequence[SessionTurn], counter: TokenCounter) -> int:
-    fixed = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
+def working_tokens(
+    memory: WorkingMemory, tail: Sequence[SessionTurn], counter: TokenCounter, rules: Rules | None = None
+) -> int:
+    """The working context's size: the pins shown (within the schema's cap), the summary and the turns."""
+    pinned = shown_pinned(memory.pinned, rules or Rules(), counter).tokens
+    fixed = pinned + counter.count(summary_text(memory.episodes))
     return fixed + sum(t.tokens for t in memory.recent) + sum(t.tokens for t in tail)
 
 
@@ -157,17 +172,32 @@ def _span(turns: Sequence[SessionTurn]) -> list[SpanTurn]:
 
 
 def _atoms(span: Sequence[SpanTurn]) -> set[A.Atom]:
+    """The atoms the compacted context must keep. Of a tool's output only the tool → result pair: the records
+    it returned are memories of their own (one per record, written by ingest), so the pinned state and the
+    summary need not carry every SKU of an inventory."""
     out: set[A.Atom] = set()
     for t in span:
-        out |= A.turn_atoms(t.role, t.tool_name, t.text)
+        if t.role == "tool":
+            out |= {a for a in A.turn_atoms(t.role, t.tool_name, t.text) if a.kind == "tool"}
+        else:
+            out |= A.turn_atoms(t.role, t.tool_name, t.text)
+    return out
+
+
+def _said(span: Sequence[SpanTurn]) -> set[A.Atom]:
+    """Every atom the span states, tool outputs included: what a summary may mention without inventing it."""
+    out: set[A.Atom] = set()
+    for t in span:
+        out |= A.fact_atoms(t.text)
     return out
 
 
 def _pin_span(
     state: P.PinnedState, span: Sequence[SpanTurn], turns: Sequence[SessionTurn], fields: Sequence[str] = ()
 ) -> P.PinnedState:
+    acted = frozenset(i for t in span for i in P.acted_on(t.role, t.text))
     for cleaned, turn in zip(span, turns, strict=True):
-        state = P.update(state, cleaned.role, cleaned.text, turn.turn_id, turn.at, fields)
+        state = P.update(state, cleaned.role, cleaned.text, turn.turn_id, turn.at, fields, acted)
     return state
 
 
@@ -206,7 +236,7 @@ def first_cut(memory: WorkingMemory, tail: Sequence[SessionTurn], rules: Rules, 
     """How many of the oldest working turns the first attempt replaces: all but the newest ones that fit
     the target with the pinned state and summary (at most ``recent_turns_verbatim`` of them)."""
     working = [*memory.recent, *tail]
-    fixed = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
+    fixed = shown_pinned(memory.pinned, rules, counter).tokens + counter.count(summary_text(memory.episodes))
     target = int(rules.budget_tokens * rules.target_ratio)
     keep, used = 0, fixed
     for turn in reversed(working):
@@ -229,7 +259,7 @@ def compact(
     ``draft``: summary lines written elsewhere (an LLM) for the span this function would pick first; the
     verifier guards them like its own, and a rejected draft falls back to the deterministic summary."""
     working = [*memory.recent, *tail]
-    before = working_tokens(memory, tail, counter)
+    before = working_tokens(memory, tail, counter, rules)
     cut = first_cut(memory, tail, rules, counter)
     keep = len(working) - cut
     if cut == 0:
@@ -243,7 +273,7 @@ def compact(
             turns_verbatim=keep,
             message="nothing to compact: every working turn is kept verbatim",
         )
-    old_context = counter.count(pinned_text(memory.pinned)) + counter.count(summary_text(memory.episodes))
+    old_context = shown_pinned(memory.pinned, rules, counter).tokens + counter.count(summary_text(memory.episodes))
     work = 0
     verdict = Verdict((), ())
     state = memory.pinned
@@ -254,6 +284,7 @@ def compact(
         span_turns = working[:cut]
         span = _span(span_turns)
         atoms = _atoms(span)
+        said = _said(span)
         state = _pin_span(memory.pinned, span, span_turns, rules.pinned_fields)
         if attempts == 1 and draft is not None:
             lines = list(draft)
@@ -265,9 +296,9 @@ def compact(
         if attempts >= 2 and verdict.missing:
             still = verify(atoms, pinned_text(state), lines, memory.episodes, pinned_text(memory.pinned)).missing
             state = state.pin_atoms(list(still), span_turns[-1].turn_id, span_turns[-1].at)
-        verdict = verify(atoms, pinned_text(state), lines, memory.episodes, pinned_text(memory.pinned))
+        verdict = verify(atoms, pinned_text(state), lines, memory.episodes, pinned_text(memory.pinned), said)
         # The cost if a model did this: it reads the old context and the span, writes the new state and lines.
-        written = counter.count(pinned_text(state)) + counter.count(summary_text(lines))
+        written = shown_pinned(state, rules, counter).tokens + counter.count(summary_text(lines))
         work += old_context + sum(t.tokens for t in span_turns) + written
         if verdict.ok:
             break
@@ -286,20 +317,38 @@ def compact(
             message="the verifier rejected every attempt; working memory unchanged",
             work_tokens=work,
         )
-    episodes, folded = _fold(state, [*memory.episodes, *lines], int(rules.budget_tokens * rules.summary_ratio), counter)
     # Every working turn is now compacted or kept verbatim: the memory covers up to the newest one.
     newest = working[-1]
     through_ids = tuple(t.turn_id for t in working if t.at == newest.at)
-    new = WorkingMemory(
-        version=memory.version + 1,
-        pinned=state,
-        episodes=tuple(episodes),
-        recent=tuple(working[cut:]),
-        through_at=newest.at,
-        through_ids=through_ids,
-        turns_compacted=memory.turns_compacted + cut,
-    )
-    after = working_tokens(new, (), counter)
+    cap = int(rules.budget_tokens * rules.summary_ratio)
+    new, after, folded = WorkingMemory(), before, 0
+    # A compaction that does not shrink the context is no success: fold harder (a smaller summary share, the
+    # lines whose facts are pinned leave first) before giving up.
+    for share in (1.0, 0.5, 0.25):
+        episodes, folded = _fold(state, [*memory.episodes, *lines], int(cap * share), counter)
+        new = WorkingMemory(
+            version=memory.version + 1,
+            pinned=state,
+            episodes=tuple(episodes),
+            recent=tuple(working[cut:]),
+            through_at=newest.at,
+            through_ids=through_ids,
+            turns_compacted=memory.turns_compacted + cut,
+        )
+        after = working_tokens(new, (), counter, rules)
+        if after < before:
+            break
+    if after >= before:
+        return CompactionResult(
+            "failed",
+            None,
+            before,
+            before,
+            True,
+            attempts,
+            message=f"the compacted context ({after} tokens) is not smaller than before ({before}); unchanged",
+            work_tokens=work,
+        )
     outcome, message = "compacted", f"replaced {cut} turns, kept {len(working) - cut} verbatim"
     if after > rules.hard_limit:
         outcome = "degraded"
@@ -310,6 +359,11 @@ def compact(
 
 
 # --- assembly -------------------------------------------------------------------------------------------
+
+
+PINNED_SHARE = 0.45  # the most of a context's budget the pins take: turns and memories need the rest
+MIN_CLIPPED_TOKENS = 24  # a newest turn too long for the room left is shown clipped, if this much fits
+CLIP_MARK = " … [clipped; the rest is in memories]"
 
 
 @dataclass
@@ -325,6 +379,9 @@ class ContextPlan:
     recent: list[SessionTurn] = field(default_factory=list)  # oldest first
     recent_tokens: int = 0
     reserved: int = 0  # tokens taken by retrieved memories
+    pins: tuple[P.PinnedEntity, ...] = ()  # the pins shown, highest-ranked first
+    pins_dropped: int = 0  # pins left out to fit (they stay retrievable as memories)
+    clipped: int = 0  # turns shown clipped
 
     @property
     def summary(self) -> str:
@@ -346,13 +403,33 @@ class ContextPlan:
     def omitted_lines(self) -> int:
         return self.total_lines - len(self.summary_lines)
 
+    def drop_pin(self, counter: TokenCounter) -> bool:
+        """Leave out the lowest-ranked pin shown; False when none is left."""
+        if not self.pins:
+            return False
+        self.pins = self.pins[:-1]
+        self.pins_dropped += 1
+        self.pinned_text = P.render_entities(self.pins)
+        self.pinned_tokens = counter.count(self.pinned_text) if self.pinned_text else 0
+        return True
+
     def notice(self) -> str:
-        if not (self.omitted_turns or self.omitted_lines):
+        left = [
+            f"{n} {what}"
+            for n, what in (
+                (self.omitted_turns, "older working turns"),
+                (self.omitted_lines, "summary lines"),
+                (self.pins_dropped, "lower-ranked pins"),
+            )
+            if n
+        ]
+        if not left and not self.clipped:
             return ""
-        return (
-            f"context degraded to fit {self.budget} tokens: {self.omitted_turns} older working turns and "
-            f"{self.omitted_lines} summary lines left out (still retrievable as memories)"
-        )
+        text = f"context degraded to fit {self.budget} tokens: "
+        text += (", ".join(left) + " left out (still retrievable as memories)") if left else ""
+        if self.clipped:
+            text += ("; " if left else "") + f"{self.clipped} turn(s) clipped"
+        return text
 
 
 def plan_context(
@@ -364,40 +441,82 @@ def plan_context(
     verbatim: int = 6,
     fields: Sequence[str] = (),
     lines_first: bool = True,
+    rules: Rules | None = None,
 ) -> ContextPlan:
-    """Pinned state first (the one part that is never dropped: it must fit), then up to ``verbatim`` newest
-    turns and (with ``lines_first``) the newest summary lines within ``1 - memory_share`` of what is left;
-    the rest is for retrieved memories, after which ``fill`` spends what they did not use on summary lines
-    and older turns. Turns and lines that do not fit are left out and counted in the notice (they stay
-    retrievable as memories)."""
+    """The pins first (the highest-ranked that fit the schema's cap and PINNED_SHARE of the budget), then up to
+    ``verbatim`` newest turns (the newest clipped if it alone is too long) and (with ``lines_first``) the newest
+    summary lines within ``1 - memory_share`` of what is left; the rest is for retrieved memories, after which
+    ``fill`` spends what they did not use on summary lines and older turns. What does not fit is left out and
+    counted in the notice (it stays retrievable as memories). Never fails: a budget too small for anything
+    gets an empty plan."""
+    rules = rules or Rules(recent_turns_verbatim=verbatim, pinned_fields=tuple(fields))
     working = [*memory.recent, *tail]
-    state = P.PinnedState()
-    if memory.version > 0:
-        # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
-        # Before the first compaction the turns themselves are the context.
-        state = _pin_span(memory.pinned, _span(working), working, fields)
-    pinned = pinned_text(state)
-    p = counter.count(pinned) if pinned else 0
-    if p > budget:
-        raise ContextDoesNotFit(
-            p, budget, f"the pinned state alone is {p} tokens; raise the budget (no compaction can shrink it)"
-        )
-    plan = ContextPlan(pinned, p, budget, len(working), len(memory.episodes), state)
-    cap = int((budget - p) * (1 - memory_share))
-    newest = working[-1].tokens if working else 0
-    _add_turns(plan, working, max(cap, newest), verbatim)
+    # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
+    state = _pin_span(memory.pinned, _span(working), working, rules.pinned_fields)
+    shown = shown_pinned(state, rules, counter, int(budget * PINNED_SHARE))
+    plan = ContextPlan(
+        shown.text,
+        shown.tokens,
+        budget,
+        len(working),
+        len(memory.episodes),
+        state,
+        pins=shown.entities,
+        pins_dropped=shown.dropped,
+    )
+    cap = int((budget - shown.tokens) * (1 - memory_share))
+    whole = {e.key for e in shown.entities if "…" not in e.attributes}
+    working = [pinned_stub(t, whole, counter) for t in working]
+    _add_turns(plan, working, cap, rules.recent_turns_verbatim, counter)
     if lines_first:
         _add_lines(plan, memory.episodes, cap, counter)
     return plan
 
 
-def _add_turns(plan: ContextPlan, working: Sequence[SessionTurn], cap: int, limit: int) -> None:
-    """Newest turns not shown yet, while the session part stays within ``cap`` and the whole within budget."""
+def pinned_stub(turn: SessionTurn, pinned: set[str], counter: TokenCounter) -> SessionTurn:
+    """A tool output whose every record is shown whole among the pins, as a line naming them: the pins hold the
+    same fields, current, and the room goes to other turns."""
+    if turn.role != "tool" or not pinned:
+        return turn
+    records, rest = P.record_lines(turn.body)
+    if not records or rest.strip() or any(key not in pinned for key, _ in records):
+        return turn
+    text = f"{turn.speaker or 'tool'}: {', '.join(key for key, _ in records)} (current values pinned above)"
+    return replace(turn, text=text, tokens=counter.count(text))
+
+
+def clip(turn: SessionTurn, max_tokens: int, counter: TokenCounter) -> SessionTurn | None:
+    """The turn cut to at most ``max_tokens`` (its start, and a mark saying the rest is in memories); None
+    when not even MIN_CLIPPED_TOKENS fit."""
+    if turn.tokens <= max_tokens:
+        return turn
+    room = max_tokens - counter.count(CLIP_MARK)
+    if room < MIN_CLIPPED_TOKENS:
+        return None
+    text = turn.text[: max(room * 3, 16)]
+    size = counter.count(text)
+    while size > room and len(text) > 16:
+        text = text[: int(len(text) * room / size * 0.95)]
+        size = counter.count(text)
+    cut = text.rstrip() + CLIP_MARK
+    return replace(turn, text=cut, tokens=counter.count(cut))
+
+
+def _add_turns(
+    plan: ContextPlan, working: Sequence[SessionTurn], cap: int, limit: int, counter: TokenCounter | None = None
+) -> None:
+    """Newest turns not shown yet, while the session part stays within ``cap`` and the whole within budget.
+    With ``counter``, the newest turn (when none is shown yet) is clipped to the room left instead of left out."""
     for turn in reversed(working[: len(working) - len(plan.recent)]):
         if len(plan.recent) >= limit:
             break
-        if plan.recent_tokens + plan.summary_tokens + turn.tokens > cap or plan.used + turn.tokens > plan.budget:
-            break
+        room = min(cap - plan.recent_tokens - plan.summary_tokens, plan.budget - plan.used)
+        if turn.tokens > room:
+            shown = clip(turn, room, counter) if counter is not None and not plan.recent else None
+            if shown is None:
+                break
+            plan.clipped += 1
+            turn = shown
         plan.recent.insert(0, turn)
         plan.recent_tokens += turn.tokens
 

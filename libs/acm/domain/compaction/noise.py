@@ -109,3 +109,8 @@ def clean(text: str) -> str:
     text = _SPACES.sub(" ", text)
     text = _BLANK_LINES.sub("\n", text)
     return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def is_noise_key(key: str) -> bool:
+    """A JSON key that describes the transport (status code, trace id, debug field), not the business."""
+    return _NOISE_KEY.match(key) is not None

@@ -1,16 +1,23 @@
 """The pinned entity state: typed, structured business state carried at the top of every context.
 
-A summary never rewrites it; only a newer fact about the same entity updates an attribute (the newer
-value replaces the older, and the entity remembers which turns said so)."""
+It holds what the agent acts on: the entities named in user and assistant turns and in tool calls, the
+calls' own inputs, the user's goals and the schema's pinned fields. Records that a tool merely returns are
+not pinned (they are memories, one per record, retrievable by id); a tool output only updates entities
+already pinned (a purchase order's new amount). A summary never rewrites it; only a newer fact about the
+same entity updates an attribute (the newer value replaces the older, and the entity remembers which turns
+said so). It is shown within a cap, highest-ranked first (goals, the schema's entity types, then the
+entities acted on most recently and most often); the rest is left to the memories."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from acm.domain import sentences as S
 from acm.domain.compaction import atoms as A
+from acm.domain.records import parse_fields
 
 TYPES = {
     "PO": "purchase_order",
@@ -29,27 +36,41 @@ TYPES = {
     "CTR": "contract",
     "BUG": "issue",
 }
+CALL = "call"  # a tool call's inputs when it names no id ("search_flights: origin=JFK, date=2024-05-20")
 NOTES = "notes"  # atoms pinned by the verifier's back-off
 GOALS = "goals"  # the user's stated goals and constraints
 SESSION = "session"  # the schema's pinned fields stated outside any entity ("branch: feature/login-fix")
 # The value runs to the end of its clause: a comma, a semicolon, a sentence end, a closing brace (cleaned JSON).
 _FIELD_VALUE = r"\s*(?:=|:|\bis\b|\bwas\b)\s*[\"']?([^,;\n\"'{}]{1,80}?)[\"']?\s*(?:[.,;]\s|[.,;}]?$|[,;}])"
 MAX_GOALS = 8
+MAX_ATTRIBUTES = 16  # per entity: the newest values stay
+MAX_VALUE_CHARS = 240  # a record's nested value (its payment methods, its flights) is still one value
+MAX_SOURCES = 8
+MAX_ACTS_RANKED = 3  # beyond three acts, recency decides: an old account does not outrank the current order
+# "Dr. Ana Souza", "Ms Li Wei": the honorific is part of the name, never a name of its own.
+_HONORIFIC = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sir|Dame)\.?\s+)?"
+_PERSON = _HONORIFIC + r"[A-Z][a-z'’]+(?: [A-Z][a-z'’]+){0,2}"
 _PAIR = re.compile(r"(?<![\w.])([a-z][a-z0-9_]{1,40})\s*=\s*((?:[^,;{}\[\]\n]|,(?=\d{3}))+)")
 _PRINCIPAL = re.compile(
     r"\b(approved|assigned|owned|requested|reviewed|escalated|submitted|raised|created|resolved|acknowledged|"
-    r"signed off|rejected)\s+(?:by|to)\s+([A-Z][a-z]+(?: [A-Z][a-z]+){1,2})"
+    r"signed off|rejected)\s+(?:by|to)\s+(" + _HONORIFIC + r"[A-Z][a-z'’]+(?: [A-Z][a-z'’]+){0,2})"
 )
 _ROLE = re.compile(
     r"\b(approver|assignee|owner|requester|reviewer|on-call|commander|manager|vendor|supplier)"
-    r"(?:\s+(?:for|of)\s+[A-Z]{2,6}-[\w-]+)?\s*(?:is|:|=)?\s*([A-Z][a-z]+(?: [A-Z][a-z]+){0,2})"
+    r"(?:\s+(?:for|of)\s+#?[\w-]+\d[\w-]*)?\s*(?:is|:|=)?\s*(" + _PERSON + ")"
 )
 # "assigned to X" and "assignee=X" are one attribute, so the newer statement replaces the older.
 _ROLE_OF = {"assigned": "assignee", "owned": "owner", "requested": "requester", "reviewed": "reviewer"}
 _DATE_KEY = re.compile(
     r"\b(due|deadline|eta|scheduled(?: for)?|expires?|delivery|window)\b[^.;,]{0,12}$", re.IGNORECASE
 )
-_CLAUSE = re.compile(r"(?<=[.!?])\s+|[;\n]+|(?<=\})\s*,?\s*(?=\{)")
+# A tool's record as ingest renders it (acm.domain.records): "<key> {field=value, …}".
+_RECORD_LINE = re.compile(r"^(\S{1,80}) \{.*\}$")
+_CLAUSE = re.compile(r"[;\n]+|(?<=\})\s*,?\s*(?=\{)")
+# A tool call as a turn carries it: name(arguments), the arguments JSON rendered as k=v by noise.clean.
+_CALL = re.compile(r"^([A-Za-z_][\w.-]{1,60})\(\s*\{?(.*?)\}?\s*\)$")
+# An id's type from the field that names it: user_id → user, flight_number → flight.
+_TYPED_FIELD = re.compile(r"^([a-z][a-z0-9]*?(?:_[a-z0-9]+)*?)_(?:id|number|code|ref)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +80,31 @@ class PinnedEntity:
     attributes: dict[str, str] = field(default_factory=dict)
     source_turn_ids: tuple[str, ...] = ()
     updated_at: datetime | None = None
+    acts: int = 0  # turns in which the user named it or the agent called a tool with it
 
     def render(self) -> str:
-        attrs = ", ".join(f"{k}={v}" for k, v in self.attributes.items())
+        attrs = ", ".join(f"{k}={v}" if v else k for k, v in self.attributes.items())
         return f"{self.key} ({self.type})" + (f": {attrs}" if attrs else "")
 
 
-def entity_type(key: str) -> str:
-    return TYPES.get(key.split("-")[0], "record")
+def entity_type(key: str, field_name: str = "") -> str:
+    """The type of an id: a known prefix (PO-… → purchase_order), else the field that named it (user_id →
+    user), else record."""
+    known = TYPES.get(key.split("-")[0].upper()) if "-" in key else None
+    if known:
+        return known
+    m = _TYPED_FIELD.match(field_name.lower()) if field_name else None
+    return m.group(1) if m else "record"
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """The pinned state as a context shows it: the highest-ranked pins that fit the cap."""
+
+    text: str
+    entities: tuple[PinnedEntity, ...]
+    tokens: int
+    dropped: int  # pins left out (they stay retrievable as memories)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,18 +112,75 @@ class PinnedState:
     entities: dict[str, PinnedEntity] = field(default_factory=dict)
 
     def render(self) -> str:
-        if not self.entities:
-            return ""
-        return "Pinned state (current values):\n" + "\n".join(f"- {e.render()}" for e in self.entities.values())
+        return render_entities(list(self.entities.values()))
 
-    def set(self, key: str, attrs: dict[str, str], turn_id: str, at: datetime | None, kind: str = "") -> PinnedState:
+    def ranked(self, entity_types: Sequence[str] = ()) -> list[PinnedEntity]:
+        """Goals and the schema's pinned fields first, then the schema's entity types, then the entities acted
+        on most often (up to MAX_ACTS_RANKED), then most recently; the verifier's notes last."""
+        wanted = {t.lower() for t in entity_types}
+        order = list(self.entities.values())
+        position = {e.key: i for i, e in enumerate(order)}
+
+        def rank(e: PinnedEntity) -> tuple[int, int, float, int, int]:
+            group = 0 if e.type in (GOALS, SESSION) else 3 if e.key == NOTES else 1 if e.type in wanted else 2
+            at = e.updated_at.timestamp() if e.updated_at else 0.0
+            # What the user named or the agent called with more often (the user's account, the order being
+            # changed) before what was only listed or mentioned; then the newest.
+            return (group, -min(e.acts, MAX_ACTS_RANKED), -at, -len(e.source_turn_ids), -position[e.key])
+
+        return sorted(order, key=rank)
+
+    def within(
+        self,
+        count: Callable[[str], int],
+        max_tokens: int,
+        max_entities: int,
+        entity_types: Sequence[str] = (),
+    ) -> Shown:
+        """The highest-ranked pins whose lines fit ``max_tokens`` (and ``max_entities``), shown in rank order.
+        Never fails: with no room, nothing is shown and every pin is counted as dropped."""
+        ranked = self.ranked(entity_types)
+        header = count(PINNED_HEADER) if ranked else 0
+        kept: list[PinnedEntity] = []
+        used = header
+        for e in ranked:
+            if len(kept) >= max_entities:
+                break
+            size = count(f"- {e.render()}\n")
+            if used + size > max_tokens:
+                # A large pin (a record with many fields) is shown with the attributes that fit, when a useful
+                # part does; else a smaller, lower-ranked pin may still fit.
+                cut = _truncated(e, max_tokens - used, count)
+                if cut is None:
+                    continue
+                e, size = cut, count(f"- {cut.render()}\n")
+            kept.append(e)
+            used += size
+        text = render_entities(kept)
+        tokens = count(text) if text else 0
+        while kept and tokens > max_tokens:  # the sum of the lines' counts was short
+            kept.pop()
+            text = render_entities(kept)
+            tokens = count(text) if text else 0
+        return Shown(text, tuple(kept), tokens, len(ranked) - len(kept))
+
+    def set(
+        self, key: str, attrs: dict[str, str], turn_id: str, at: datetime | None, kind: str = "", act: bool = False
+    ) -> PinnedState:
         old = self.entities.get(key) or PinnedEntity(key, kind or entity_type(key))
-        merged = {**old.attributes, **attrs}
-        if merged == old.attributes and key in self.entities:
+        if act and turn_id not in old.source_turn_ids:
+            old = replace(old, acts=old.acts + 1)
+        fresh = {k: v[:MAX_VALUE_CHARS] for k, v in attrs.items()}
+        # A value stated again moves to the end: the newest MAX_ATTRIBUTES stay.
+        merged = {k: v for k, v in old.attributes.items() if k not in fresh} | fresh
+        merged = dict(list(merged.items())[-MAX_ATTRIBUTES:])
+        if merged == old.attributes and key in self.entities and turn_id in old.source_turn_ids:
             return self
-        sources = old.source_turn_ids if turn_id in old.source_turn_ids else (*old.source_turn_ids, turn_id)[-8:]
+        sources = old.source_turn_ids if turn_id in old.source_turn_ids else (*old.source_turn_ids, turn_id)
         entities = dict(self.entities)
-        entities[key] = replace(old, attributes=merged, source_turn_ids=sources, updated_at=at or old.updated_at)
+        entities[key] = replace(
+            old, attributes=merged, source_turn_ids=sources[-MAX_SOURCES:], updated_at=at or old.updated_at
+        )
         return PinnedState(entities)
 
     def pin_atoms(self, atoms: list[A.Atom], turn_id: str, at: datetime | None) -> PinnedState:
@@ -94,6 +189,38 @@ class PinnedState:
         start = len(notes.attributes) if notes else 0
         attrs = {f"{a.kind}_{start + i + 1}": a.value for i, a in enumerate(sorted(atoms))}
         return self.set(NOTES, attrs, turn_id, at, kind="note")
+
+
+PINNED_HEADER = "Pinned state (current values):\n"
+MIN_TRUNCATED_TOKENS = 24  # a pin cut to less than this says too little to show
+
+
+def _truncated(e: PinnedEntity, room: int, count: Callable[[str], int]) -> PinnedEntity | None:
+    """The pin with its first attributes that fit ``room`` tokens ("…" marks the cut); None if too little fits."""
+    if room < MIN_TRUNCATED_TOKENS:
+        return None
+    kept: dict[str, str] = {}
+    # The attributes that name ids first (what the agent acts on next), each group in its own order.
+    ordered = sorted(e.attributes.items(), key=lambda kv: not A.ids(kv[1]))
+    for name, value in ordered:
+        trial = {**kept, name: value}
+        if count(f"- {replace(e, attributes={**trial, '…': ''}).render()}\n") > room:
+            continue  # a shorter attribute further on may still fit
+        kept = trial
+    if not kept:
+        return None
+    return replace(e, attributes={**kept, "…": ""})
+
+
+def render_entities(entities: Sequence[PinnedEntity]) -> str:
+    if not entities:
+        return ""
+    return PINNED_HEADER + "\n".join(f"- {e.render()}" for e in entities)
+
+
+def clauses(cleaned: str) -> list[str]:
+    """Sentences (that know "Dr." and "e.g."), further cut at semicolons, line breaks and between records."""
+    return [c for part in _CLAUSE.split(cleaned) for c in S.split(part)]
 
 
 def _clause_attrs(clause: str) -> dict[str, str]:
@@ -123,15 +250,35 @@ def _clause_attrs(clause: str) -> dict[str, str]:
     return attrs
 
 
-def _subject(clause: str) -> str | None:
-    """The entity a clause is about: the id named by an ``*_id=`` / ``id=`` field, else the first id."""
+def _subject(clause: str) -> tuple[str, str] | None:
+    """The entity a clause is about and the field that named it: the id of an ``id=`` / ``*_id=`` field,
+    else the first id."""
     for key, value in _PAIR.findall(clause):
         if key == "id" or key.endswith("_id"):
             found = A.ids(value)
             if found:
-                return found[0]
+                return found[0], key
     found = A.ids(clause)
-    return found[0] if found else None
+    if not found:
+        return None
+    for key, value in _PAIR.findall(clause):
+        if found[0] in A.ids(value):
+            return found[0], key
+    return found[0], ""
+
+
+def call_lines(cleaned: str) -> tuple[list[tuple[str, dict[str, str]]], str]:
+    """The tool calls of an agent turn ("name({k=v, …})", one a line, as noise.clean renders a call's JSON
+    arguments) with their top-level inputs, and the rest of the turn."""
+    calls, rest = [], []
+    for line in cleaned.splitlines():
+        m = _CALL.match(line.strip())
+        inputs = parse_fields("{" + m.group(2) + "}") if m else {}
+        if m and inputs:
+            calls.append((m.group(1), inputs))
+        else:
+            rest.append(line)
+    return calls, "\n".join(rest)
 
 
 def field_values(clause: str, fields: Sequence[str]) -> dict[str, str]:
@@ -146,24 +293,77 @@ def field_values(clause: str, fields: Sequence[str]) -> dict[str, str]:
     return found
 
 
+def record_lines(cleaned: str) -> tuple[list[tuple[str, dict[str, str]]], str]:
+    """The records of a tool output as ingest renders them ("<key> {…}", one a line), and the rest of it."""
+    records, rest = [], []
+    for line in cleaned.splitlines():
+        m = _RECORD_LINE.match(line.strip())
+        fields = parse_fields(line.strip()) if m else {}
+        if m and fields:
+            records.append((m.group(1), fields))
+        else:
+            rest.append(line)
+    return records, "\n".join(rest)
+
+
+def acted_on(role: str, cleaned: str) -> set[str]:
+    """The ids a user or agent turn names (its text and its calls): what the agent acts on."""
+    return set() if role == "tool" else set(A.ids(cleaned))
+
+
 def update(
-    state: PinnedState, role: str, cleaned: str, turn_id: str, at: datetime | None, fields: Sequence[str] = ()
+    state: PinnedState,
+    role: str,
+    cleaned: str,
+    turn_id: str,
+    at: datetime | None,
+    fields: Sequence[str] = (),
+    acted: frozenset[str] = frozenset(),
 ) -> PinnedState:
-    """The state after one (cleaned) turn: each clause naming an entity sets that entity's attributes;
-    the schema's pinned ``fields`` are kept for the entity, or for the session when the clause names none;
-    a user's goals and constraints are pinned as stated."""
-    for clause in _CLAUSE.split(cleaned):
-        subject = _subject(clause)
+    """The state after one (cleaned) turn. In what the user or the agent says or calls, each clause naming an
+    entity pins it and sets its attributes, and a call naming none pins its inputs; a tool's output only
+    updates entities already pinned (what it merely lists is left to the memories). The schema's pinned
+    ``fields`` are kept for the entity, or for the session when the clause names none; a user's goals and
+    constraints are pinned as stated. ``acted``: ids the user or agent names in the same span of turns, before
+    or after this one (the flight picked from a listing): their records in a tool output are pinned too."""
+    agent = role != "tool"
+    if not agent:
+        records, cleaned = record_lines(cleaned)
+        for key, values in records:
+            if len(records) == 1 or key in state.entities or key in acted:
+                state = state.set(key, {k: v for k, v in values.items() if v != key}, turn_id, at)
+    else:
+        calls, cleaned = call_lines(cleaned)
+        for name, inputs in calls:
+            # The call and its inputs (nested ones whole); the ids it names are pinned too, their values come
+            # with the results.
+            state = state.set(f"{name}()", inputs, turn_id, at, kind=CALL)
+            for field_name, value in inputs.items():
+                for found in A.ids(value):
+                    state = state.set(found, {}, turn_id, at, kind=entity_type(found, field_name), act=True)
+    parts = clauses(cleaned)
+    subjects = [_subject(c) for c in parts]
+    # A tool output about one entity is the object of the call that asked for it (the created order, the
+    # looked-up user): pinned like the call. A listing of several is what the tool merely returned.
+    single = not agent and len({s[0] for s in subjects if s}) == 1
+    for clause, subject in zip(parts, subjects, strict=True):
         named = field_values(clause, fields) if fields else {}
         if subject is None:
             if named:
                 state = state.set(SESSION, named, turn_id, at, kind="session")
             continue
-        attrs = {k: v for k, v in {**_clause_attrs(clause), **named}.items() if v != subject}
-        state = state.set(subject, attrs, turn_id, at)
+        key, field_name = subject
+        if not agent and not single and key not in state.entities and key not in acted:
+            continue
+        attrs = {k: v for k, v in {**_clause_attrs(clause), **named}.items() if v != key}
+        user = role == "user"
+        state = state.set(key, attrs, turn_id, at, kind=entity_type(key, field_name), act=user)
+        if not agent:
+            continue
         for other in A.ids(clause):
-            if other != subject and other not in state.entities:
-                state = state.set(other, {}, turn_id, at)
+            if other != key and (user or other not in state.entities):
+                named_by = next((k for k, v in _PAIR.findall(clause) if other in A.ids(v)), "")
+                state = state.set(other, {}, turn_id, at, kind=entity_type(other, named_by), act=user)
     if role == "user":
         goals = A.goal_sentences(cleaned)
         existing = state.entities.get(GOALS)
@@ -175,8 +375,8 @@ def update(
             entity = PinnedEntity(
                 GOALS,
                 "goals",
-                {f"goal_{i + 1}": g for i, g in enumerate(kept)},
-                (*(existing.source_turn_ids if existing else ()), turn_id)[-8:],
+                {f"goal_{i + 1}": g[:MAX_VALUE_CHARS * 3] for i, g in enumerate(kept)},
+                (*(existing.source_turn_ids if existing else ()), turn_id)[-MAX_SOURCES:],
                 at,
             )
             state = PinnedState({**state.entities, GOALS: entity})

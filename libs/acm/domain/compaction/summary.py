@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from acm.domain.compaction import atoms as A
 from acm.domain.compaction.noise import clean
 
+MAX_TOOL_BODY_CHARS = 240
+MAX_TOOL_IDS = 5
 _PAIR_SPLIT = re.compile(r",\s*(?=[{\[]*[a-z][a-z0-9_]*=)|;\s*")
 
 
@@ -42,8 +44,14 @@ def _trim(sentence: str) -> str:
 def _digest(turn: SpanTurn) -> str:
     kept = [t for t in (_trim(s) for s in A.sentences(turn.text) if _keep(s, turn.role)) if t]
     if turn.role == "tool":
-        # A tool output: only the fields and sentences that carry a fact; ids of linked records included.
+        # A tool output: only the fields and sentences that carry a fact; ids of linked records included. A
+        # long listing is named by its first record ids: each record is a memory of its own.
         body = "; ".join(kept)
+        if len(body) > MAX_TOOL_BODY_CHARS:
+            keys = A.ids(turn.text)
+            more = len(keys) - MAX_TOOL_IDS
+            shown = ", ".join(keys[:MAX_TOOL_IDS]) + (f" and {more} more" if more > 0 else "")
+            body = f"records {shown}" if keys else body[:MAX_TOOL_BODY_CHARS] + "…"
         name = turn.tool_name or "tool"
         result = A.tool_result(turn.text)
         return f"{name} → {result}" + (f": {body}" if body else "")

@@ -34,16 +34,18 @@ def verify(
     new_lines: Sequence[str],
     old_lines: Sequence[str] = (),
     known_text: str = "",
+    said: Iterable[A.Atom] = (),
 ) -> Verdict:
     """``span_atoms``: atoms of the turns being replaced; ``pinned_text``: the new pinned state, rendered;
     ``new_lines``: the summary of the span; ``old_lines``: the summary kept from before; ``known_text``:
-    what the summary may also mention without inventing it (the previous pinned state)."""
+    what the summary may also mention without inventing it (the previous pinned state); ``said``: atoms the
+    span states that the context need not keep (a tool's records, kept as memories) but may mention."""
     lines = [*old_lines, *new_lines]
     kept = pinned_text + "\n" + "\n".join(lines)
     facts = A.fact_atoms(kept)
     norm = A.norm_text(kept)
     span = set(span_atoms)
     missing = tuple(sorted(a for a in span if not present(a, facts, norm, lines)))
-    allowed = {a for a in span if a.kind not in ("goal", "tool")} | A.fact_atoms(known_text)
+    allowed = {a for a in span if a.kind not in ("goal", "tool")} | A.fact_atoms(known_text) | set(said)
     unsupported = tuple(sorted(a for a in A.fact_atoms("\n".join(new_lines)) if a not in allowed))
     return Verdict(missing, unsupported)

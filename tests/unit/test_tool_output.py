@@ -1,0 +1,187 @@
+"""Tool output as data (issue 17): identifiers of any format, JSON records one memory each within ~300 tokens,
+sentences that know honorifics, and a pinned state that holds what the agent acts on, bounded.
+
+The tool outputs here are written the way real APIs answer (nested objects, lists of records, noise fields,
+ids of several formats), not from ACM's rules."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from acm.adapters.tokenizer import TiktokenCounter
+from acm.domain.compaction import pinned as P
+from acm.domain.compaction.noise import clean
+from acm.domain.identifiers import identifiers, mentions_identifier
+from acm.domain.models import Role, Turn
+from acm.domain.records import parse_fields, parts, tool_records
+from acm.domain.schema import default_schema
+from acm.domain.scope import Scope
+from acm.domain.sentences import split
+from acm_ingest.pipeline import plan_turn
+
+COUNTER = TiktokenCounter()
+T0 = datetime(2026, 11, 3, 9, 0, tzinfo=UTC)
+SCOPE = Scope("acme", "globex", "u1", "agent", "s1")
+
+
+def o200k(text: str) -> int:
+    return COUNTER.count(text, "o200k_base")
+
+
+def inventory(n: int, seed: int = 7, blob: int = 0) -> str:
+    rng = random.Random(seed)
+    rows = [
+        {
+            "sku": f"SKU-{rng.randint(10000, 99999)}",
+            "name": rng.choice(["USB-C dock", "27in monitor", "laptop stand", "headset"]),
+            "qty_on_hand": rng.randint(0, 400),
+            "unit_price": {"amount": round(rng.uniform(5, 900), 2), "currency": "EUR"},
+            "warehouse": rng.choice(["FRA-2", "AMS-1"]),
+            "notes": "x" * blob,
+        }
+        for _ in range(n)
+    ]
+    return json.dumps({"request_id": "req_8f2c", "latency_ms": 41, "items": rows, "total": n})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("close INC-7 today", ["INC-7"]),
+        ("order #W2378156 for FQ8APE", ["#W2378156", "FQ8APE"]),
+        ("pay with credit_card_9513926, user mia_li_3668", ["credit_card_9513926", "mia_li_3668"]),
+        ("trace 3f2a9c1e-1b2c-4d5e-8f90-123456789abc", ["3f2a9c1e-1b2c-4d5e-8f90-123456789abc"]),
+        ("at 3pm on the 2nd, 10ms, v2, UTF-8, €120, 2026-11-03", []),
+    ],
+)
+def test_identifiers_of_any_format_and_not_words_numbers_or_units(text: str, expected: list[str]) -> None:
+    assert identifiers(text) == expected
+
+
+def test_an_identifier_is_named_whole_in_any_case() -> None:
+    assert mentions_identifier("see inc-7.", "INC-7")
+    assert not mentions_identifier("see INC-70 and INC-17", "INC-7")
+
+
+def test_sentences_know_honorifics_and_abbreviations_in_english_and_chinese() -> None:
+    assert split("Loop in Dr. Ana Souza, e.g. for the U.S. office. She owns PO-7.") == [
+        "Loop in Dr. Ana Souza, e.g. for the U.S. office.",
+        "She owns PO-7.",
+    ]
+    assert split("请联系王医生。他负责这个订单！好吗？") == ["请联系王医生。", "他负责这个订单！", "好吗？"]
+
+
+def test_a_listing_is_one_record_per_item_with_noise_dropped() -> None:
+    records = tool_records(inventory(14))
+    assert len(records) == 14 + 1  # the items, and the container's own scalar (total)
+    items = [r for r in records if r.key.startswith("SKU-")]
+    assert len(items) == 14
+    assert "request_id" not in records[0].body() and "latency_ms" not in records[0].body()
+    assert "unit_price={amount=" in items[0].body()
+
+
+def test_an_id_keyed_map_and_nested_lists_stay_inside_their_record() -> None:
+    out = json.dumps(
+        {
+            "user": {"first": "Ana", "last": "Souza"},
+            "payment_methods": {"gift_card_771": {"balance": 40}, "credit_card_9513926": {"last_four": "4242"}},
+            "orders": [{"order_id": "#W2378156", "total": 120}, {"order_id": "#W2378157", "total": 80}],
+        }
+    )
+    (record,) = tool_records(out)
+    assert "credit_card_9513926" in record.body() and "#W2378157" in record.body()
+
+
+def test_every_part_of_a_huge_record_fits_300_tokens_and_names_its_key() -> None:
+    record = tool_records(json.dumps({"ticket_id": "TCK-88", "log": " ".join(f"line{i}" for i in range(9000))}))[0]
+    rendered = parts(record)
+    assert len(rendered) >= 1 and all(o200k(p) <= 300 for p in rendered)
+    assert all(p.startswith("TCK-88") for p in rendered)
+    wide = tool_records(json.dumps({"po_id": "PO-1", **{f"field_{i}": f"value {i} " * 8 for i in range(80)}}))[0]
+    assert len(parts(wide)) > 1 and all(o200k(p) <= 300 and p.startswith("PO-1 (part") for p in parts(wide))
+
+
+def test_fields_read_back_for_a_merge() -> None:
+    (record,) = tool_records(json.dumps({"po_id": "PO-9", "vendor": {"name": "Acme, Inc", "id": 4}, "amount": 10}))
+    assert parse_fields(record.render()) == {"vendor": "{name=Acme, Inc, id=4}", "amount": "10", "po_id": "PO-9"}
+
+
+def _turn(role: Role, content: str, tool: str = "", i: int = 0) -> Turn:
+    return Turn(f"t{i}", SCOPE, role, content, T0 + timedelta(minutes=i), tool)
+
+
+def test_a_64_kib_tool_output_becomes_records_each_within_300_tokens() -> None:
+    raw = inventory(300, blob=120)
+    assert len(raw.encode()) > 60_000
+    plan = plan_turn(_turn(Role.TOOL, raw, "inventory.search"), default_schema("agent"), frozenset())
+    assert len(plan.facts) == 301
+    assert max(o200k(f.text) for f in plan.facts) <= 300
+    assert o200k(plan.shown) <= 330 and "more records in memories" in plan.shown
+    assert all(f.slot.startswith("record:sku-") for f in plan.facts if "SKU-" in f.text)
+
+
+def test_a_long_prose_turn_keeps_every_sentence_as_a_memory_within_300_tokens() -> None:
+    doc = " ".join(f"Clause {i} of the supply contract sets a penalty of {i * 10} EUR per day." for i in range(900))
+    plan = plan_turn(_turn(Role.USER, doc), default_schema("agent"), frozenset())
+    kept = "\n".join(f.text for f in plan.facts)
+    assert "Clause 899 of" in kept and max(o200k(f.text) for f in plan.facts) <= 300
+
+
+def test_a_keyless_record_takes_the_id_its_call_named() -> None:
+    out = json.dumps({"name": {"first_name": "Mia", "last_name": "Li"}, "dob": "1990-04-05"})
+    plan = plan_turn(_turn(Role.TOOL, out, "get_user_details"), default_schema("agent"), frozenset(), "mia_li_3668")
+    assert plan.facts[0].slot == "record:mia_li_3668" and "mia_li_3668 {" in plan.facts[0].text
+
+
+def _pinned(turns: list[tuple[str, str]]) -> P.PinnedState:
+    state = P.PinnedState()
+    for i, (role, text) in enumerate(turns):
+        state = P.update(state, role, clean(text), f"t{i}", T0 + timedelta(minutes=i))
+    return state
+
+
+def test_records_a_tool_lists_are_not_pinned_but_what_the_agent_acts_on_is() -> None:
+    state = _pinned(
+        [
+            ("user", "Find me a dock, and keep it under 300 EUR."),
+            ("assistant", 'inventory.search({"query": "dock", "warehouse": "FRA-2"})'),
+            ("tool", inventory(14)),
+            ("assistant", 'orders.create({"sku": "SKU-55012", "qty": 2})'),
+        ]
+    )
+    keys = set(state.entities)
+    assert "SKU-55012" in keys and "inventory.search()" in keys
+    assert not {k for k in keys if k.startswith("SKU-")} - {"SKU-55012"}
+    assert state.entities["inventory.search()"].attributes == {"query": "dock", "warehouse": "FRA-2"}
+
+
+def test_a_later_tool_result_updates_a_pinned_entity() -> None:
+    state = _pinned(
+        [
+            ("assistant", 'erp.get_po({"po_id": "PO-20261103-0042"})'),
+            ("tool", '{"po_id": "PO-20261103-0042", "amount": "18,400.00 EUR", "status": "pending_approval"}'),
+            ("tool", '{"po_id": "PO-20261103-0042", "amount": "21,150.00 EUR"}'),
+        ]
+    )
+    attrs = state.entities["PO-20261103-0042"].attributes
+    assert attrs["amount"] == "21,150.00 EUR" and attrs["status"] == "pending_approval"
+
+
+@pytest.mark.parametrize("honorific", ["Dr.", "Dr", "Ms.", "Prof."])
+def test_an_honorific_is_part_of_the_name(honorific: str) -> None:
+    state = _pinned([("user", f"The owner of INC-2291 is {honorific} Ana Souza. Please page her.")])
+    assert state.entities["INC-2291"].attributes["owner"] == f"{honorific} Ana Souza"
+
+
+def test_the_pinned_state_is_capped_by_rank_and_never_fails() -> None:
+    calls = [("assistant", f'tickets.get({{"ticket_id": "TCK-{1000 + i}", "note": "{"detail " * 6}"}})') for i in range(60)]
+    state = _pinned([("user", "I need to close every ticket of the migration by Friday."), *calls])
+    shown = state.within(o200k, 200, 40)
+    assert shown.tokens <= 200 and shown.dropped == len(state.entities) - len(shown.entities) > 0
+    keys = [e.key for e in shown.entities]
+    assert keys[0] == P.GOALS and "TCK-1059" in keys and "TCK-1000" not in keys  # the newest acted on first
+    assert state.within(o200k, 5, 40).entities == ()
