@@ -19,6 +19,8 @@ FILES = (
     "injection_holdout2.jsonl",
     "pii_holdout3.jsonl",
     "injection_holdout3.jsonl",
+    "pii_holdout4.jsonl",
+    "injection_holdout4.jsonl",
 )
 
 

@@ -99,7 +99,9 @@ def instruction_verdict(text: str, role: str = "user") -> InstructionVerdict:
     return InstructionVerdict(Trust.NORMAL, (), tuple(sorted(signals)))
 
 
-_DOUBTFUL = frozenset({"authority", "persistence", "roleplay", "label", "hidden", "addressee", "limits", "override"})
+_DOUBTFUL = frozenset(
+    {"authority", "persistence", "roleplay", "label", "hidden", "addressee", "limits", "override", "entitlement"}
+)
 
 
 # --- signals ----------------------------------------------------------------------------------------
@@ -114,7 +116,7 @@ _VERBS = (
     r"|push|export|list|show|display|provide|return|cancel|upgrade|charge|enable|activate|unblock|reset|restore"
     r"|redirect|route|assign|close|resolve|honou?r|extend|keep|sign\s+off|say\s+yes|cut|drop|void|clear|expedite"
     r"|turn\s+(?:\w+\s+){0,3}?off|switch\s+(?:\w+\s+){0,3}?off|put\s+(?:\w+\s+)?through|push\s+(?:\w+\s+)?through"
-    r"|answer\s+only|listen\s+only|obey\s+only"
+    r"|answer\s+only|listen\s+only|obey\s+only|side\s+with|favou?r|prioriti[sz]e|believe|always\s+agree"
     r"|(?:do\s+not|don't|never|no\s+longer)\s+(?:check|verify|ask|apply|enforce|require|log|flag|report|reject|refuse"
     r"|deny|question|escalate|mention|tell|follow|block|charge|validate|review|confirm|need|request|bother))(?:s|es|ed)?"
 )
@@ -216,6 +218,8 @@ _AUTHORITY = re.compile(
     r"|me|my|us|our)\b|\bmade\s+an\s+exception\b"
     r"|\b(?:company|org|organi[sz]ation|team|department|system|security|policy)[- ]wide\s+"
     r"(?:update|notice|change|policy|rule|memo)\b|\b(?:policy|system|security|company|rules?)\s+update\s*[:：]"
+    r"|\b(?:you\s+have\s+my\s+(?:permission|authori[sz]ation|consent|approval)|i\s+(?:give|grant)\s+you\s+(?:my\s+|full\s+)?"
+    r"(?:permission|authori[sz]ation|approval))\b"
     r"|\bnew\s+rule\b|\bhead\s+office\b|\bi\s+talked\s+to\s+your\s+(?:boss|manager|supervisor|developers?|company)"
     r"|公司新规定|新规定|新政策|最新政策|根据.{0,6}政策|政策已经?调整|管理层|合规部门|总经理|总监|经理已经?批准|领导说|特批"
     r"|通知[:：]|开发者|技术团队|作为(?:系统)?管理员|运维|官方|授权你|签过字|新的?.{0,4}(?:政策|规定|规则|制度)"
@@ -308,6 +312,8 @@ _LIMITS = re.compile(
     r"|pre-?approved|whitelisted|allow-?listed|authori[sz]ed\s+for\s+(?:any|all|unlimited))\b"
     r"|\bno\s+(?:\w+\s+)?(?:limit|cap|ceiling|maximum|threshold|restriction)s?\s+(?:applies|apply)\b"
     r"|\b(?:lets|allows|entitles)\s+me\s+to\s+(?:approve|skip|bypass|waive|override|authori[sz]e)\b"
+    r"|\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:\w+\s+)?(?:authori[sz]ed|allowed|permitted|cleared|entitled)\s+(?:by\s+"
+    r"(?:[\w'-]+\s+){1,4}?)?to\s+(?:bypass|skip|override|waive|ignore|disable|approve\s+(?:my|any|all)|access\s+(?:all|any|other))"
     r"|(?:不用|不需要|无需|不必|免)(?:做|进行|再)?(?:身份)?(?:验证|核实|审核|审批|检查|核对)"
     r"|(?:不需要|无需|不用|不必)再?(?:核对|核实|审核|审批|验证|检查|走流程|确认|签字)|无需核实|免审核|没有上限"
     r"|无上限|没有(?:任何)?(?:限额|上限)|上限取消|取消了?.{0,6}上限|(?:上限|限额)(?:已经?)?(?:取消|去掉)|不需要再?(?:审核|审批)"
@@ -343,6 +349,11 @@ _OVERRIDE = re.compile(
     r"|verification|checks?|logging|monitoring|moderation|restrictions?|limits?)\s+off\b"
     r"|(?:别再|不要再|不用再?|无需再?|不必再?|不用管|不要管|别管)(?:按|走|遵守|遵循|管|执行)?(?:你)?(?:原来的|之前的|现在的)?"
     r"(?:流程|规定|规则|制度|程序|设定)|(?:设定|规则|规定|指令)(?:已经?)?(?:作废|失效|取消)"
+)
+_ENTITLEMENT = re.compile(
+    r"\b(?:i|we)\s+(?:always\s+)?(?:get|receive|am\s+entitled\s+to|are\s+entitled\s+to|qualify\s+for|deserve)\s+"
+    r"(?:a\s+|an\s+)?(?:free|unlimited|complimentary|100\s*%|full|automatic|priority)\b"
+    r"|(?:我|我们)(?:都|永远|一直)?(?:可以|能|享受|享有)(?:免费|无限|全额|优先)"
 )
 _NEGATION = re.compile(
     r"(?:\b(?:don't|dont|do\s+not|never|not|shouldn't|should\s+not|cannot|can't|won't|must\s+not|no\s+need\s+to)\s+"
@@ -391,6 +402,7 @@ def _signals(norm: str) -> set[str]:
         ("addressee", _ADDRESSEE),
         ("limits", _LIMITS),
         ("override", _OVERRIDE),
+        ("entitlement", _ENTITLEMENT),
     ):
         if pattern.search(norm):
             found.add(name)
@@ -440,6 +452,8 @@ def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
         reasons.add("authority_claim")
     if "authority" in found and "general" in found and ("limits" in found or role != "user" or order):
         reasons.add("authority_claim")
+    if "entitlement" in found and found & {"persistence", "authority"}:
+        reasons.add("limit_claim")
     if "persistence" in found and (order or _STANDING.search(norm)):
         reasons.add("persistent_rule")
     if "roleplay" in found and (order or "general" in found):

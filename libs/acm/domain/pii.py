@@ -370,8 +370,9 @@ _IBAN_HEAD = re.compile(r"\b[A-Za-z]{2}\d{2} $")
 _SEPARATOR = re.compile(r"[ .-]")
 # A word naming a payment card just before the number: then a 15-19 digit number is a card even when it
 # fails Luhn (many Chinese UnionPay debit cards do).
-_CARD_CUE = re.compile(r"card|unionpay|卡|银联|cc\b")
-_CARD_CUE_WINDOW = 40
+_CARD_CUE = re.compile(r"card|unionpay|bank|acct|account|卡|银联|银行|账户|账号|户名|cc\b")
+_CARD_CUE_WINDOW = 40  # before the number; the cue may also follow it ("6212 ... 这张储蓄卡")
+_CARD_CUE_AFTER = 16
 # ... and a number introduced as an order, invoice, tracking or reference number is not a card.
 _NOT_CARD_CUE = re.compile(
     r"(?:(?<![a-z])(?:order|invoice|tracking|reference|ref|ticket|booking|confirmation|shipment|parcel|waybill"
@@ -390,7 +391,17 @@ def _cards(t: _Text) -> Iterator[Span]:
             if len(groups) > 1 and (len(set(_SEPARATOR.findall(raw))) > 1 or len(groups[0]) != 4):
                 continue  # cards are printed 4-4-4-4 / 4-6-5 with one kind of separator
             digits = "".join(groups)
-            if 15 <= len(digits) <= 19 and _CARD_CUE.search(t.low, max(0, m.start() - _CARD_CUE_WINDOW), m.start()):
+            cued = _CARD_CUE.search(t.low, max(0, m.start() - _CARD_CUE_WINDOW), m.start()) or _CARD_CUE.search(
+                t.low, m.end(), m.end() + _CARD_CUE_AFTER
+            )
+            if 15 <= len(digits) <= 19 and (
+                cued
+                or (
+                    digits.startswith("62")  # the UnionPay range
+                    and len(digits) >= 16
+                    and not _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start())
+                )
+            ):
                 yield m.start(), m.end(), "card"  # named a card: the whole number, Luhn or not
                 continue
             if _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start()):
@@ -443,7 +454,7 @@ _NOT_A_SECRET = frozenset(
 _PASSWORD = re.compile(
     r"(?:pass(?:word|wd|code|phrase)|pwd|pw|pin(?: ?(?:code|number|no\.?))?)s?"
     r"(?:\s+(?:for|of|on|from|in|at)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]{1,40}(?:\s+[\w.@-]{1,20}){0,2}?)?"
-    r"(?P<sep>[\"']?\s*(?:[:=：]|->|=>)\s*|\s+(?:is|was)(?:\s+(?:now|still))?\s*:?\s+|\s+to\s+|(?P<bare>\s+(?=\S*[\d!@#$%^&*])))"
+    r"(?P<sep>[\"']?\s*(?:[:=：?]|->|=>)\s*|\s+(?:is|was)(?:\s+(?:now|still))?\s*:?\s+|\s+to\s+|(?P<bare>\s+(?=\S*[\d!@#$%^&*])))"
     r"[\"'“‘`]?(?P<v>[^\s\"'”’`，。；：！？、（）【】]+)"  # CJK punctuation ends the value: "pwd: x，order ..."
 )
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*-_+=~?")
@@ -455,6 +466,7 @@ _PASSWORD_AFTER = re.compile(
 # "creds are bob@corp / s3cret", "login: jdoe / hunter2": a user, a slash, the password.
 _CREDENTIAL_PAIR = re.compile(
     r"(?:creds?|credentials|login|log-in|username|user)\s*(?:are|is|:|=)?\s*[^\s/]{2,64}\s*/\s*[\"'`]?(?P<v>[^\s\"'`]{4,})"
+    r"|(?:user(?:name)?|login|account)\s+[^\s/]{2,64}\s+(?:pass(?:word)?|pwd|pw)\s*[:=]?\s*[\"'`]?(?P<w>[^\s\"'`]{4,})"
 )
 # "my pass is X": "pass" alone only with an owner before it and "is" or ":" after.
 _PASS_SHORT = re.compile(
@@ -463,7 +475,7 @@ _PASS_SHORT = re.compile(
 _SET_VERB_BEFORE = re.compile(r"(?:set|change|changed|reset|update|updated)\s+(?:my|the|our|your)\s+(?:[a-z]+\s+)?$")
 # Chinese: the value must be printable ASCII, so "密码是什么" (what is the password) is left alone.
 _PASSWORD_ZH = re.compile(
-    r"(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=|(?:改|换|设|设置|更改|修改)(?:成|为)了?)?\s*[\"'“‘]?(?P<v>[!-~]+)"
+    r"(?:密码|口令|密碼)\s*(?:就是|也是|还是|是|为|為|:|：|=|(?:改|换|设|设置|更改|修改)(?:成|为)了?)?\s*[\"'“‘]?(?P<v>[!-~]+)"
 )
 # Chinese key cues: 密钥 / 令牌 / 秘钥 then a random-looking value.
 _KEY_ZH = re.compile(r"(?:密钥|秘钥|令牌|金钥)\s*(?:是|为|為|:|：|=)?\s*[\"'“‘]?(?P<v>[A-Za-z0-9+/=_.-]{16,})")
@@ -537,6 +549,8 @@ def _secrets(t: _Text) -> Iterator[Span]:
         if not _starts_word(low, m.start()):
             if low[m.start() - 1] != "_" and not seg[m.start() : m.start() + 3].isupper():
                 continue  # "bypass", "compass"; DB_PASSWORD= and DBPASSWORD= are fine
+        if m.group("sep").strip() == "?" and m.group("v").lower() in _NOT_A_SECRET:
+            continue
         if m.group("sep").strip() == "to" and not _SET_VERB_BEFORE.search(low, max(0, m.start() - 26), m.start()):
             continue  # "the password to the vault" is not "set my password to ..."
         start, end, value = _value(m, seg)
@@ -550,7 +564,7 @@ def _secrets(t: _Text) -> Iterator[Span]:
     if "cred" in low or "login" in low or "user" in low:
         for m in _CREDENTIAL_PAIR.finditer(low):
             if _starts_word(low, m.start()):
-                start, end, value = _value(m, seg)
+                start, end, value = _value(m, seg, "v" if m.group("v") else "w")
                 if value.lower() not in _NOT_A_SECRET and not value.lower().startswith(("pass", "pwd", "pw:", "pw=")):
                     yield start, end, "secret"  # "login: jdoe / password: x" is the password rule's
     if "pass" in low or "pin" in low or "pwd" in low:
@@ -650,6 +664,13 @@ _OTP_QUALIFIER = re.compile(
     r"|access|sms|text|2fa|mfa|otp|one-time|one time|onetime|confirmation|confirm|two-factor|two factor|2-step"
     r"|use|enter|type|your|my|the|this|digit|digits|\d-digit)\s+$"
 )
+# "the code they emailed me 176066", "the bank just sent 874943", "Verification: 2414".
+_OTP_SENT_DIRECT = re.compile(
+    r"(?:(?:code|otp|pin|passcode)\s+(?:[a-z'’-]+\s+){0,4}?|(?:bank|they|app|site|service)\s+(?:just\s+)?)"
+    r"(?:texted|sent|emailed|messaged|gave)(?:\s+(?:me|us|you))?\s*[:=]?\s*(?P<v>\d{4,8})(?![\d.,]\d)"
+    r"(?!\s*(?:units?|items?|dollars?|usd|eur|rmb|yuan|times|people|pcs|pieces|emails?|messages?|orders?|%))"
+    r"|(?<![a-z])verification\s*[:：]\s*(?P<w>\d{4,8})(?![\d.,]\d)"
+)
 _CODE_IS = re.compile(r"(?<![a-z])code'?s\s+(?P<v>\d{4,8})(?![\d.,]\d)")  # "Code's 0792"
 _ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
 _OTP_TAIL = re.compile(
@@ -718,6 +739,17 @@ def _otps(t: _Text) -> Iterator[Span]:
         for m in _OTP_SENT.finditer(low):
             if _starts_word(low, m.start()):
                 yield m.start("v"), m.end("v"), "otp"
+    if (
+        "sent" in low
+        or "texted" in low
+        or "emailed" in low
+        or "messaged" in low
+        or "gave" in low
+        or "verification" in low
+    ):
+        for m in _OTP_SENT_DIRECT.finditer(low):
+            group = "v" if m.group("v") else "w"
+            yield m.start(group), m.end(group), "otp"
     if "code's" in low or "codes " in low:
         for m in _CODE_IS.finditer(low):
             yield m.start("v"), m.end("v"), "otp"

@@ -91,12 +91,12 @@ async def run(args: argparse.Namespace) -> None:
 
 
 # Hold-out sets, written after the rules were frozen (see make_corpora.py); reported apart.
-HOLDOUTS = ("holdout", "holdout2", "holdout3")
+HOLDOUTS = ("holdout", "holdout2", "holdout3", "holdout4")
 NOTES = {
-    "seen_by_the_rules": "the main sets, holdout and holdout2: their misses were used to widen the rules' "
-    "vocabularies (by kind of miss, never line by line), so their figures overstate unseen traffic",
-    "unseen": "holdout3 was written after the last change to the rules and measured once: quote it for traffic "
-    "the rules have not seen",
+    "seen_by_the_rules": "the main sets and hold-outs 1-3: their misses were used to widen the rules' vocabularies "
+    "(by kind of miss, never line by line), so their figures overstate unseen traffic",
+    "unseen": "holdout4 was written after the last change to the rules and measured once: quote it for traffic the "
+    "rules have not seen",
     "first_measurements_before_widening": {
         "holdout": {
             "pii_recall_pct": 80.0,
@@ -111,6 +111,13 @@ NOTES = {
             "structured_recall_pct": 85.0,
             "injection_recall_pct": 55.6,
             "injection_false_positive_pct": 7.1,
+        },
+        "holdout3": {
+            "pii_recall_pct": 68.0,
+            "pii_precision_pct": 100.0,
+            "structured_recall_pct": 66.7,
+            "injection_recall_pct": 83.3,
+            "injection_false_positive_pct": 0.0,
         },
     },
     "structured_secrets": "cards (Luhn, and UnionPay after a card cue), IBANs, API keys, tokens, one-time codes",
