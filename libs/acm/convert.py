@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from functools import cache
 
 from google.protobuf.timestamp_pb2 import Timestamp
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from acm.domain.models import Layer, Memory, Role, Turn
 from acm.domain.scope import ForgetLevel, Scope, Tier
@@ -101,7 +106,78 @@ class InvalidTurn(ValueError):
     """A turn that cannot be accepted; the message says what to change."""
 
 
-def turn_from_pb(pb: common_pb2.Turn, scope: Scope, max_bytes: int, turn_id: str) -> Turn:
+class TurnLimits(BaseSettings):
+    """Caps on every field of a turn, checked by the gateway (INVALID_ARGUMENT) and again by ingest for agents
+    that publish to Kafka directly (dead letter with the reason). The content's own cap is each service's
+    ACM_MAX_TURN_BYTES. Environment: ACM_TURN_MAX_ID_CHARS and so on."""
+
+    model_config = SettingsConfigDict(env_prefix="ACM_TURN_", extra="ignore", frozen=True)
+
+    max_id_chars: int = Field(128, gt=0)
+    max_tool_name_chars: int = Field(128, gt=0)
+    max_metadata_keys: int = Field(64, ge=0)
+    max_metadata_bytes: int = Field(16384, ge=0)  # keys and values, UTF-8
+    # The whole Turn message as sent; 0: the content cap + the metadata cap + 2 KiB for the other fields.
+    max_total_bytes: int = Field(0, ge=0)
+    max_future_s: float = Field(86400.0, ge=0)  # occurred_at may run ahead of this server's clock by this much
+
+
+@cache
+def turn_limits() -> TurnLimits:
+    """The limits from the environment, read once per process."""
+    return TurnLimits()
+
+
+_TURN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/#+=-]*$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _check_fields(pb: common_pb2.Turn, turn_id: str, max_bytes: int, limits: TurnLimits) -> None:
+    if len(turn_id) > limits.max_id_chars or not _TURN_ID.match(turn_id):
+        raise InvalidTurn(
+            f"turn.turn_id {turn_id[:40]!r} is malformed: use 1-{limits.max_id_chars} characters from letters, "
+            "digits and . _ : @ / # + = -, starting with a letter or digit"
+        )
+    if len(pb.tool_name) > limits.max_tool_name_chars or _CONTROL.search(pb.tool_name):
+        raise InvalidTurn(
+            f"turn.tool_name must be at most {limits.max_tool_name_chars} characters without control "
+            f"characters (got {len(pb.tool_name):,})"
+        )
+    if len(pb.metadata) > limits.max_metadata_keys:
+        raise InvalidTurn(
+            f"turn.metadata has {len(pb.metadata):,} keys, over the limit of {limits.max_metadata_keys}: "
+            "keep only what ACM should remember"
+        )
+    meta_bytes = sum(len(k.encode()) + len(v.encode()) for k, v in pb.metadata.items())
+    if meta_bytes > limits.max_metadata_bytes:
+        raise InvalidTurn(
+            f"turn.metadata is {meta_bytes:,} bytes, over the limit of {limits.max_metadata_bytes:,} bytes: "
+            "send large payloads as content (or store them elsewhere and send a reference)"
+        )
+    total_cap = limits.max_total_bytes or max_bytes + limits.max_metadata_bytes + 2048
+    if pb.ByteSize() > total_cap:
+        raise InvalidTurn(f"the turn is {pb.ByteSize():,} bytes in all, over the limit of {total_cap:,} bytes")
+
+
+def _occurred_at(value: Timestamp, limits: TurnLimits) -> datetime:
+    if value.seconds == 0 and value.nanos == 0:
+        return datetime.now(UTC)
+    if value.seconds < 0 or not 0 <= value.nanos < 1_000_000_000:
+        raise InvalidTurn("turn.occurred_at is before 1970 or malformed: send the time the turn happened, in UTC")
+    if value.seconds > time.time() + limits.max_future_s:
+        raise InvalidTurn(
+            f"turn.occurred_at is more than {limits.max_future_s:,.0f} s in the future: "
+            "send the time the turn happened (check the sender's clock and time zone)"
+        )
+    return _EPOCH + timedelta(seconds=value.seconds, microseconds=value.nanos // 1000)
+
+
+def turn_from_pb(
+    pb: common_pb2.Turn, scope: Scope, max_bytes: int, turn_id: str, limits: TurnLimits | None = None
+) -> Turn:
+    """The turn, checked: role, content (at most ``max_bytes``), and every other field's cap (``limits``,
+    by default from the environment)."""
+    limits = limits or turn_limits()
     if pb.role not in ROLE_FROM_PB:
         raise InvalidTurn("turn.role is required: ROLE_USER, ROLE_ASSISTANT, ROLE_TOOL or ROLE_SYSTEM")
     if not pb.content.strip():
@@ -112,12 +188,13 @@ def turn_from_pb(pb: common_pb2.Turn, scope: Scope, max_bytes: int, turn_id: str
             f"turn.content is {size:,} bytes, over the limit of {max_bytes:,} bytes: "
             "split it into several turns or store the payload elsewhere and send a summary"
         )
+    _check_fields(pb, turn_id, max_bytes, limits)
     return Turn(
         turn_id=turn_id,
         scope=scope,
         role=ROLE_FROM_PB[pb.role],
         content=pb.content,
-        occurred_at=from_ts(pb.occurred_at) or datetime.now(UTC),
+        occurred_at=_occurred_at(pb.occurred_at, limits),
         tool_name=pb.tool_name,
         metadata=dict(pb.metadata),
     )

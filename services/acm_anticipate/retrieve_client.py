@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import grpc
 
+from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 
 
 class GrpcRetriever:
-    def __init__(self, channel: grpc.aio.Channel, timeout_s: float) -> None:
+    def __init__(self, channel: grpc.aio.Channel, timeout_s: float, service_token_secret: str | None = None) -> None:
         self._stub = retrieve_pb2_grpc.RetrieveStub(channel)
         self._timeout_s = timeout_s
+        # Signs each call's scope (acm.auth.service_token); None: ACM_SERVICE_TOKEN_SECRET, required; "": unsigned.
+        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
     async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
-        response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(request, timeout=self._timeout_s)
+        metadata = ((SERVICE_TOKEN_HEADER, service_token(self._secret, "Retrieve", request.scope)),)
+        response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
+            request, timeout=self._timeout_s, metadata=metadata if self._secret else None
+        )
         return response

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import grpc
 
+from acm.auth import check_service_call, required_service_secret
 from acm.convert import scope_from_pb
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ScopeError
@@ -46,8 +47,11 @@ class ArchitectApi:
 
 
 class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
-    def __init__(self, api: ArchitectApi) -> None:
+    def __init__(self, api: ArchitectApi, service_token_secret: str | None = None) -> None:
+        """Each call must carry a service token (acm.auth) signed with ``service_token_secret``; None: the
+        secret from ACM_SERVICE_TOKEN_SECRET, required."""
         self._api = api
+        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
     async def _abort(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
         if isinstance(exc, AgentNotFoundError):
@@ -59,6 +63,7 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
     async def DefineAgent(
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
+        await check_service_call(context, self._secret, "DefineAgent", request.scope)
         try:
             return await self._api.define_agent(request)
         except (ScopeError, ValueError, AgentNotFoundError) as exc:
@@ -68,6 +73,7 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
     async def GetAgent(
         self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
+        await check_service_call(context, self._secret, "GetAgent", request.scope)
         try:
             return await self._api.get_agent(request)
         except (ScopeError, ValueError, AgentNotFoundError) as exc:
@@ -77,6 +83,7 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
     async def ListAgents(
         self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ListAgentsResponse:
+        await check_service_call(context, self._secret, "ListAgents", request.scope)
         try:
             return await self._api.list_agents(request)
         except (ScopeError, ValueError) as exc:

@@ -5,7 +5,8 @@ acm ingest -c acme -u alice -s s1 "I moved to Lisbon in May" --wait
 acm fetch  -c acme -u alice "where do I live?"
 acm job    -c acme -u alice <job id>
 acm forget -c acme -u alice --level user
-acm keys create --client acme --database-url postgresql://…   (distributed mode)
+acm keys create --client acme --database-url postgresql://…   (distributed mode; an admin key)
+acm keys create --client acme --role agent --customers c1,c2 [--users u1]   (an agent key)
 acm bench locomo --data locomo.json --json results/locomo.json   (benchmarks, against embedded ACM)
 """
 
@@ -292,6 +293,10 @@ async def _forget(args: argparse.Namespace) -> None:
             _print_job(await client.wait_job(scope, job_id))
 
 
+def _ids(value: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+
+
 def _database_url(args: argparse.Namespace) -> str:
     """--database-url, else ACM_DATABASE_URL, else the data folder's SQLite file; a SQLite file that is not
     there is refused: opening it would make an empty database whose keys no server reads."""
@@ -323,13 +328,20 @@ async def _open_database(url: str) -> Relational:
 
 async def _keys_create(args: argparse.Namespace) -> None:
     from acm.auth import create_api_key
+    from acm.domain.scope import Grant, KeyRole
 
+    try:
+        grant = Grant(KeyRole(args.role), _ids(args.customers), _ids(args.users))
+    except ScopeError as exc:
+        raise UsageError(f"cannot create the key: {exc}") from None
     rel = await _open_database(_database_url(args))
     try:
-        key, secret = await create_api_key(rel.api_keys, args.client, args.name)
+        key, secret = await create_api_key(rel.api_keys, args.client, args.name, grant)
     finally:
         await rel.close()
-    console.print(f"key {key.key_id} for client {key.client_id}: {secret}")
+    where = f" for customers {', '.join(grant.customers)}" if grant.customers else ""
+    where += f", users {', '.join(grant.users)}" if grant.users else ""
+    console.print(f"{grant.role} key {key.key_id} for client {key.client_id}{where}: {secret}")
     console.print("store it now: only its hash is kept")
 
 
@@ -431,6 +443,15 @@ def parser() -> argparse.ArgumentParser:
     create = keys_sub.add_parser("create", help="create a key for a client")
     create.add_argument("--client", required=True, type=_scope_id("client_id"), help="the client the key acts for")
     create.add_argument("--name", default="", help="a label for the key (shown in the audit log)")
+    create.add_argument(
+        "--role",
+        choices=["admin", "agent"],
+        default="admin",
+        help="admin: everything in the client (Forget of customers and the client, agent schemas); "
+        "agent: Ingest, Fetch, GetJob, Compact and user/session Forget inside --customers (and --users)",
+    )
+    create.add_argument("--customers", default="", help="agent keys: the customer ids it acts for, comma-separated")
+    create.add_argument("--users", default="", help="agent keys: only these user ids of those customers")
     create.add_argument(
         "--database-url",
         default=os.environ.get("ACM_DATABASE_URL"),

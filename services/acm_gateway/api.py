@@ -13,14 +13,22 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from acm.convert import InvalidTurn, ts
 from acm.domain.compaction.engine import ContextDoesNotFit
 from acm.domain.models import Job, JobStatus
-from acm.domain.scope import ScopeError
+from acm.domain.scope import Action, ScopeError
 from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
 from acm.ports.stores import ApiKey
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_gateway.agents import Agents
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
-from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
+from acm_gateway.usecases import (
+    AcceptTurn,
+    Authenticator,
+    CompactNow,
+    FetchContext,
+    GetJob,
+    RequestForget,
+    forget_level,
+)
 
 log = logging.getLogger("acm.gateway")
 tracer = trace.get_tracer(__name__)
@@ -135,14 +143,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.IngestRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.IngestResponse:
         async def work(key: ApiKey, trace: str) -> gateway_pb2.IngestResponse:
-            scope = await self._auth.scope(key, request.scope)
+            scope = await self._auth.authorize(key, request.scope, Action.INGEST)
             return await self._accept_turn(key, scope, request.turn, trace)
 
         return await self._call("Ingest", context, work)
 
     async def GetJob(self, request: gateway_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> gateway_pb2.Job:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.Job:
-            scope = await self._auth.scope(key, request.scope)
+            scope = await self._auth.authorize(key, request.scope, Action.GET_JOB)
             return job_to_pb(await self._get_job(scope, request.job_id))
 
         return await self._call("GetJob", context, work)
@@ -151,7 +159,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.FetchRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.FetchResponse:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.FetchResponse:
-            scope = await self._auth.scope(key, request.scope)
+            scope = await self._auth.authorize(key, request.scope, Action.FETCH)
             return await self._fetch(scope, request)
 
         return await self._call("Fetch", context, work)
@@ -160,7 +168,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.ForgetRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ForgetResponse:
         async def work(key: ApiKey, trace: str) -> gateway_pb2.ForgetResponse:
-            scope = await self._auth.scope(key, request.scope)
+            action = Action.forget(forget_level(request.level))
+            scope = await self._auth.authorize(key, request.scope, action)
             return gateway_pb2.ForgetResponse(job_id=await self._forget(key, scope, request.level, trace))
 
         return await self._call("Forget", context, work)
@@ -169,7 +178,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.CompactRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.CompactResponse:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.CompactResponse:
-            scope = await self._auth.scope(key, request.scope)
+            scope = await self._auth.authorize(key, request.scope, Action.COMPACT)
             return await self._compact(scope, request.budget_tokens)
 
         return await self._call("Compact", context, work)
@@ -178,7 +187,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.AgentSchemaInfo:
-            return await self._agents_api().define(await self._auth.scope(key, request.scope), request)
+            scope = await self._auth.authorize(key, request.scope, Action.DEFINE_AGENT)
+            return await self._agents_api().define(scope, request)
 
         return await self._call("DefineAgent", context, work)
 
@@ -186,7 +196,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.AgentSchemaInfo:
-            return await self._agents_api().get(await self._auth.scope(key, request.scope), request)
+            return await self._agents_api().get(
+                await self._auth.authorize(key, request.scope, Action.READ_AGENT), request
+            )
 
         return await self._call("GetAgent", context, work)
 
@@ -194,7 +206,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ListAgentsResponse:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListAgentsResponse:
-            return await self._agents_api().list(await self._auth.scope(key, request.scope))
+            return await self._agents_api().list(await self._auth.authorize(key, request.scope, Action.READ_AGENT))
 
         return await self._call("ListAgents", context, work)
 

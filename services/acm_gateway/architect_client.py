@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import grpc
 
+from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
 from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
 from acm.telemetry import traceparent_of_current_span
-from acm.v1 import architect_pb2_grpc, gateway_pb2
+from acm.v1 import architect_pb2_grpc, common_pb2, gateway_pb2
 from acm_gateway.errors import Unavailable
 
 
@@ -22,17 +23,22 @@ def _raise(exc: grpc.aio.AioRpcError) -> None:
 
 
 class GrpcArchitect:
-    def __init__(self, channel: grpc.aio.Channel, timeout_s: float) -> None:
+    def __init__(self, channel: grpc.aio.Channel, timeout_s: float, service_token_secret: str | None = None) -> None:
         self._stub = architect_pb2_grpc.ArchitectStub(channel)
         self._timeout_s = timeout_s
+        # Signs each call's scope (acm.auth.service_token); None: ACM_SERVICE_TOKEN_SECRET, required; "": unsigned.
+        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
-    def _md(self) -> tuple[tuple[str, str], ...]:
-        return (("traceparent", traceparent_of_current_span()),)
+    def _md(self, method: str, scope: common_pb2.Scope) -> tuple[tuple[str, str], ...]:
+        trace = ("traceparent", traceparent_of_current_span())
+        if not self._secret:
+            return (trace,)
+        return (trace, (SERVICE_TOKEN_HEADER, service_token(self._secret, method, scope)))
 
     async def define_agent(self, request: gateway_pb2.DefineAgentRequest) -> gateway_pb2.AgentSchemaInfo:
         try:
             answer: gateway_pb2.AgentSchemaInfo = await self._stub.DefineAgent(
-                request, timeout=self._timeout_s, metadata=self._md()
+                request, timeout=self._timeout_s, metadata=self._md("DefineAgent", request.scope)
             )
             return answer
         except grpc.aio.AioRpcError as exc:
@@ -42,7 +48,7 @@ class GrpcArchitect:
     async def get_agent(self, request: gateway_pb2.GetAgentRequest) -> gateway_pb2.AgentSchemaInfo:
         try:
             answer: gateway_pb2.AgentSchemaInfo = await self._stub.GetAgent(
-                request, timeout=self._timeout_s, metadata=self._md()
+                request, timeout=self._timeout_s, metadata=self._md("GetAgent", request.scope)
             )
             return answer
         except grpc.aio.AioRpcError as exc:
@@ -52,7 +58,7 @@ class GrpcArchitect:
     async def list_agents(self, request: gateway_pb2.ListAgentsRequest) -> gateway_pb2.ListAgentsResponse:
         try:
             answer: gateway_pb2.ListAgentsResponse = await self._stub.ListAgents(
-                request, timeout=self._timeout_s, metadata=self._md()
+                request, timeout=self._timeout_s, metadata=self._md("ListAgents", request.scope)
             )
             return answer
         except grpc.aio.AioRpcError as exc:

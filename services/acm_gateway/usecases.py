@@ -12,7 +12,7 @@ from acm.domain.compaction.engine import plan_context
 from acm.domain.models import Job, new_id
 from acm.domain.pii import PiiRules, redact_turn
 from acm.domain.schema import DEFAULT_AGENT, default_schema
-from acm.domain.scope import ForgetLevel, Scope
+from acm.domain.scope import Action, ForgetLevel, Scope, denial
 from acm.domain.tokens import TokenCounter
 from acm.envelopes import envelope, key_hash, sign
 from acm.ports.bus import EventBus
@@ -64,6 +64,27 @@ class Authenticator:
             )
             raise PermissionDenied("scope.client_id does not match the API key's client; leave it empty")
         return scope_from_pb(pb, client_id=key.client_id)
+
+    async def authorize(self, key: ApiKey, pb: common_pb2.Scope, action: Action) -> Scope:
+        """The request's scope, once the key's role and grant allow ``action`` in it; a refusal is audited
+        and raised as PermissionDenied with what to do instead."""
+        scope = await self.scope(key, pb)
+        reason = denial(key.grant, scope, action)
+        if reason:
+            where = "/".join((scope.customer_id, scope.user_id))
+            await self.audit.record(
+                key.client_id, "request.denied", f"key {key.key_id} ({key.grant.role}) {action} in {where}: {reason}"
+            )
+            raise PermissionDenied(reason)
+        return scope
+
+
+def forget_level(name: str) -> ForgetLevel:
+    """A Forget request's level ("" → user)."""
+    try:
+        return ForgetLevel(name or "user")
+    except ValueError:
+        raise ValueError(f"level {name[:32]!r} is not one of: session, user, customer, client") from None
 
 
 def _signed(env: events_pb2.Envelope, key: ApiKey) -> bytes:
@@ -121,7 +142,9 @@ class GetJob:
     async def __call__(self, scope: Scope, job_id: str) -> Job:
         job = await self.jobs.get(scope, job_id) if job_id else None
         if job is None:
-            raise NotFound(f"no job {job_id[:64]!r} for this client")
+            raise NotFound(
+                f"no job {job_id[:64]!r} for this customer and user (a job is readable by the scope that created it)"
+            )
         return job
 
 
@@ -192,12 +215,11 @@ class RequestForget:
     audit: AuditLog
 
     async def __call__(self, key: ApiKey, scope: Scope, level_name: str, traceparent: str) -> str:
-        try:
-            level = ForgetLevel(level_name or "user")
-        except ValueError:
-            raise ValueError(f"level {level_name[:32]!r} is not one of: session, user, customer, client") from None
+        level = forget_level(level_name)
         if level is ForgetLevel.SESSION and not scope.session_id:
             raise ValueError("forgetting a session needs scope.session_id")
+        # The forgotten scope's jobs go now (their ids and counts are about it); the forget job is made after.
+        await self.jobs.forget(scope, level)
         job_id = new_id()
         env = envelope(scope, traceparent=traceparent)
         env.forget_requested.job_id = job_id

@@ -133,7 +133,7 @@ class IngestTurn:
         text = f"{plan.speaker}: {plan.text}"
         return Memory(
             # Deterministic: a redelivered turn rewrites the same memory instead of adding one.
-            memory_id=stable_id(owner.client_id, "turn", turn.turn_id),
+            memory_id=stable_id(owner.client_id, owner.customer_id, owner.user_id, "turn", turn.turn_id),
             owner=owner,
             text=text,
             layer=Layer.SHORT,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import grpc
 from opentelemetry import trace
 
+from acm.auth import check_service_call, required_service_secret
 from acm.convert import from_ts, memory_to_pb, scope_from_pb, tiers_from_pb
 from acm.domain.scope import ScopeError
 from acm.domain.timeparse import query_window
@@ -43,12 +44,16 @@ class RetrieveApi:
 
 
 class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
-    def __init__(self, api: RetrieveApi) -> None:
+    def __init__(self, api: RetrieveApi, service_token_secret: str | None = None) -> None:
+        """Each call must carry a service token (acm.auth) signed with ``service_token_secret``; None: the
+        secret from ACM_SERVICE_TOKEN_SECRET, required."""
         self._api = api
+        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
     async def Retrieve(
         self, request: retrieve_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
     ) -> retrieve_pb2.RetrieveResponse:
+        await check_service_call(context, self._secret, "Retrieve", request.scope)
         md = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
         try:
             with _tracer.start_as_current_span(

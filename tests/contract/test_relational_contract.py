@@ -24,7 +24,18 @@ from acm.adapters.postgres_store import PostgresStore
 from acm.adapters.sqlite_store import SqliteStore
 from acm.domain.models import Job, JobStatus, Layer, Memory, MemoryStatus
 from acm.domain.schema import default_schema
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier, forgets, visible
+from acm.domain.scope import (
+    ALL_TIERS,
+    ForgetLevel,
+    Grant,
+    KeyRole,
+    Owner,
+    Scope,
+    ScopeError,
+    Tier,
+    forgets,
+    visible,
+)
 from acm.ports.stores import (
     ApiKey,
     ApiKeyRepo,
@@ -529,12 +540,44 @@ async def test_job_create_is_insert_if_absent(store: RelationalStore) -> None:
 async def test_job_get_by_another_client_is_none(store: RelationalStore) -> None:
     await store.jobs.create(Job("job-1", ALICE, "ingest"))
     assert await store.jobs.get(C2_ALICE, "job-1") is None
-    assert await store.jobs.get(BOB, "job-1") is not None  # jobs are per client
+    assert await store.jobs.get(BOB, "job-1") is None  # nor another user of the same client
     assert await store.jobs.get(ALICE, "missing") is None
     # Another client finishing "its" job with the same id must not touch ours.
     await store.jobs.finish(C2_ALICE, "job-1", JobStatus.FAILED, {}, "nope")
     got = await store.jobs.get(ALICE, "job-1")
     assert got is not None and got.status is JobStatus.PENDING
+
+
+async def test_a_job_is_readable_only_by_the_scope_that_created_it(store: RelationalStore) -> None:
+    await store.jobs.create(Job("job-1", ALICE, "ingest"))
+    assert await store.jobs.get(ALICE, "job-1") is not None
+    assert await store.jobs.get(ALICE_S2, "job-1") is not None  # her other session: same customer and user
+    for other in (BOB, GLOBEX_ALICE, CAROL, C2_ALICE):
+        assert await store.jobs.get(other, "job-1") is None, other
+
+
+async def test_forgetting_a_scope_deletes_its_jobs(store: RelationalStore) -> None:
+    jobs = {
+        "alice-s1": ALICE,
+        "alice-s2": ALICE_S2,
+        "bob": BOB,
+        "carol": CAROL,
+        "c2-alice": C2_ALICE,
+    }
+    for job_id, scope in jobs.items():
+        await store.jobs.create(Job(job_id, scope, "ingest"))
+
+    async def left() -> set[str]:
+        return {job_id for job_id, scope in jobs.items() if await store.jobs.get(scope, job_id) is not None}
+
+    assert await store.jobs.forget(ALICE, ForgetLevel.SESSION) == 1
+    assert await left() == {"alice-s2", "bob", "carol", "c2-alice"}
+    assert await store.jobs.forget(ALICE, ForgetLevel.USER) == 1
+    assert await left() == {"bob", "carol", "c2-alice"}
+    assert await store.jobs.forget(BOB, ForgetLevel.CUSTOMER) == 1
+    assert await left() == {"carol", "c2-alice"}
+    assert await store.jobs.forget(CAROL, ForgetLevel.CLIENT) == 1
+    assert await left() == {"c2-alice"}
 
 
 async def test_job_finish_creates_a_lost_row(store: RelationalStore) -> None:
@@ -564,6 +607,38 @@ async def test_api_keys(store: RelationalStore) -> None:
     assert await store.api_keys.by_id("c1", "k1") == replace(key, revoked=True)
     await store.api_keys.add(replace(key, client_id="c2", key_hash="ef" * 32))
     assert await store.api_keys.by_id("c2", "k1") is None
+
+
+async def test_api_keys_keep_their_role_and_grant(store: RelationalStore) -> None:
+    agent = ApiKey("k2", "c1", "12" * 32, "bot", T0, grant=Grant(KeyRole.AGENT, ("acme", "globex"), ("alice",)))
+    await store.api_keys.add(agent)
+    assert await store.api_keys.by_hash("12" * 32) == agent
+    assert await store.api_keys.by_id("c1", "k2") == agent
+    narrowed = replace(agent, grant=Grant(KeyRole.AGENT, ("acme",)))
+    await store.api_keys.add(narrowed)  # re-adding updates the grant
+    assert await store.api_keys.by_id("c1", "k2") == narrowed
+    assert (await store.api_keys.by_hash("ab" * 32)) is None
+
+
+async def _raw(store: RelationalStore, sql: str) -> None:
+    """A statement outside the ports (Postgres executor.execute, SQLite executor.write)."""
+    run = getattr(store.executor, "execute", None) or store.executor.write  # type: ignore[attr-defined]
+    await run(sql)
+
+
+async def test_keys_stored_before_roles_are_admin_keys(backend: Backend) -> None:
+    old = await backend.open()
+    # The table as the release before roles made it, with a key in it.
+    for column in ("role", "customers", "users"):
+        await _raw(old, f"ALTER TABLE api_keys DROP COLUMN {column}")
+    await _raw(
+        old,
+        "INSERT INTO api_keys (key_id, client_id, key_hash, name, created_at, revoked) "
+        f"VALUES ('k-old', 'c1', '{'ab' * 32}', 'old key', '2025-03-01T12:00:00+00:00', false)",
+    )
+    upgraded = await backend.open()  # runs the migrations, as the new release starting would
+    key = await upgraded.api_keys.by_hash("ab" * 32)
+    assert key is not None and key.grant == Grant(KeyRole.ADMIN) and not key.revoked
 
 
 async def test_processed_events_are_idempotent(store: RelationalStore) -> None:

@@ -28,9 +28,9 @@ from acm.adapters.qdrant_store import QdrantVectorStore
 from acm.auth import create_api_key, key_id_of
 from acm.bootstrap import open_relational
 from acm.client import AcmClient
-from acm.domain.scope import Scope
+from acm.domain.scope import Grant, KeyRole, Scope
 from acm.envelopes import key_hash, sign
-from acm.v1 import common_pb2, events_pb2, gateway_pb2
+from acm.v1 import architect_pb2_grpc, common_pb2, events_pb2, gateway_pb2, retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve.settings import RetrieveSettings
 from tests.e2e.scenario import BOB, check_bad_requests, run_scenario
 from tests.support.events import collect_dead_letters, turn_envelope
@@ -38,6 +38,7 @@ from tests.support.events import collect_dead_letters, turn_envelope
 pytestmark = [pytest.mark.infra, pytest.mark.e2e]
 
 SERVICES = ("gateway", "retrieve", "ingest", "architect", "anticipate", "compact")
+SERVICE_TOKEN_SECRET = f"e2e-{uuid.uuid4().hex}"  # signs gateway/anticipate → retrieve/architect calls
 
 
 def free_port() -> int:
@@ -57,6 +58,7 @@ class Stack:
     client_ids: tuple[str, str]
     namespace: str
     keys: tuple[str, str]  # API keys of the two clients
+    ports: dict[str, int]
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +113,7 @@ async def stack(
         "ACM_VECTOR_URL": f"qdrant-local://{work / 'qdrant'}",
         "ACM_RETRIEVE_ADDR": f"127.0.0.1:{ports['retrieve']}",
         "ACM_ARCHITECT_ADDR": f"127.0.0.1:{ports['architect']}",
+        "ACM_SERVICE_TOKEN_SECRET": SERVICE_TOKEN_SECRET,
         "ACM_LOG_LEVEL": "INFO",
     }
     procs: dict[str, subprocess.Popen[bytes]] = {}
@@ -145,6 +148,7 @@ async def stack(
             client_ids=client_ids,
             namespace=namespace,
             keys=(keys[0][1], keys[1][1]),
+            ports=ports,
         )
     finally:
         _stop(procs)
@@ -225,6 +229,39 @@ async def test_bad_events_on_kafka_are_dead_lettered_and_ingest_keeps_going(stac
 async def test_bad_requests_get_actionable_errors(stack: Stack) -> None:
     key_c1, _ = stack.keys
     await check_bad_requests(stack.addr, key_c1)
+
+
+async def test_internal_apis_need_a_service_token_and_agent_keys_keep_to_their_rights(stack: Stack) -> None:
+    """Retrieve and Architect refuse a call that the gateway did not sign; the gateway's own calls (a Fetch,
+    an agent lookup) get through. An agent key may not forget a customer, and the refusal is audited."""
+    scope = common_pb2.Scope(client_id=stack.client_ids[0], customer_id="acme", user_id="alice")
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.ports['retrieve']}") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await retrieve_pb2_grpc.RetrieveStub(channel).Retrieve(
+                retrieve_pb2.RetrieveRequest(scope=scope, query="Lisbon", budget_tokens=200)
+            )
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.ports['architect']}") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await architect_pb2_grpc.ArchitectStub(channel).ListAgents(gateway_pb2.ListAgentsRequest(scope=scope))
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+    rel = await open_relational(stack.dsn)
+    try:
+        _, agent_key = await create_api_key(
+            rel.api_keys, stack.client_ids[0], "e2e agent", Grant(KeyRole.AGENT, ("acme",))
+        )
+        async with AcmClient(stack.addr, agent_key) as agent:
+            alice = common_pb2.Scope(customer_id="acme", user_id="alice", agent_id="support-bot")
+            await agent.fetch(alice, "Lisbon", budget_tokens=200)  # through retrieve, signed by the gateway
+            await agent.list_agents(alice)  # through the architect, signed by the gateway
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await agent.forget(alice, "customer")
+            assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        audit = await rel.audit.list(Scope(stack.client_ids[0], "acme", "alice"))
+        assert any(e.action == "request.denied" and "forget_customer" in e.detail for e in audit)
+    finally:
+        await rel.close()
 
 
 async def test_agents_are_defined_through_the_architect_service(stack: Stack) -> None:

@@ -39,7 +39,9 @@ async def test_ingest_is_unavailable_when_kafka_is_down(tmp_path: Path) -> None:
     )
     channel = grpc.aio.insecure_channel("127.0.0.1:1")
     cache = MemoryCache()
-    server = build_server(build_servicer(rel, bus, GrpcRetriever(channel, 1.0), cache, settings), "127.0.0.1:0")
+    server = build_server(
+        build_servicer(rel, bus, GrpcRetriever(channel, 1.0, service_token_secret=""), cache, settings), "127.0.0.1:0"
+    )
     await server.start()
     try:
         _, secret = await create_api_key(rel.api_keys, "c1", "test")

@@ -33,7 +33,7 @@ from acm.domain.models import (
     in_own_session,
 )
 from acm.domain.schema import AgentSchema
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Grant, KeyRole, Owner, Scope, ScopeError, Tier, forget_columns
 from acm.ports.stores import (
     ApiKey,
     ApiKeyRepo,
@@ -149,6 +149,10 @@ _MIGRATIONS: tuple[str, ...] = (
         at        timestamptz NOT NULL DEFAULT clock_timestamp()
     )
     """,
+    # Roles (added after the first release): keys stored before them keep working as admin keys.
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'admin'",
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS customers text[] NOT NULL DEFAULT '{}'",
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS users text[] NOT NULL DEFAULT '{}'",
     "CREATE INDEX IF NOT EXISTS audit_log_client_idx ON audit_log (client_id, at DESC, id DESC)",
     """
     CREATE TABLE IF NOT EXISTS agent_schemas (
@@ -313,6 +317,12 @@ def or_tsquery_text(query: str) -> str:
     return " | ".join(terms)
 
 
+def _forget_where(scope: Scope, level: ForgetLevel) -> tuple[str, list[str]]:
+    """acm.domain.scope.forget_columns in SQL (memories and jobs)."""
+    pairs = forget_columns(scope, level)
+    return " AND ".join(f"{column} = %s" for column, _ in pairs), [value for _, value in pairs]
+
+
 class PgMemoryRepo:
     def __init__(self, ex: PgExecutor) -> None:
         self._ex = ex
@@ -445,21 +455,8 @@ class PgMemoryRepo:
         return [_memory(r) for r in rows]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
-        # acm.domain.scope.forgets() in SQL: each level narrows the previous one by one more id.
-        if level is ForgetLevel.SESSION and not scope.session_id:
-            # forgets() would match every session-less memory of the user; that is never what is meant.
-            raise ScopeError("forgetting a session needs scope.session_id")
-        where, params = ["client_id = %s"], [scope.client_id]
-        if level is not ForgetLevel.CLIENT:
-            where.append("customer_id = %s")
-            params.append(scope.customer_id)
-        if level in (ForgetLevel.USER, ForgetLevel.SESSION):
-            where.append("user_id = %s")
-            params.append(scope.user_id)
-        if level is ForgetLevel.SESSION:
-            where.append("session_id = %s")
-            params.append(scope.session_id)
-        return await self._ex.execute(f"DELETE FROM memories WHERE {' AND '.join(where)}", params)
+        where, params = _forget_where(scope, level)
+        return await self._ex.execute(f"DELETE FROM memories WHERE {where}", params)
 
     async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
         if not cutoffs:
@@ -575,10 +572,15 @@ class PgJobRepo:
 
     async def get(self, scope: Scope, job_id: str) -> Job | None:
         row = await self._ex.fetchone(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE job_id = %s AND client_id = %s",
-            (job_id, scope.client_id),
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE job_id = %s AND client_id = %s AND customer_id = %s "
+            "AND user_id = %s",
+            (job_id, scope.client_id, scope.customer_id, scope.user_id),
         )
         return _job(row) if row else None
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> int:
+        where, params = _forget_where(scope, level)
+        return await self._ex.execute(f"DELETE FROM jobs WHERE {where}", params)
 
     async def finish(
         self, scope: Scope, job_id: str, status: JobStatus, counts: dict[str, int], error: str = ""
@@ -596,7 +598,7 @@ class PgJobRepo:
 
 # --- API keys -------------------------------------------------------------------------------------------
 
-_KEY_COLUMNS = "key_id, client_id, key_hash, name, created_at, revoked"
+_KEY_COLUMNS = "key_id, client_id, key_hash, name, created_at, revoked, role, customers, users"
 
 
 def _key(row: DictRow) -> ApiKey:
@@ -607,6 +609,7 @@ def _key(row: DictRow) -> ApiKey:
         name=row["name"],
         created_at=row["created_at"],
         revoked=row["revoked"],
+        grant=Grant(KeyRole(row["role"]), tuple(row["customers"]), tuple(row["users"])),
     )
 
 
@@ -617,10 +620,21 @@ class PgApiKeyRepo:
     async def add(self, key: ApiKey) -> None:
         # Re-adding a key (bootstrap scripts, revocation) updates it, but never moves it to another client.
         await self._ex.execute(
-            f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s) "
+            f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (key_id) DO UPDATE SET key_hash = excluded.key_hash, name = excluded.name, "
-            "revoked = excluded.revoked WHERE api_keys.client_id = excluded.client_id",
-            (key.key_id, key.client_id, key.key_hash, key.name, _utc(key.created_at), key.revoked),
+            "revoked = excluded.revoked, role = excluded.role, customers = excluded.customers, "
+            "users = excluded.users WHERE api_keys.client_id = excluded.client_id",
+            (
+                key.key_id,
+                key.client_id,
+                key.key_hash,
+                key.name,
+                _utc(key.created_at),
+                key.revoked,
+                str(key.grant.role),
+                list(key.grant.customers),
+                list(key.grant.users),
+            ),
         )
 
     async def by_hash(self, key_hash: str) -> ApiKey | None:

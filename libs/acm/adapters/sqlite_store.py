@@ -33,7 +33,7 @@ from acm.domain.models import (
     utcnow,
 )
 from acm.domain.schema import AgentSchema
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, ScopeError, Tier
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Grant, KeyRole, Owner, Scope, ScopeError, Tier, forget_columns
 from acm.ports.stores import (
     ApiKey,
     ApiKeyRepo,
@@ -246,6 +246,15 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE memories ADD COLUMN slot TEXT NOT NULL DEFAULT ''")
     conn.execute("CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot != ''")
     conn.execute(_EXPIRY_INDEX)
+    # Roles: keys stored before them keep working as admin keys.
+    key_columns = {row["name"] for row in conn.execute("PRAGMA table_info(api_keys)")}
+    for column, ddl in (
+        ("role", "role TEXT NOT NULL DEFAULT 'admin'"),
+        ("customers", "customers TEXT NOT NULL DEFAULT '[]'"),  # JSON array
+        ("users", "users TEXT NOT NULL DEFAULT '[]'"),  # JSON array
+    ):
+        if column not in key_columns:
+            conn.execute(f"ALTER TABLE api_keys ADD COLUMN {ddl}")
 
 
 # --- memories -------------------------------------------------------------------------------------------
@@ -358,6 +367,12 @@ def fts_or_query(query: str) -> str:
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
     terms = [w for w in words if w not in _STOP_WORDS] or words
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:_MAX_TERMS])
+
+
+def _forget_where(scope: Scope, level: ForgetLevel) -> tuple[str, list[str]]:
+    """acm.domain.scope.forget_columns in SQL (memories and jobs)."""
+    pairs = forget_columns(scope, level)
+    return " AND ".join(f"{column} = ?" for column, _ in pairs), [value for _, value in pairs]
 
 
 class SqliteMemoryRepo:
@@ -498,21 +513,8 @@ class SqliteMemoryRepo:
         return [_memory(r) for r in rows]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
-        # acm.domain.scope.forgets() in SQL: each level narrows the previous one by one more id.
-        if level is ForgetLevel.SESSION and not scope.session_id:
-            # forgets() would match every session-less memory of the user; that is never what is meant.
-            raise ScopeError("forgetting a session needs scope.session_id")
-        where, params = ["client_id = ?"], [scope.client_id]
-        if level is not ForgetLevel.CLIENT:
-            where.append("customer_id = ?")
-            params.append(scope.customer_id)
-        if level in (ForgetLevel.USER, ForgetLevel.SESSION):
-            where.append("user_id = ?")
-            params.append(scope.user_id)
-        if level is ForgetLevel.SESSION:
-            where.append("session_id = ?")
-            params.append(scope.session_id)
-        return await self._ex.write(f"DELETE FROM memories WHERE {' AND '.join(where)}", params)
+        where, params = _forget_where(scope, level)
+        return await self._ex.write(f"DELETE FROM memories WHERE {where}", params)
 
     async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
         if not cutoffs:
@@ -634,9 +636,14 @@ class SqliteJobRepo:
 
     async def get(self, scope: Scope, job_id: str) -> Job | None:
         row = await self._ex.fetchone(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE job_id = ? AND client_id = ?", (job_id, scope.client_id)
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE job_id = ? AND client_id = ? AND customer_id = ? AND user_id = ?",
+            (job_id, scope.client_id, scope.customer_id, scope.user_id),
         )
         return _job(row) if row else None
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> int:
+        where, params = _forget_where(scope, level)
+        return await self._ex.write(f"DELETE FROM jobs WHERE {where}", params)
 
     async def finish(
         self, scope: Scope, job_id: str, status: JobStatus, counts: dict[str, int], error: str = ""
@@ -654,7 +661,7 @@ class SqliteJobRepo:
 
 # --- API keys -------------------------------------------------------------------------------------------
 
-_KEY_COLUMNS = "key_id, client_id, key_hash, name, created_at, revoked"
+_KEY_COLUMNS = "key_id, client_id, key_hash, name, created_at, revoked, role, customers, users"
 
 
 def _key(row: sqlite3.Row) -> ApiKey:
@@ -665,6 +672,7 @@ def _key(row: sqlite3.Row) -> ApiKey:
         name=row["name"],
         created_at=_dt_required(row["created_at"]),
         revoked=bool(row["revoked"]),
+        grant=Grant(KeyRole(row["role"]), tuple(json.loads(row["customers"])), tuple(json.loads(row["users"]))),
     )
 
 
@@ -675,10 +683,21 @@ class SqliteApiKeyRepo:
     async def add(self, key: ApiKey) -> None:
         # Re-adding a key (bootstrap scripts, revocation) updates it, but never moves it to another client.
         await self._ex.write(
-            f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (key_id) DO UPDATE SET key_hash = excluded.key_hash, name = excluded.name, "
-            "revoked = excluded.revoked WHERE api_keys.client_id = excluded.client_id",
-            (key.key_id, key.client_id, key.key_hash, key.name, _ts(key.created_at), int(key.revoked)),
+            "revoked = excluded.revoked, role = excluded.role, customers = excluded.customers, "
+            "users = excluded.users WHERE api_keys.client_id = excluded.client_id",
+            (
+                key.key_id,
+                key.client_id,
+                key.key_hash,
+                key.name,
+                _ts(key.created_at),
+                int(key.revoked),
+                str(key.grant.role),
+                json.dumps(list(key.grant.customers)),
+                json.dumps(list(key.grant.users)),
+            ),
         )
 
     async def by_hash(self, key_hash: str) -> ApiKey | None:

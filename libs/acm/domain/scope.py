@@ -133,3 +133,110 @@ def forgets(scope: Scope, level: ForgetLevel, owner: Owner, session_id: str = ""
     if owner.user_id != scope.user_id:
         return False
     return level is ForgetLevel.USER or session_id == scope.session_id
+
+
+def forget_columns(scope: Scope, level: ForgetLevel) -> list[tuple[str, str]]:
+    """forgets() as (column, value) pairs that all must match, for the SQL stores: each level narrows the
+    previous one by one more id."""
+    if level is ForgetLevel.SESSION and not scope.session_id:
+        # forgets() would match every session-less row of the user; that is never what is meant.
+        raise ScopeError("forgetting a session needs scope.session_id")
+    ids = (
+        ("client_id", scope.client_id),
+        ("customer_id", scope.customer_id),
+        ("user_id", scope.user_id),
+        ("session_id", scope.session_id),
+    )
+    narrowing = {ForgetLevel.CLIENT: 1, ForgetLevel.CUSTOMER: 2, ForgetLevel.USER: 3, ForgetLevel.SESSION: 4}
+    return list(ids[: narrowing[level]])
+
+
+class KeyRole(StrEnum):
+    """What an API key may do inside its client. Keys stored before roles existed are admin keys."""
+
+    ADMIN = "admin"  # every RPC of its client, Forget at any level, DefineAgent
+    AGENT = "agent"  # an agent's work, inside the customers (or users) its key names
+
+
+class Action(StrEnum):
+    INGEST = "ingest"
+    FETCH = "fetch"
+    GET_JOB = "get_job"
+    COMPACT = "compact"
+    READ_AGENT = "read_agent"  # GetAgent, ListAgents
+    DEFINE_AGENT = "define_agent"
+    FORGET_SESSION = "forget_session"
+    FORGET_USER = "forget_user"
+    FORGET_CUSTOMER = "forget_customer"
+    FORGET_CLIENT = "forget_client"
+
+    @classmethod
+    def forget(cls, level: ForgetLevel) -> Action:
+        return cls(f"forget_{level.value}")
+
+
+AGENT_ACTIONS = frozenset(
+    {
+        Action.INGEST,
+        Action.FETCH,
+        Action.GET_JOB,
+        Action.COMPACT,
+        Action.READ_AGENT,
+        Action.FORGET_SESSION,
+        Action.FORGET_USER,
+    }
+)
+_ADMIN_ONLY = {
+    Action.DEFINE_AGENT: "define or change an agent's schema",
+    Action.FORGET_CUSTOMER: "forget a whole customer",
+    Action.FORGET_CLIENT: "forget the whole client",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """An API key's rights: its role and, for an agent key, the customers (and optionally the users of
+    those customers) it acts for."""
+
+    role: KeyRole = KeyRole.ADMIN
+    customers: tuple[str, ...] = ()
+    users: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for c in self.customers:
+            check_id("customers", c)
+        for u in self.users:
+            check_id("users", u)
+        if self.role is KeyRole.AGENT and not self.customers:
+            raise ScopeError("an agent key must name the customers it acts for")
+        if self.role is KeyRole.ADMIN and (self.customers or self.users):
+            raise ScopeError("an admin key acts for its whole client: name customers and users only on agent keys")
+
+
+ADMIN = Grant()
+
+
+def _listed(values: tuple[str, ...]) -> str:
+    shown = ", ".join(repr(v) for v in values[:5])
+    return shown + (f" and {len(values) - 5} more" if len(values) > 5 else "")
+
+
+def denial(grant: Grant, scope: Scope, action: Action) -> str:
+    """Why a key with ``grant`` may not do ``action`` in ``scope``, as a message a person can act on;
+    "" when it may."""
+    if grant.role is KeyRole.ADMIN:
+        return ""
+    if action not in AGENT_ACTIONS:
+        what = _ADMIN_ONLY.get(action, action.value)
+        return f"this API key has the role 'agent', which may not {what}: use an admin key of the client"
+    if scope.customer_id not in grant.customers:
+        return (
+            f"this agent key acts only for customer {_listed(grant.customers)}, not {scope.customer_id!r}: "
+            "use a key that names this customer (acm keys create --role agent --customers …)"
+        )
+    if grant.users and scope.user_id not in grant.users:
+        return (
+            f"this agent key acts only for user {_listed(grant.users)}, not {scope.user_id!r}: "
+            "use a key that names this user (acm keys create --role agent --customers … --users …)"
+        )
+    return ""

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from acm.domain.models import ALL_LAYERS, Entity, Job, JobStatus, Layer, Memory, Relation, ScoredMemory
 from acm.domain.schema import AgentSchema
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
+from acm.domain.scope import ADMIN, ALL_TIERS, ForgetLevel, Grant, Owner, Scope, Tier
 
 
 class MemoryRepo(Protocol):
@@ -83,7 +83,10 @@ class JobRepo(Protocol):
         """Insert if absent (a retried Ingest must not reset a finished job)."""
 
     async def get(self, scope: Scope, job_id: str) -> Job | None:
-        """The job if it belongs to the scope's client."""
+        """The job if the scope's client, customer and user created it (another user's job is None)."""
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> int:
+        """Delete the jobs that forgetting ``level`` of ``scope`` covers (acm.domain.scope.forgets); the count."""
 
     async def finish(
         self, scope: Scope, job_id: str, status: JobStatus, counts: dict[str, int], error: str = ""
@@ -99,6 +102,7 @@ class ApiKey:
     name: str
     created_at: datetime
     revoked: bool = False
+    grant: Grant = ADMIN  # role and, for an agent key, its customers / users; keys from before roles: admin
 
 
 class ApiKeyRepo(Protocol):
