@@ -40,8 +40,11 @@ class AcmClient:
         occurred_at: datetime | None = None,
         turn_id: str = "",
         metadata: dict[str, str] | None = None,
+        tool_name: str = "",
     ) -> gateway_pb2.IngestResponse:
-        turn = common_pb2.Turn(turn_id=turn_id, role=ROLE_TO_PB[role], content=content, metadata=metadata or {})
+        turn = common_pb2.Turn(
+            turn_id=turn_id, role=ROLE_TO_PB[role], content=content, metadata=metadata or {}, tool_name=tool_name
+        )
         if occurred_at is not None:
             turn.occurred_at.CopyFrom(ts(occurred_at))
         response: gateway_pb2.IngestResponse = await self._stub.Ingest(

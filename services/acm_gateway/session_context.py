@@ -37,7 +37,7 @@ MEMORY_SHARE = 0.5  # the most of what the pinned state leaves that the recent t
 MIN_BUDGET_TOKENS = 64
 # With no query, the newest turns are the query: what the user and the agent just said or called.
 QUERY_TURNS = 3
-QUERY_CHARS_PER_TURN = 400
+QUERY_CHARS_PER_TURN = 240
 
 
 QUERY_PIN_IDS = 8
@@ -304,9 +304,12 @@ class SessionContext:
                 )
             )
             dropped = answer.dropped
-            # What the recent turns already show is not shown twice: their room goes to other memories.
-            verbatim = {t.turn_id for t in plan.recent}
-            memories = [m for m in answer.memories if not set(m.source_turn_ids) <= verbatim]
+            memories = list(answer.memories)
+            if not request.query:
+                # Retrieved for the latest turns, not asked for: what the recent turns already show is not
+                # shown twice, its room goes to other memories.
+                verbatim = {t.turn_id for t in plan.recent}
+                memories = [m for m in memories if not set(m.source_turn_ids) <= verbatim]
             from_prefetch = answer.from_prefetch
         # The memories as shown (with their dates) stay within their budget: the lowest ranked go first. What
         # they leave goes to older summary lines and turns. The header was paid for up front.

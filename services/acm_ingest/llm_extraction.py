@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 
 from acm.domain.extract import Mention, mentions
 from acm.domain.facts import FactDraft
+from acm.domain.instruction import instruction_verdict
 from acm.domain.models import Turn
 from acm.domain.pii import PiiRules, redact
-from acm.domain.poison import inspect
 from acm.ports.llm import Llm
 from acm.structured import StructuredAnswerFailed, ask_structured
 from acm_ingest.pipeline import TurnPlan
@@ -80,12 +80,14 @@ def may_leave(turn: Turn) -> bool:
 
 def _to_draft(fact: ExtractedFact, speaker: str, occurred_at: datetime, rules: PiiRules) -> FactDraft | None:
     statement = redact(fact.statement, rules).text.strip()
-    if inspect(statement).flagged:
+    verdict = instruction_verdict(statement)
+    if verdict.flagged:
         return None
     when = datetime.combine(fact.on_date, time.min, tzinfo=UTC) if fact.on_date else occurred_at
     slot = f"{re.sub(r'[^a-z0-9]+', '_', fact.subject.casefold()).strip('_')}|{fact.attribute}"
     has_slot = bool(fact.subject and fact.attribute and fact.value)
     return FactDraft(
+        trust=verdict.trust.value,
         text=f"{speaker}: {statement}",
         sentence=statement,
         valid_from=when,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -12,9 +13,20 @@ from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
 from acm.domain.extract import Mention, typed_relations
-from acm.domain.facts import FactDraft, in_context, is_lasting, normalised, replied_sentence, slot_of
-from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Turn, stable_id, utcnow
+from acm.domain.facts import (
+    RECORD_KIND,
+    FactDraft,
+    in_context,
+    is_lasting,
+    normalised,
+    replied_sentence,
+    slot_of,
+)
+from acm.domain.identifiers import identifiers
+from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Role, Turn, stable_id, utcnow
+from acm.domain.pii import redact_turn
 from acm.domain.placement import Placement, place, promoted
+from acm.domain.records import MAX_RECORD_WEIGHT, Record, merged, parse_fields, weight
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
@@ -34,6 +46,12 @@ MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bou
 SEEN_ERRORS_KEY = "gate_seen_errors"
 MAX_SEEN_ERRORS = 256
 SEEN_ERRORS_TTL_S = 7 * 86400.0
+# The session total at which the next compaction request may go (cleared by compact after a swap): while the
+# working context stays over the soft limit, a request goes again every COMPACTION_STEP of the budget, not on
+# every turn and not only when a turn crosses the limit.
+COMPACTION_DUE_KEY = "compaction_due_at"
+COMPACTION_STEP = 0.1
+RECORD_PLACEMENT = Placement(RECORD_KIND, Tier.USER, Layer.MID)  # session data, never promoted to LONG
 
 
 @dataclass
@@ -60,8 +78,12 @@ class IngestTurn:
         stored = await self.schemas.latest(scope, agent_id)
         schema = stored or default_schema(agent_id)
         seen = await self._seen_errors(scope)
-        plan = plan_turn(turn, schema, frozenset(seen))
-        counts = {f"redacted_{kind}": n for kind, n in plan.redactions.items()}
+        # Every string the turn carries (content, metadata, tool name, JSON decoded) is redacted before any
+        # step reads it: the gateway did so already, a direct Kafka publisher may not have.
+        turn, redacted = redact_turn(turn, pii_rules(schema))
+        plan = plan_turn(turn, schema, frozenset(seen), await self._call_key(turn))
+        redactions = Counter(plan.redactions) + Counter(redacted)
+        counts = {f"redacted_{kind}": n for kind, n in redactions.items()}
         if not plan.gate.keep:
             return {"dropped": 1, f"dropped_{plan.gate.reason}": 1}
         if plan.gate.fingerprint:
@@ -130,10 +152,10 @@ class IngestTurn:
         }
 
     def _turn_memory(self, turn: Turn, plan: TurnPlan, owner: Owner, schema_version: int) -> Memory:
-        text = f"{plan.speaker}: {plan.text}"
+        text = f"{plan.speaker}: {plan.shown or plan.text}"
         return Memory(
             # Deterministic: a redelivered turn rewrites the same memory instead of adding one.
-            memory_id=stable_id(owner.client_id, owner.customer_id, owner.user_id, "turn", turn.turn_id),
+            memory_id=turn_memory_id(owner, turn.turn_id),
             owner=owner,
             text=text,
             layer=Layer.SHORT,
@@ -159,6 +181,7 @@ class IngestTurn:
         """One memory per fact, placed by the schema; the same fact said again is the same memory,
         mentioned once more."""
         fresh: list[Memory] = []
+        kept = [(await self._merged(scope, draft), placed) for draft, placed in kept]
         for draft, placed in kept:
             owner = scope.owner(placed.tier)
             memory_id = stable_id(owner.client_id, owner.customer_id, owner.user_id, "fact", normalised(draft.text))
@@ -195,7 +218,9 @@ class IngestTurn:
                         mention_count=old.mention_count + 1,
                         updated_at=utcnow(),
                         # Said again in another session (or often enough): it is not a session fact any more.
-                        layer=promoted(
+                        layer=old.layer
+                        if old.kind == RECORD_KIND
+                        else promoted(
                             schema, old.layer, old.mention_count + 1, old.session_id != turn.scope.session_id
                         ),
                     )
@@ -206,6 +231,36 @@ class IngestTurn:
         await self.memories.upsert([superseded.get(f.memory_id, f) for f in unique])
         await self.memories.upsert([m for m in superseded.values() if m.memory_id not in values])
         return [superseded.get(f.memory_id, f) for f in facts]
+
+    async def _merged(self, scope: Scope, draft: FactDraft) -> FactDraft:
+        """A tool's record that updates one already remembered: the fields it repeats take the new values,
+        those it omits keep theirs ({po_id, amount} after {po_id, vendor, amount, status})."""
+        if draft.record is None or not draft.slot:
+            return draft
+        current = await self.memories.active_in_slot(scope, draft.slot)
+        if not current:
+            return draft
+        old_part = current[0].text.partition(": ")[2]
+        fields = merged(parse_fields(old_part), draft.record.fields)
+        record = Record(draft.record.key, fields)
+        part = record.render()
+        if weight(part) > MAX_RECORD_WEIGHT:
+            return draft  # the merged record no longer fits one memory: the new result alone stands
+        head = draft.text[: len(draft.text) - len(draft.sentence)]
+        return replace(draft, text=head + part, sentence=part, value=part, record=record)
+
+    async def _call_key(self, turn: Turn) -> str:
+        """The identifier named by the call this tool output answers: the newest earlier turn of the session
+        that called the tool ("get_user_details({"user_id": "mia_li_3668"})")."""
+        if turn.role is not Role.TOOL or not turn.tool_name or not turn.scope.session_id:
+            return ""
+        call = f"{turn.tool_name}("
+        for m in await self.memories.session_memories(turn.scope, 4, (Layer.SHORT,)):
+            at = m.text.rfind(call)
+            if m.kind == "turn" and at >= 0 and m.created_at <= turn.occurred_at:
+                found = identifiers(m.text[at + len(call) :].split(")\n", 1)[0])
+                return found[0] if found else ""
+        return ""
 
     async def _supersede(self, scope: Scope, facts: Sequence[Memory], values: dict[str, str]) -> dict[str, Memory]:
         """A fact stating a new value for a slot makes the older one stale (kept, pointing at the newer);
@@ -310,7 +365,7 @@ class IngestTurn:
         asked it (acm.domain.facts.replied_sentence); "" otherwise."""
         if not turn.scope.session_id:
             return ""
-        this_turn = stable_id(turn.scope.client_id, "turn", turn.turn_id)
+        this_turn = turn_memory_id(turn.scope.owner(Tier.USER), turn.turn_id)
         for m in await self.memories.session_memories(turn.scope, 3, (Layer.SHORT,)):
             if m.kind == "turn" and m.memory_id != this_turn and m.created_at <= turn.occurred_at:
                 return replied_sentence(m.text, speaker)
@@ -327,18 +382,28 @@ class IngestTurn:
         await self.cache.set(scope, SEEN_ERRORS_KEY, json.dumps(kept).encode(), SEEN_ERRORS_TTL_S)
 
     async def _account(self, scope: Scope, added: int, schema: AgentSchema, traceparent: str) -> None:
-        """Session token count; crossing the soft limit asks compact (once per crossing) to shrink it."""
+        """Session token count; while it is over the soft limit, compact is asked to shrink the session (again
+        each time it grew by COMPACTION_STEP of the budget since the last request, until compact resets it)."""
         if not scope.session_id:
             return
         budget = schema.compaction.budget_tokens
         soft = int(budget * schema.compaction.soft_ratio)
         total = await self.cache.incr(scope, "session_tokens", added)
-        if total - added < soft <= total:
-            event = envelope(scope, traceparent=traceparent)
-            event.compaction_requested.CopyFrom(
-                events_pb2.CompactionRequested(session_tokens=total, budget_tokens=budget)
-            )
-            await self.bus.publish(topics.COMPACTION_REQUESTS, scope.session_key, event.SerializeToString())
+        if total < soft:
+            return
+        due = await self.cache.get(scope, COMPACTION_DUE_KEY)
+        if due is not None and total < int(due):
+            return
+        event = envelope(scope, traceparent=traceparent)
+        event.compaction_requested.CopyFrom(events_pb2.CompactionRequested(session_tokens=total, budget_tokens=budget))
+        await self.bus.publish(topics.COMPACTION_REQUESTS, scope.session_key, event.SerializeToString())
+        step = max(int(budget * COMPACTION_STEP), 1)
+        await self.cache.set(scope, COMPACTION_DUE_KEY, str(total + step).encode(), SEEN_ERRORS_TTL_S)
+
+
+def turn_memory_id(owner: Owner, turn_id: str) -> str:
+    """A turn's memory: deterministic per owner (a redelivery rewrites it; two users' equal ids never meet)."""
+    return stable_id(owner.client_id, owner.customer_id, owner.user_id, "turn", turn_id)
 
 
 def schema_kept_facts(schema: AgentSchema, plan: TurnPlan) -> list[tuple[FactDraft, Placement]]:
@@ -346,7 +411,12 @@ def schema_kept_facts(schema: AgentSchema, plan: TurnPlan) -> list[tuple[FactDra
     what is remembered: a category it does not list is not kept)."""
     kept = []
     for draft in plan.facts:
+        if draft.slot.startswith("record:") or draft.record is not None:
+            kept.append((draft, RECORD_PLACEMENT))
+            continue
         placed = place(schema, draft.sentence, is_lasting(draft), bool(draft.slot))
+        if placed is not None and draft.trust != "normal" and placed.layer is Layer.LONG:
+            placed = replace(placed, layer=Layer.MID)  # a doubtful statement is never a lasting one
         if placed is not None:
             kept.append((draft, placed))
     return kept

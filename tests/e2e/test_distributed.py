@@ -32,6 +32,7 @@ from acm.domain.scope import Grant, KeyRole, Scope
 from acm.envelopes import key_hash, sign
 from acm.v1 import architect_pb2_grpc, common_pb2, events_pb2, gateway_pb2, retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve.settings import RetrieveSettings
+from tests.e2e.agent_session import run_agent_session
 from tests.e2e.scenario import BOB, check_bad_requests, run_scenario
 from tests.support.events import collect_dead_letters, turn_envelope
 
@@ -304,6 +305,16 @@ async def test_fetch_is_served_from_the_prefetch_pool_in_redis_and_never_stale(s
         await client.wait_job(scope, await client.forget(scope, "session"), timeout_s=90)
         gone = await client.fetch(scope, "Where do I live? Biscuit", budget_tokens=500)
         assert not gone.from_prefetch and not gone.memories
+
+
+async def test_a_tool_heavy_agent_session_on_the_real_stores(stack: Stack) -> None:
+    key_c1, _ = stack.keys
+    try:
+        await run_agent_session(stack.addr, key_c1, wait_s=120)
+    except BaseException:
+        for name in SERVICES:
+            print(f"--- {name} ---\n" + (stack.logs / f"{name}.log").read_text()[-2000:])
+        raise
 
 
 async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack) -> None:

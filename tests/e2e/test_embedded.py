@@ -9,6 +9,7 @@ import pytest
 
 from acm.auth import create_api_key
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+from tests.e2e.agent_session import run_agent_session
 from tests.e2e.scenario import check_bad_requests, run_scenario
 
 
@@ -27,3 +28,7 @@ async def test_one_turn_flows_end_to_end(embedded: EmbeddedAcm) -> None:
 
 async def test_bad_requests_get_actionable_errors(embedded: EmbeddedAcm) -> None:
     await check_bad_requests(f"127.0.0.1:{embedded.port}", embedded.api_key)
+
+
+async def test_a_tool_heavy_agent_session(embedded: EmbeddedAcm) -> None:
+    await run_agent_session(f"127.0.0.1:{embedded.port}", embedded.api_key, wait_s=60)

@@ -34,6 +34,7 @@ class FactDraft:
     slot: str = ""  # "<subject>|<attribute>" when the sentence states a value (see slot_of)
     value: str = ""
     record: Record | None = None  # a tool output's record (one part of it when it is long)
+    trust: str = "normal"  # acm.domain.instruction.Trust: "untrusted" facts are stored, never promoted
 
 
 def _weight(text: str) -> int:

@@ -10,6 +10,7 @@ entities acted on most recently and most often); the rest is left to the memorie
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -306,9 +307,77 @@ def record_lines(cleaned: str) -> tuple[list[tuple[str, dict[str, str]]], str]:
     return records, "\n".join(rest)
 
 
-def acted_on(role: str, cleaned: str) -> set[str]:
+@dataclass(frozen=True, slots=True)
+class _Clause:
+    """A clause naming an entity: the entity, its type, the attributes it states, the other ids it names."""
+
+    key: str
+    type: str
+    attrs: tuple[tuple[str, str], ...]
+    others: tuple[tuple[str, str], ...]  # (id, type)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReading:
+    """What one cleaned turn says for the pinned state, independent of the state (read once, cached)."""
+
+    records: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()  # a tool's records: (key, fields)
+    calls: tuple[tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]], ...] = ()  # name, in, ids
+    clauses: tuple[_Clause, ...] = ()
+    session: tuple[tuple[str, str], ...] = ()  # the schema's fields stated outside any entity
+    single: bool = False  # a tool output about one entity
+    goals: tuple[str, ...] = ()
+    acted: frozenset[str] = frozenset()  # ids the user or agent names
+
+
+@functools.lru_cache(maxsize=8192)
+def read(role: str, cleaned: str, fields: tuple[str, ...] = ()) -> TurnReading:
+    """The turn's records, calls, clauses and goals (the same turn is read again at every Fetch until it is
+    compacted: cached)."""
+    agent = role != "tool"
+    records: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+    calls = []
+    if not agent:
+        found, cleaned = record_lines(cleaned)
+        records = [(key, tuple((k, v) for k, v in values.items() if v != key)) for key, values in found]
+    else:
+        called, cleaned = call_lines(cleaned)
+        for name, inputs in called:
+            ids = tuple((i, entity_type(i, k)) for k, v in inputs.items() for i in A.ids(v))
+            calls.append((name, tuple(inputs.items()), ids))
+    parts = clauses(cleaned)
+    subjects = [_subject(c) for c in parts]
+    out: list[_Clause] = []
+    session: dict[str, str] = {}
+    for clause, subject in zip(parts, subjects, strict=True):
+        named = field_values(clause, fields) if fields else {}
+        if subject is None:
+            session.update(named)
+            continue
+        key, field_name = subject
+        attrs = {k: v for k, v in {**_clause_attrs(clause), **named}.items() if v != key}
+        others = tuple(
+            (other, entity_type(other, next((k for k, v in _PAIR.findall(clause) if other in A.ids(v)), "")))
+            for other in A.ids(clause)
+            if other != key
+        )
+        out.append(_Clause(key, entity_type(key, field_name), tuple(attrs.items()), others))
+    return TurnReading(
+        records=tuple(records),
+        calls=tuple(calls),
+        clauses=tuple(out),
+        session=tuple(session.items()),
+        # A tool output about one entity is the object of the call that asked for it (the created order, the
+        # looked-up user): pinned like the call. A listing of several is what the tool merely returned.
+        single=not agent and not records and len({c.key for c in out}) == 1,
+        goals=tuple(A.goal_sentences(cleaned)) if role == "user" else (),
+        acted=frozenset(A.ids(cleaned)) | frozenset(i for _, _, ids in calls for i, _ in ids) if agent else frozenset(),
+    )
+
+
+def acted_on(role: str, cleaned: str) -> frozenset[str]:
     """The ids a user or agent turn names (its text and its calls): what the agent acts on."""
-    return set() if role == "tool" else set(A.ids(cleaned))
+    return read(role, cleaned).acted if role != "tool" else frozenset()
 
 
 def update(
@@ -321,51 +390,37 @@ def update(
     acted: frozenset[str] = frozenset(),
 ) -> PinnedState:
     """The state after one (cleaned) turn. In what the user or the agent says or calls, each clause naming an
-    entity pins it and sets its attributes, and a call naming none pins its inputs; a tool's output only
-    updates entities already pinned (what it merely lists is left to the memories). The schema's pinned
-    ``fields`` are kept for the entity, or for the session when the clause names none; a user's goals and
-    constraints are pinned as stated. ``acted``: ids the user or agent names in the same span of turns, before
-    or after this one (the flight picked from a listing): their records in a tool output are pinned too."""
+    entity pins it and sets its attributes, and a call pins its inputs and the ids they name; a tool's output
+    only updates entities already pinned (what it merely lists is left to the memories), or pins the one
+    entity it is about. The schema's pinned ``fields`` are kept for the entity, or for the session when the
+    clause names none; a user's goals and constraints are pinned as stated. ``acted``: ids the user or agent
+    names in the same span of turns, before or after this one (the flight picked from a listing): their records
+    in a tool output are pinned too."""
     agent = role != "tool"
-    if not agent:
-        records, cleaned = record_lines(cleaned)
-        for key, values in records:
-            if len(records) == 1 or key in state.entities or key in acted:
-                state = state.set(key, {k: v for k, v in values.items() if v != key}, turn_id, at)
-    else:
-        calls, cleaned = call_lines(cleaned)
-        for name, inputs in calls:
-            # The call and its inputs (nested ones whole); the ids it names are pinned too, their values come
-            # with the results.
-            state = state.set(f"{name}()", inputs, turn_id, at, kind=CALL)
-            for field_name, value in inputs.items():
-                for found in A.ids(value):
-                    state = state.set(found, {}, turn_id, at, kind=entity_type(found, field_name), act=True)
-    parts = clauses(cleaned)
-    subjects = [_subject(c) for c in parts]
-    # A tool output about one entity is the object of the call that asked for it (the created order, the
-    # looked-up user): pinned like the call. A listing of several is what the tool merely returned.
-    single = not agent and len({s[0] for s in subjects if s}) == 1
-    for clause, subject in zip(parts, subjects, strict=True):
-        named = field_values(clause, fields) if fields else {}
-        if subject is None:
-            if named:
-                state = state.set(SESSION, named, turn_id, at, kind="session")
+    user = role == "user"
+    reading = read(role, cleaned, tuple(fields))
+    for key, values in reading.records:
+        if len(reading.records) == 1 or key in state.entities or key in acted:
+            state = state.set(key, dict(values), turn_id, at)
+    for name, inputs, ids in reading.calls:
+        # The call and its inputs (nested ones whole); the ids it names are pinned too, their values come
+        # with the results.
+        state = state.set(f"{name}()", dict(inputs), turn_id, at, kind=CALL)
+        for found, kind in ids:
+            state = state.set(found, {}, turn_id, at, kind=kind, act=True)
+    if reading.session:
+        state = state.set(SESSION, dict(reading.session), turn_id, at, kind="session")
+    for c in reading.clauses:
+        if not agent and not reading.single and c.key not in state.entities and c.key not in acted:
             continue
-        key, field_name = subject
-        if not agent and not single and key not in state.entities and key not in acted:
-            continue
-        attrs = {k: v for k, v in {**_clause_attrs(clause), **named}.items() if v != key}
-        user = role == "user"
-        state = state.set(key, attrs, turn_id, at, kind=entity_type(key, field_name), act=user)
+        state = state.set(c.key, dict(c.attrs), turn_id, at, kind=c.type, act=user)
         if not agent:
             continue
-        for other in A.ids(clause):
-            if other != key and (user or other not in state.entities):
-                named_by = next((k for k, v in _PAIR.findall(clause) if other in A.ids(v)), "")
-                state = state.set(other, {}, turn_id, at, kind=entity_type(other, named_by), act=user)
-    if role == "user":
-        goals = A.goal_sentences(cleaned)
+        for other, kind in c.others:
+            if user or other not in state.entities:
+                state = state.set(other, {}, turn_id, at, kind=kind, act=user)
+    if reading.goals:
+        goals = reading.goals
         existing = state.entities.get(GOALS)
         known = list(existing.attributes.values()) if existing else []
         fresh = [g for g in goals if g not in known]

@@ -6,6 +6,7 @@ Only sentences and fields that carry a key fact (an atom) or a goal are kept; ch
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -76,5 +77,6 @@ def summarise(span: Sequence[SpanTurn]) -> list[str]:
     return lines
 
 
+@functools.lru_cache(maxsize=4096)  # a session's working turns are cleaned again at every Fetch until compacted
 def span_turn(turn_id: str, role: str, tool_name: str, raw: str, speaker: str = "") -> SpanTurn:
     return SpanTurn(turn_id, role, tool_name, clean(raw), speaker)
