@@ -271,3 +271,14 @@ def test_turn_memories_become_working_turns() -> None:
     person = turn("Caroline: I went to the support group yesterday.")
     assert (person.role, person.speaker) == ("user", "Caroline")
     assert turn("assistant: Done.").role == "assistant" and turn("system: Be brief.").role == "system"
+
+
+def test_a_compaction_that_does_not_shrink_the_context_is_recorded_as_failed() -> None:
+    # Short, fact-dense turns: the pins and the summary would state as much as the turns themselves.
+    dense = [
+        ("user", "", f"PO-2026-{i:04d} is approved by Li Wei for {1000 + i},000.00 CNY, due 2026-11-{10 + i}.")
+        for i in range(3)
+    ]
+    result = compact(WorkingMemory(), turns(dense), Rules(budget_tokens=60, target_ratio=0.1), COUNTER)
+    assert result.outcome == "failed" and result.memory is None
+    assert "not smaller than before" in result.message and result.tokens_after == result.tokens_before

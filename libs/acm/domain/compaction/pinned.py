@@ -47,7 +47,7 @@ MAX_GOALS = 8
 MAX_ATTRIBUTES = 16  # per entity: the newest values stay
 MAX_VALUE_CHARS = 240  # a record's nested value (its payment methods, its flights) is still one value
 MAX_SOURCES = 8
-MAX_ACTS_RANKED = 3  # beyond three acts, recency decides: an old account does not outrank the current order
+MAX_ACTS_RANKED = 1  # acted on at all ranks first; then recency decides: the order being changed now before the account
 # "Dr. Ana Souza", "Ms Li Wei": the honorific is part of the name, never a name of its own.
 _HONORIFIC = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sir|Dame)\.?\s+)?"
 _PERSON = _HONORIFIC + r"[A-Z][a-z'’]+(?: [A-Z][a-z'’]+){0,2}"
