@@ -216,14 +216,22 @@ async def _serve(args: argparse.Namespace) -> None:
     from acm.settings import load
     from acm.telemetry import configure_metrics, configure_tracing
     from acm_cli.embedded import DataDirInUse, EmbeddedAcm, EmbeddedSettings
-    from acm_gateway.app import PortInUse
+    from acm_gateway.app import CannotListen, PortInUse
 
     settings = load(EmbeddedSettings).model_copy(update={"data_dir": _data_dir(args)})
     if args.listen:
         settings = settings.model_copy(update={"listen_addr": args.listen})
     acm = EmbeddedAcm(settings)
     try:
-        acm.claim()
+        acm.claim()  # before anything loads or prints: a refusal is the only line
+        configure_logging(settings.log_level)
+        configure_tracing("acm-embedded")
+        configure_metrics("acm-embedded")
+        print(f"ACM embedded: loading models and stores in {settings.data_dir.resolve()} …", flush=True)
+        async with acm:
+            addr = _client_addr(settings.listen_addr, acm.port)
+            print("\n".join(banner(acm.api_key, addr, settings.data_dir)), flush=True)
+            await wait_for_stop_signal()
     except DataDirInUse as exc:
         raise UsageError(f"{exc}: stop it, or give this one its own folder with --data-dir (ACM_DATA_DIR)") from None
     except PortInUse:
@@ -231,15 +239,8 @@ async def _serve(args: argparse.Namespace) -> None:
             f"cannot listen on {settings.listen_addr}: the port is in use (another `acm serve`?); stop it, or "
             "choose another with --listen 127.0.0.1:PORT (ACM_LISTEN_ADDR)"
         ) from None
-    configure_logging(settings.log_level)
-    configure_tracing("acm-embedded")
-    configure_metrics("acm-embedded")
-    print(f"ACM embedded: loading models and stores in {settings.data_dir.resolve()} …", flush=True)
-    async with acm:
-        print(
-            "\n".join(banner(acm.api_key, _client_addr(settings.listen_addr, acm.port), settings.data_dir)), flush=True
-        )
-        await wait_for_stop_signal()
+    except CannotListen as exc:
+        raise UsageError(f"{exc.strerror}; choose another with --listen HOST:PORT (ACM_LISTEN_ADDR)") from None
 
 
 async def _ingest(args: argparse.Namespace) -> None:
@@ -462,7 +463,13 @@ def parser() -> argparse.ArgumentParser:
     )
     create.set_defaults(run=_keys_create)
 
-    bench = sub.add_parser("bench", help="run a benchmark (starts its own embedded ACM)")
+    bench = sub.add_parser(
+        "bench",
+        help="run a benchmark (starts its own embedded ACM)",
+        description="Benchmarks that drive ACM over gRPC as an agent does, each against an embedded ACM of its own "
+        "(a fresh temporary data folder unless --data-dir); results as JSON with --json. `acm bench NAME --help` "
+        "for one.",
+    )
     add_bench_parsers(bench)
     return p
 

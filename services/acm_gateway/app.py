@@ -87,22 +87,29 @@ def build_servicer(
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 
 
-class PortInUse(OSError):
+class CannotListen(OSError):
+    """The gateway's address cannot be listened on: malformed, not this host's, or not allowed."""
+
+
+class PortInUse(CannotListen):
     """Another process listens on the gateway's address (another gateway or `acm serve`, most likely)."""
 
 
 def refuse_if_in_use(listen_addr: str) -> None:
-    """Raise PortInUse when something already listens on ``listen_addr`` (host:port; port 0 is never in use).
+    """Raise PortInUse when something already listens on ``listen_addr`` (host:port; port 0 is never in use),
+    CannotListen when it cannot be listened on at all.
 
     A plain bind, as gRPC's own (SO_REUSEADDR, no SO_REUSEPORT), so it fails exactly when the server would;
     done before gRPC's bind so the refusal is one clear error instead of gRPC core's log line."""
     host, _, port = listen_addr.rpartition(":")
-    if not port.isdigit() or int(port) == 0:
+    if not port.isdigit() or int(port) > 65535:
+        raise CannotListen(errno.EINVAL, f"{listen_addr!r} is not HOST:PORT (e.g. 127.0.0.1:50051)")
+    if int(port) == 0:
         return
     try:
         addresses = socket.getaddrinfo(host.strip("[]") or None, int(port), type=socket.SOCK_STREAM)
-    except OSError:
-        return  # an unresolvable host: gRPC's bind reports it
+    except OSError as exc:
+        raise CannotListen(errno.EADDRNOTAVAIL, f"cannot listen on {listen_addr}: {exc.strerror}") from None
     for family, kind, proto, _, address in addresses:
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -111,6 +118,7 @@ def refuse_if_in_use(listen_addr: str) -> None:
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
                     raise PortInUse(errno.EADDRINUSE, f"{listen_addr} is already in use") from None
+                raise CannotListen(exc.errno, f"cannot listen on {listen_addr}: {exc.strerror}") from None
 
 
 class GatewayServer(HealthServer):
@@ -129,7 +137,7 @@ class GatewayServer(HealthServer):
         except RuntimeError:  # gRPC's "Failed to bind": taken between the check and the bind
             self.port = 0
         if self.port == 0:
-            raise PortInUse(errno.EADDRINUSE, f"cannot listen on {addr}")
+            raise PortInUse(errno.EADDRINUSE, f"{addr} is already in use")
 
     async def start(self) -> None:
         names = [*self._names, reflection.SERVICE_NAME, REFLECTION_V1]

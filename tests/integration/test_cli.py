@@ -118,6 +118,12 @@ def test_a_second_server_on_the_same_data_folder_is_refused(served: Served, tmp_
     assert "in use" in line and str(served.data_dir) in line and "--data-dir" in line, line
 
 
+@pytest.mark.parametrize("listen", ["nonsense", "127.0.0.1:99999", "nohost.invalid:50051"])
+def test_an_address_that_cannot_be_listened_on_is_one_line(listen: str, tmp_path: Path) -> None:
+    line = _one_line_refusal(_run([ACM, "serve", "--listen", listen, "--data-dir", str(tmp_path)], cwd=tmp_path))
+    assert listen in line and "--listen" in line, line
+
+
 def test_gateway_server_refuses_a_taken_port() -> None:
     """The distributed gateway builds the same server: SO_REUSEPORT is off, so no silent sharing."""
     with socket.socket() as taken:
