@@ -43,6 +43,8 @@ def _env(**extra: str) -> dict[str, str]:
 def _run(
     args: list[str] | list[str | bytes], cwd: Path, stdin: bytes = b"", **env: str
 ) -> subprocess.CompletedProcess[bytes]:
+    """Run in ``cwd``; the data folder is ACM_DATA_DIR when given, else one under ``cwd``, never the checkout's."""
+    env.setdefault("ACM_DATA_DIR", str(cwd / "acm-data"))
     return subprocess.run(args, cwd=cwd, env=_env(**env), input=stdin, capture_output=True, timeout=120, check=False)
 
 
