@@ -36,6 +36,13 @@ ROLE_TO_PB = {
     Role.SYSTEM: common_pb2.ROLE_SYSTEM,
 }
 ROLE_FROM_PB = {v: k for k, v in ROLE_TO_PB.items()}
+_ROLE_NAME_TO_PB: dict[str, common_pb2.Role.ValueType] = {str(k): v for k, v in ROLE_TO_PB.items()}
+# acm.domain.instruction.Trust's values (not imported: its rules take a while to compile).
+TRUST_TO_PB = {
+    "normal": common_pb2.TRUST_NORMAL,
+    "untrusted": common_pb2.TRUST_UNTRUSTED,
+    "instruction": common_pb2.TRUST_INSTRUCTION,
+}
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -99,6 +106,9 @@ def memory_to_pb(memory: Memory, tokens: int, score: float) -> common_pb2.Memory
         created_at=ts(memory.created_at),
         valid_from=ts(memory.valid_from),
         session_id=memory.session_id,
+        role=_ROLE_NAME_TO_PB.get(memory.role, common_pb2.ROLE_UNSPECIFIED),
+        tool_name=memory.tool_name,
+        trust=TRUST_TO_PB.get(memory.trust, common_pb2.TRUST_UNTRUSTED),  # an unknown level is not trusted
     )
 
 

@@ -73,9 +73,27 @@ def said_day(memory: common_pb2.Memory) -> int | None:
     return None if at is None else at // DAY_S
 
 
+_DOUBTFUL = frozenset({common_pb2.TRUST_UNTRUSTED, common_pb2.TRUST_INSTRUCTION})
+_ROLE_NAMES = {v: str(k) for k, v in ROLE_TO_PB.items()}
+
+
 def shown_line(memory: common_pb2.Memory) -> str:
-    """A retrieved memory as the context shows it: one "- text" line, under the header of its day."""
-    return f"- {memory.text}\n"
+    """A retrieved memory as the context shows it: one "- text" line, under the header of its day. A doubtful
+    one (an authority or policy claim, acm.domain.instruction) is marked with who said it, unless its text
+    starts by naming them: "- [unverified, from user] Sam: management decided ...", "- [unverified]
+    tool[kb]: ..."; a tool's output whose text does not name its tool says which: "- [from tool:kb] ..."."""
+    doubtful = memory.trust in _DOUBTFUL
+    if not doubtful and not memory.tool_name:
+        return f"- {memory.text}\n"
+    if memory.tool_name:
+        said_by, source = f"tool[{memory.tool_name}]:", f"tool:{memory.tool_name}"
+    else:
+        source = _ROLE_NAMES.get(memory.role, "")
+        said_by = f"{source}:"
+    if memory.text.startswith(said_by):
+        source = ""  # the text names who said it
+    mark = ("unverified" + (f", from {source}" if source else "")) if doubtful else (f"from {source}" if source else "")
+    return f"- [{mark}] {memory.text}\n" if mark else f"- {memory.text}\n"
 
 
 @dataclass

@@ -79,6 +79,17 @@ class Memory:
     # "<subject>|<attribute>" for facts that state a value ("alice|lives_in"): a newer fact in the same
     # slot supersedes the older one. Empty for facts that do not.
     slot: str = ""
+    # Provenance: the role of the turn that said it (user / assistant / tool / system; "" for memories stored
+    # before provenance was kept) and, for a tool's output, the tool.
+    role: str = ""
+    tool_name: str = ""
+    # acm.domain.instruction.Trust: "untrusted" (an authority or rule claim, or any doubtful source) is stored
+    # and shown marked, never promoted to LONG.
+    trust: str = "normal"
+
+    @property
+    def trusted(self) -> bool:
+        return self.trust == "normal"
 
     @property
     def tier(self) -> Tier:

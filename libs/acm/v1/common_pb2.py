@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61\x63m/v1/common.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"f\n\x05Scope\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63ustomer_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x04 \x01(\t\x12\x12\n\nsession_id\x18\x05 \x01(\t\"\xe7\x01\n\x04Turn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x1a\n\x04role\x18\x02 \x01(\x0e\x32\x0c.acm.v1.Role\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\ttool_name\x18\x05 \x01(\t\x12,\n\x08metadata\x18\x06 \x03(\x0b\x32\x1a.acm.v1.Turn.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xa2\x02\n\x06Memory\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x1a\n\x04tier\x18\x02 \x01(\x0e\x32\x0c.acm.v1.Tier\x12\x1c\n\x05layer\x18\x03 \x01(\x0e\x32\r.acm.v1.Layer\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x17\n\x0fsource_turn_ids\x18\x06 \x03(\t\x12\x13\n\x0btoken_count\x18\x07 \x01(\x05\x12\r\n\x05score\x18\x08 \x01(\x01\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nvalid_from\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nsession_id\x18\x0b \x01(\t*O\n\x04Tier\x12\x14\n\x10TIER_UNSPECIFIED\x10\x00\x12\r\n\tTIER_USER\x10\x01\x12\x11\n\rTIER_CUSTOMER\x10\x02\x12\x0f\n\x0bTIER_CLIENT\x10\x03*N\n\x05Layer\x12\x15\n\x11LAYER_UNSPECIFIED\x10\x00\x12\x0f\n\x0bLAYER_SHORT\x10\x01\x12\r\n\tLAYER_MID\x10\x02\x12\x0e\n\nLAYER_LONG\x10\x03*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n\tROLE_USER\x10\x01\x12\x12\n\x0eROLE_ASSISTANT\x10\x02\x12\r\n\tROLE_TOOL\x10\x03\x12\x0f\n\x0bROLE_SYSTEM\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61\x63m/v1/common.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"f\n\x05Scope\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63ustomer_id\x18\x02 \x01(\t\x12\x0f\n\x07user_id\x18\x03 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x04 \x01(\t\x12\x12\n\nsession_id\x18\x05 \x01(\t\"\xe7\x01\n\x04Turn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x1a\n\x04role\x18\x02 \x01(\x0e\x32\x0c.acm.v1.Role\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\ttool_name\x18\x05 \x01(\t\x12,\n\x08metadata\x18\x06 \x03(\x0b\x32\x1a.acm.v1.Turn.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xef\x02\n\x06Memory\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x1a\n\x04tier\x18\x02 \x01(\x0e\x32\x0c.acm.v1.Tier\x12\x1c\n\x05layer\x18\x03 \x01(\x0e\x32\r.acm.v1.Layer\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x17\n\x0fsource_turn_ids\x18\x06 \x03(\t\x12\x13\n\x0btoken_count\x18\x07 \x01(\x05\x12\r\n\x05score\x18\x08 \x01(\x01\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nvalid_from\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nsession_id\x18\x0b \x01(\t\x12\x1a\n\x04role\x18\x0c \x01(\x0e\x32\x0c.acm.v1.Role\x12\x11\n\ttool_name\x18\r \x01(\t\x12\x1c\n\x05trust\x18\x0e \x01(\x0e\x32\r.acm.v1.Trust*O\n\x04Tier\x12\x14\n\x10TIER_UNSPECIFIED\x10\x00\x12\r\n\tTIER_USER\x10\x01\x12\x11\n\rTIER_CUSTOMER\x10\x02\x12\x0f\n\x0bTIER_CLIENT\x10\x03*N\n\x05Layer\x12\x15\n\x11LAYER_UNSPECIFIED\x10\x00\x12\x0f\n\x0bLAYER_SHORT\x10\x01\x12\r\n\tLAYER_MID\x10\x02\x12\x0e\n\nLAYER_LONG\x10\x03*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n\tROLE_USER\x10\x01\x12\x12\n\x0eROLE_ASSISTANT\x10\x02\x12\r\n\tROLE_TOOL\x10\x03\x12\x0f\n\x0bROLE_SYSTEM\x10\x04*\\\n\x05Trust\x12\x15\n\x11TRUST_UNSPECIFIED\x10\x00\x12\x10\n\x0cTRUST_NORMAL\x10\x01\x12\x13\n\x0fTRUST_UNTRUSTED\x10\x02\x12\x15\n\x11TRUST_INSTRUCTION\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,12 +34,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TURN_METADATAENTRY']._loaded_options = None
   _globals['_TURN_METADATAENTRY']._serialized_options = b'8\001'
-  _globals['_TIER']._serialized_start=695
-  _globals['_TIER']._serialized_end=774
-  _globals['_LAYER']._serialized_start=776
-  _globals['_LAYER']._serialized_end=854
-  _globals['_ROLE']._serialized_start=856
-  _globals['_ROLE']._serialized_end=951
+  _globals['_TIER']._serialized_start=772
+  _globals['_TIER']._serialized_end=851
+  _globals['_LAYER']._serialized_start=853
+  _globals['_LAYER']._serialized_end=931
+  _globals['_ROLE']._serialized_start=933
+  _globals['_ROLE']._serialized_end=1028
+  _globals['_TRUST']._serialized_start=1030
+  _globals['_TRUST']._serialized_end=1122
   _globals['_SCOPE']._serialized_start=64
   _globals['_SCOPE']._serialized_end=166
   _globals['_TURN']._serialized_start=169
@@ -47,5 +49,5 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TURN_METADATAENTRY']._serialized_start=353
   _globals['_TURN_METADATAENTRY']._serialized_end=400
   _globals['_MEMORY']._serialized_start=403
-  _globals['_MEMORY']._serialized_end=693
+  _globals['_MEMORY']._serialized_end=770
 # @@protoc_insertion_point(module_scope)

@@ -79,6 +79,28 @@ ROLE_TOOL: Role.ValueType  # 3
 ROLE_SYSTEM: Role.ValueType  # 4
 Global___Role: _TypeAlias = Role  # noqa: Y015
 
+class _Trust:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TrustEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Trust.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TRUST_UNSPECIFIED: _Trust.ValueType  # 0
+    TRUST_NORMAL: _Trust.ValueType  # 1
+    TRUST_UNTRUSTED: _Trust.ValueType  # 2
+    TRUST_INSTRUCTION: _Trust.ValueType  # 3
+
+class Trust(_Trust, metaclass=_TrustEnumTypeWrapper):
+    """How far a memory can be trusted. An untrusted memory (an authority or policy claim, a doubtful source) is
+    kept and shown marked, never promoted to a lasting (LONG) memory.
+    """
+
+TRUST_UNSPECIFIED: Trust.ValueType  # 0
+TRUST_NORMAL: Trust.ValueType  # 1
+TRUST_UNTRUSTED: Trust.ValueType  # 2
+TRUST_INSTRUCTION: Trust.ValueType  # 3
+Global___Trust: _TypeAlias = Trust  # noqa: Y015
+
 @_typing.final
 class Scope(_message.Message):
     """Who a request or a record belongs to. The client comes from the credential,
@@ -189,6 +211,9 @@ class Memory(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     VALID_FROM_FIELD_NUMBER: _builtins.int
     SESSION_ID_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    TOOL_NAME_FIELD_NUMBER: _builtins.int
+    TRUST_FIELD_NUMBER: _builtins.int
     memory_id: _builtins.str
     tier: Global___Tier.ValueType
     layer: Global___Layer.ValueType
@@ -197,6 +222,13 @@ class Memory(_message.Message):
     token_count: _builtins.int
     score: _builtins.float
     session_id: _builtins.str
+    role: Global___Role.ValueType
+    """Provenance: the role of the turn that said it (unspecified for memories stored before it was kept) and,
+    for a tool's output, the tool's name.
+    """
+    tool_name: _builtins.str
+    trust: Global___Trust.ValueType
+    """Unspecified means normal (a memory handed back before trust was kept)."""
     @_builtins.property
     def source_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -217,10 +249,13 @@ class Memory(_message.Message):
         created_at: _timestamp_pb2.Timestamp | None = ...,
         valid_from: _timestamp_pb2.Timestamp | None = ...,
         session_id: _builtins.str = ...,
+        role: Global___Role.ValueType = ...,
+        tool_name: _builtins.str = ...,
+        trust: Global___Trust.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "valid_from", b"valid_from"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "kind", b"kind", "layer", b"layer", "memory_id", b"memory_id", "score", b"score", "session_id", b"session_id", "source_turn_ids", b"source_turn_ids", "text", b"text", "tier", b"tier", "token_count", b"token_count", "valid_from", b"valid_from"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "kind", b"kind", "layer", b"layer", "memory_id", b"memory_id", "role", b"role", "score", b"score", "session_id", b"session_id", "source_turn_ids", b"source_turn_ids", "text", b"text", "tier", b"tier", "token_count", b"token_count", "tool_name", b"tool_name", "trust", b"trust", "valid_from", b"valid_from"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
