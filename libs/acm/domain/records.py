@@ -65,7 +65,7 @@ def _value(value: Any) -> str | None:
     if scalar is not None:
         return scalar
     if isinstance(value, dict):
-        inner = render_json(value)
+        inner = render_json(_without_echoed_keys(value))
         return f"{{{inner}}}" if inner else None
     if isinstance(value, list):
         if any(isinstance(x, dict | list) for x in value):
@@ -74,6 +74,17 @@ def _value(value: Any) -> str | None:
         joined = "|".join(s for s in (_scalar(x) for x in value) if s)
         return joined or None
     return None
+
+
+def _without_echoed_keys(obj: dict[str, Any]) -> dict[str, Any]:
+    """An id-keyed map ({"gift_card_7": {"id": "gift_card_7", "amount": 22}}) without the fields that only
+    repeat their entry's key: the same facts in fewer tokens."""
+    out: dict[str, Any] = {}
+    for key, child in obj.items():
+        if isinstance(child, dict):
+            child = {k: v for k, v in child.items() if not (isinstance(v, str | int) and str(v) == str(key))}
+        out[key] = child
+    return out
 
 
 def _key_of(obj: dict[str, Any], under: str) -> str:

@@ -361,7 +361,7 @@ def compact(
 # --- assembly -------------------------------------------------------------------------------------------
 
 
-PINNED_SHARE = 0.45  # the most of a context's budget the pins take: turns and memories need the rest
+PINNED_SHARE = 0.6  # the most of a context's budget the pins take: turns and memories need the rest
 MIN_CLIPPED_TOKENS = 24  # a newest turn too long for the room left is shown clipped, if this much fits
 CLIP_MARK = " … [clipped; the rest is in memories]"
 

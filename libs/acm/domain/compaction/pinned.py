@@ -45,7 +45,7 @@ SESSION = "session"  # the schema's pinned fields stated outside any entity ("br
 _FIELD_VALUE = r"\s*(?:=|:|\bis\b|\bwas\b)\s*[\"']?([^,;\n\"'{}]{1,80}?)[\"']?\s*(?:[.,;]\s|[.,;}]?$|[,;}])"
 MAX_GOALS = 8
 MAX_ATTRIBUTES = 16  # per entity: the newest values stay
-MAX_VALUE_CHARS = 240  # a record's nested value (its payment methods, its flights) is still one value
+MAX_VALUE_CHARS = 480  # a record's nested value (its payment methods, its flights) is still one value
 MAX_SOURCES = 8
 MAX_ACTS_RANKED = 1  # acted on at all ranks first; then recency decides: the order being changed now before the account
 # "Dr. Ana Souza", "Ms Li Wei": the honorific is part of the name, never a name of its own.
