@@ -16,6 +16,7 @@ from acm_cli.bench.prefetch import add_parser as add_prefetch
 from acm_cli.bench.retention import add_parser as add_retention
 from acm_cli.bench.safety import add_parser as add_safety
 from acm_cli.bench.tokens import add_parser as add_tokens
+from acm_cli.bench.traces import add_parser as add_traces
 
 AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
@@ -27,6 +28,7 @@ BENCHMARKS: dict[str, AddParser] = {
     "coverage": add_coverage,
     "prefetch": add_prefetch,
     "safety": add_safety,
+    "traces": add_traces,
 }
 
 

@@ -1,6 +1,6 @@
 """`acm bench retention`: are the planted facts still in the context after a long enterprise session?
 
-    acm bench retention --json results/retention.json [--sessions 8] [--quick]
+    acm bench retention --json results/retention.json [--sessions 8] [--quick] [--tool-heavy]
 
 Sessions come from a seeded generator (acm_cli.bench.workflows: procurement approvals, support tickets,
 incident response, deployments; 200-500 turns; facts early and late, in prose and buried in noisy tool
@@ -13,7 +13,14 @@ after the last turn the context is assembled at a
 - stale as current: of the (entity, attribute) pairs whose value changed, the share where the context
   presents an older value as the current one (the entity's pinned line if it has one, else the latest
   segment naming the entity and one of the values);
-plus ACM's compaction latency (p50 / p95), verification failure rate and attempts.
+plus ACM's compaction latency (p50 / p95), verification failure rate and attempts, and per session the
+largest prompt and ACM's largest working context (pins, summary, turns after each turn's compaction) against
+the budget.
+
+`--tool-heavy`: the sessions of acm_cli.bench.toolsessions instead (procurement, support, ops, orders: JSON
+tool outputs of 5-20 records, a few of 20-60 KiB, ids of several formats, people with honorifics, record
+fields changing over the session); a tool output lists many records, one per line, so there the scores
+read each line as a segment and match ids whole.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import argparse
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,6 +51,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--sessions", type=int, default=12, help="sessions (kinds in turn; default 12)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the generated sessions (default 2026)")
     p.add_argument("--quick", action="store_true", help="2 short sessions (smoke test)")
+    p.add_argument(
+        "--tool-heavy",
+        action="store_true",
+        help="tool-heavy sessions instead (JSON records, ids of several formats, 20-60 KiB outputs), scored "
+        "line by line",
+    )
     p.set_defaults(run=run)
 
 
@@ -59,14 +72,21 @@ def _value_in(value: str, segment: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", segment, re.IGNORECASE) is not None
 
 
-def retained(fact: PlantedFact, segments: Sequence[str]) -> bool:
-    return any(fact.entity in s and _value_in(fact.value, s) for s in segments)
+def _names(entity: str, segment: str, exact: bool) -> bool:
+    """Whether the segment names the entity; `exact`: as a whole id (INC-7 is not named by INC-70)."""
+    if not exact:
+        return entity in segment
+    return re.search(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", segment) is not None
 
 
-def presented(entity: str, values: Sequence[str], segments: Sequence[str]) -> str | None:
+def retained(fact: PlantedFact, segments: Sequence[str], exact: bool = False) -> bool:
+    return any(_names(fact.entity, s, exact) and _value_in(fact.value, s) for s in segments)
+
+
+def presented(entity: str, values: Sequence[str], segments: Sequence[str], exact: bool = False) -> str | None:
     """The value the context gives as current for the entity's attribute (see the module doc)."""
     pinned = [s for s in segments if s.startswith(f"{entity} (")]
-    ordered = pinned or [s for s in reversed(segments) if entity in s]
+    ordered = pinned or [s for s in reversed(segments) if _names(entity, s, exact)]
     for s in ordered:
         hits = [(s.lower().rfind(v.lower()), v) for v in values if _value_in(v, s)]
         if hits:
@@ -74,7 +94,11 @@ def presented(entity: str, values: Sequence[str], segments: Sequence[str]) -> st
     return None
 
 
-def score(session: Session, segments: Sequence[str]) -> dict[str, int]:
+def score(session: Session, segments: Sequence[str], by_line: bool = False) -> dict[str, int]:
+    """`by_line` (tool-heavy sessions): each line of a segment is a segment of its own and ids match whole,
+    since one tool output lists many records, one per line, with statuses and people in common."""
+    if by_line:
+        segments = [line for s in segments for line in s.splitlines() if line.strip()]
     current = [f for f in session.facts if f.current]
     history: dict[tuple[str, str], list[PlantedFact]] = {}
     for f in session.facts:
@@ -83,12 +107,12 @@ def score(session: Session, segments: Sequence[str]) -> dict[str, int]:
     stale = 0
     for (entity, _attr), facts in changed.items():
         now = next(f.value for f in facts if f.current)
-        shown = presented(entity, [f.value for f in facts], segments)
+        shown = presented(entity, [f.value for f in facts], segments, exact=by_line)
         if shown is not None and shown != now:
             stale += 1
     return {
         "current_facts": len(current),
-        "retained": sum(retained(f, segments) for f in current),
+        "retained": sum(retained(f, segments, exact=by_line) for f in current),
         "changed_pairs": len(changed),
         "stale_presented": stale,
     }
@@ -107,6 +131,18 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo), 2)
 
 
+def window_maxima(run: Any, budget: int) -> dict[str, Any]:
+    """A session's largest prompt and, for a system with a working memory, its largest working context (after
+    each turn's compaction), against the budget."""
+    out: dict[str, Any] = {"max_prompt_tokens": max(run.prompt_tokens, default=0)}
+    if run.working_tokens:
+        out["max_working_tokens"] = max(run.working_tokens)
+        out["working_within_budget"] = out["max_working_tokens"] <= budget
+        out["turns_working_over_budget"] = sum(1 for t in run.working_tokens if t > budget)
+        out["notices"] = run.notices
+    return out
+
+
 def compaction_stats(results: Sequence[Any], latencies: Sequence[float]) -> dict[str, Any]:
     n = len(results)
     failed = sum(1 for r in results if not r.verified)
@@ -123,10 +159,14 @@ def compaction_stats(results: Sequence[Any], latencies: Sequence[float]) -> dict
 
 
 async def run(args: argparse.Namespace) -> None:
-    run_benchmark(args.json_out, 2 if args.quick else args.sessions, args.seed, quick=args.quick)
+    sessions = (4 if args.tool_heavy else 2) if args.quick else args.sessions
+    run_benchmark(args.json_out, sessions, args.seed, quick=args.quick, tool_heavy=args.tool_heavy)
 
 
-def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool = False) -> dict[str, Any]:
+def run_benchmark(
+    json_out: Path | None, sessions: int, seed: int, quick: bool = False, tool_heavy: bool = False
+) -> dict[str, Any]:
+    """`tool_heavy`: sessions of acm_cli.bench.toolsessions (one per domain in turn), scored line by line."""
     import random
 
     from rich.console import Console
@@ -134,7 +174,7 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
 
     from acm.adapters.tokenizer import TiktokenCounter
     from acm.domain.compaction.engine import Rules
-    from acm_cli.bench import simulate
+    from acm_cli.bench import simulate, toolsessions
 
     console = Console(soft_wrap=True)
     counter = TiktokenCounter()
@@ -148,10 +188,12 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
     lossy_results: list[Any] = []
     lossy_latencies: list[float] = []
     per_session = []
+    kinds = toolsessions.KINDS if tool_heavy else KINDS
+    make: Callable[..., Session] = toolsessions.generate if tool_heavy else generate
     for i in range(sessions):
-        kind = KINDS[i % len(KINDS)]
+        kind = kinds[i % len(kinds)]
         n = 60 if quick else rng.randint(200, 500)
-        session = generate(kind, n, seed * 1000 + i, entities=4 if quick else 8)
+        session = make(kind, n, seed * 1000 + i, entities=4 if quick else 8)
         turns = simulate.session_turns(session.turns, counter)
         runs = {
             "truncation": simulate.truncation(turns, BUDGET),
@@ -161,11 +203,11 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
         }
         row: dict[str, Any] = {"kind": kind, "turns": n, "session_tokens": sum(t.tokens for t in turns)}
         for name, r in runs.items():
-            s = score(session, r.segments)
+            s = score(session, r.segments, by_line=tool_heavy)
             for k, v in s.items():
                 totals[name][k] += v
             tokens[name].append(r.context_tokens)
-            row[name] = {**s, "context_tokens": r.context_tokens}
+            row[name] = {**s, "context_tokens": r.context_tokens, **window_maxima(r, BUDGET)}
         results += runs["acm"].compactions
         latencies += runs["acm"].latencies_ms
         lossy_results += runs["acm_lossy_drafts"].compactions
@@ -188,6 +230,12 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
         }
         for name, t in totals.items()
     }
+    for name in SYSTEMS:
+        rows = [row[name] for row in per_session]
+        systems[name]["max_prompt_tokens"] = max((r["max_prompt_tokens"] for r in rows), default=None)
+        if name.startswith("acm"):
+            systems[name]["max_working_tokens"] = max((r["max_working_tokens"] for r in rows), default=None)
+            systems[name]["sessions_working_within_budget"] = sum(r["working_within_budget"] for r in rows)
     systems["acm"]["compaction"] = compaction_stats(results, latencies)
     systems["acm_lossy_drafts"]["compaction"] = compaction_stats(lossy_results, lossy_latencies)
     result = {
@@ -195,6 +243,8 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
         "sessions": per_session,
         "run": {
             "budget_tokens": BUDGET,
+            "generator": "toolsessions" if tool_heavy else "workflows",
+            "scored": "by line, whole ids" if tool_heavy else "by segment",
             "sessions": sessions,
             "seed": seed,
             "rules": {
@@ -206,14 +256,23 @@ def run_benchmark(json_out: Path | None, sessions: int, seed: int, quick: bool =
             "duration_s": round(time.perf_counter() - t0, 1),
         },
     }
-    table = Table(title=f"fact retention at a {BUDGET}-token context, {sessions} sessions")
-    for col in ("system", "retention %", "stale as current %", "context tokens"):
+    title = f"fact retention at a {BUDGET}-token context, {sessions} {'tool-heavy ' if tool_heavy else ''}sessions"
+    table = Table(title=title)
+    columns = ("system", "retention %", "stale as current %", "context tokens", "max prompt", "max working")
+    for col in (*columns, "sessions working ≤ budget"):
         table.add_column(col, justify="left" if col == "system" else "right")
     for name in SYSTEMS:
         s = systems[name]
         table.add_row(
-            name, str(s["retention_pct"]), str(s["stale_presented_as_current_pct"]), str(s["mean_context_tokens"])
+            name,
+            str(s["retention_pct"]),
+            str(s["stale_presented_as_current_pct"]),
+            str(s["mean_context_tokens"]),
+            str(s["max_prompt_tokens"]),
+            str(s.get("max_working_tokens", "-")),
+            f"{s['sessions_working_within_budget']}/{sessions}" if "sessions_working_within_budget" in s else "-",
         )
+    console.width = max(console.width, 120)  # a pipe's 80 columns would cut the cells
     console.print(table)
     for name in ("acm", "acm_lossy_drafts"):
         c = systems[name]["compaction"]

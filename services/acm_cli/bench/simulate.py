@@ -48,6 +48,10 @@ class Run:
     compactions: list[CompactionResult] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     notice: str = ""
+    # The session's working context (pins shown, summary, turns) after each turn, compaction done: what must
+    # stay within the budget for the whole session. Empty for the systems that keep no working memory.
+    working_tokens: list[int] = field(default_factory=list)
+    notices: int = 0  # turns whose assembled context had to degrade
 
 
 def session_turns(turns: Sequence[GenTurn], counter: TokenCounter) -> list[SessionTurn]:
@@ -139,7 +143,7 @@ def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter, lossy
     tail: list[SessionTurn] = []
     for turn in turns:
         tail.append(turn)
-        if working_tokens(memory, tail, counter) >= rules.soft_limit:
+        if working_tokens(memory, tail, counter, rules) >= rules.soft_limit:
             start = time.perf_counter()
             draft = lossy_draft(memory, tail, rules, counter) if lossy_drafts else None
             result = compact(memory, tail, rules, counter, draft)
@@ -150,11 +154,13 @@ def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter, lossy
                 memory, tail = result.memory, []
         plan = fill(plan_context(memory, tail, rules.budget_tokens, counter), memory, tail, 0, counter)
         run.prompt_tokens.append(plan.used)
+        run.working_tokens.append(working_tokens(memory, tail, counter, rules))
         run.segments = [
             *(e.render() for e in plan.pinned_state.entities.values()),
             *plan.summary_lines,
             *(t.text for t in plan.recent),
         ]
         run.notice = plan.notice()
+        run.notices += bool(run.notice)
     run.context_tokens = run.prompt_tokens[-1] if run.prompt_tokens else 0
     return run
