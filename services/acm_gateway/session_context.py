@@ -316,9 +316,12 @@ class SessionContext:
                     scope=scope_to_pb(scope),
                     query=query,
                     budget_tokens=plan.memory_budget,
-                    encoding=encoding,
+                    # Chosen in the stored counts (so the prefetch pool, counted in the default encoding, can
+                    # serve any request); the lines are then counted and fitted in the request's own encoding.
+                    encoding=DEFAULT_ENCODING,
                     tiers=list(request.tiers),
                     as_of=request.as_of,
+                    from_context=not request.query,
                 )
             )
             dropped = answer.dropped

@@ -34,7 +34,7 @@ class RetrieveApi:
         if request.budget_tokens <= 0:
             raise ValueError("budget_tokens must be positive")
         as_of = from_ts(request.as_of) or datetime.now(UTC)
-        window = query_window(request.query, as_of) if request.query else None
+        window = query_window(request.query, as_of) if request.query and not request.from_context else None
         bundle = await self._retrieve(scope, request.query, request.budget_tokens, tiers, encoding, window)
         return retrieve_pb2.RetrieveResponse(
             memories=[memory_to_pb(r.memory, r.tokens, r.score) for r in bundle.items],

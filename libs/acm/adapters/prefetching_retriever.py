@@ -88,7 +88,7 @@ class PrefetchingRetriever:
             return None
         tiers = tiers_from_pb(list(request.tiers))
         as_of = from_ts(request.as_of) or datetime.now(UTC)
-        window = query_window(query, as_of)
+        window = None if request.from_context else query_window(query, as_of)
         # One round trip (four small keys): the pool's version and the write generations.
         version, generations = await read_pool_state(self._cache, scope)
         if not version:

@@ -30,9 +30,14 @@ class RetrieveRequest(_message.Message):
     ENCODING_FIELD_NUMBER: _builtins.int
     TIERS_FIELD_NUMBER: _builtins.int
     AS_OF_FIELD_NUMBER: _builtins.int
+    FROM_CONTEXT_FIELD_NUMBER: _builtins.int
     query: _builtins.str
     budget_tokens: _builtins.int
     encoding: _builtins.str
+    from_context: _builtins.bool
+    """The query is the session's latest turns, not a question (a session-context Fetch without one): dates in it
+    are data, not a time window to search in.
+    """
     @_builtins.property
     def scope(self) -> _common_pb2.Scope: ...
     @_builtins.property
@@ -48,10 +53,11 @@ class RetrieveRequest(_message.Message):
         encoding: _builtins.str = ...,
         tiers: _abc.Iterable[_common_pb2.Tier.ValueType] | None = ...,
         as_of: _timestamp_pb2.Timestamp | None = ...,
+        from_context: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["as_of", b"as_of", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["as_of", b"as_of", "budget_tokens", b"budget_tokens", "encoding", b"encoding", "query", b"query", "scope", b"scope", "tiers", b"tiers"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["as_of", b"as_of", "budget_tokens", b"budget_tokens", "encoding", b"encoding", "from_context", b"from_context", "query", b"query", "scope", b"scope", "tiers", b"tiers"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
