@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from acm.domain.compaction.noise import clean
 from acm.domain.facts import FactDraft, facts_from_turn, record_drafts, split_sentences
 from acm.domain.gate import GateDecision, GateRules, decide, is_chit_chat
 from acm.domain.instruction import Trust, instruction_verdict
 from acm.domain.models import Role, Turn
 from acm.domain.pii import PiiRules, redact
-from acm.domain.records import Record, tool_records, weight
+from acm.domain.records import Record, outside_json, tool_records, weight
 from acm.domain.schema import AgentSchema
 from acm.domain.text import strip_control
 
@@ -57,9 +58,10 @@ def _speaker_of(turn: Turn) -> str:
 
 
 def shown_turn(text: str, records: list[Record]) -> str:
-    """What the turn memory keeps: the records one per line (compact, protocol noise gone), or the text; cut at
-    MAX_TURN_WEIGHT with a note of what is left (every record and sentence is a memory of its own)."""
-    lines = [r.render() for r in records] if records else [text]
+    """What the turn memory keeps: the text (for a tool, what it wrote around its JSON), then the records one
+    per line (compact, protocol noise gone); cut at MAX_TURN_WEIGHT with a note of what is left (every record
+    and sentence is a memory of its own)."""
+    lines = ([text] if text.strip() else []) + [r.render() for r in records]
     out: list[str] = []
     used = 0
     for i, line in enumerate(lines):
@@ -67,12 +69,21 @@ def shown_turn(text: str, records: list[Record]) -> str:
             room = MAX_TURN_WEIGHT - used
             if room > 80:
                 out.append(_cut_to(line, room))
-            left = f"{len(lines) - i} more records" if records else "the rest"
+            left = f"{len(lines) - i} more records" if records and i >= len(lines) - len(records) else "the rest"
             out.append(f"… [{left} in memories]")
             break
         out.append(line)
         used += weight(line) + 1
     return "\n".join(out)
+
+
+def stored_view(role: Role, text: str, records: list[Record]) -> str:
+    """The turn as its session keeps it: a tool's output without its protocol noise (status lines, headers,
+    debug and trace fields, log lines) and its JSON as records, so the room goes to what it said; people's
+    words as they wrote them."""
+    if role is not Role.TOOL:
+        return shown_turn(text, [])
+    return shown_turn(clean(outside_json(text) if records else text), records)
 
 
 def _cut_to(text: str, max_weight: int) -> str:
@@ -107,8 +118,12 @@ def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str], call
         keyless = [i for i, r in enumerate(records) if not r.key]
         if call_key and len(keyless) == 1 and len(records) == 1:
             records[0] = Record(call_key, records[0].fields)
-        shown = shown_turn(redaction.text, records)
+        # What the tool wrote around its JSON ("PO-7 status is now approved.") is said too: facts, and shown.
+        # What the tool wrote around its JSON ("PO-7 status is now approved.") is said too: facts, and shown.
+        around = clean(outside_json(redaction.text))
         drafts = record_drafts(speaker, records, turn.occurred_at)
+        drafts += facts_from_turn(speaker, around, turn.occurred_at) if around else []
+        shown = stored_view(turn.role, redaction.text, records)
         return TurnPlan(decision, speaker, redaction.text, redaction.counts, (), tuple(drafts), shown)
     facts = facts_from_turn(speaker, redaction.text, turn.occurred_at)
     if verdict.trust is not Trust.NORMAL:
@@ -127,6 +142,5 @@ def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str], call
                 mentions=(),
             )
         ]
-    return TurnPlan(
-        decision, speaker, redaction.text, redaction.counts, (), tuple(facts), shown_turn(redaction.text, [])
-    )
+    shown = stored_view(turn.role, redaction.text, [])
+    return TurnPlan(decision, speaker, redaction.text, redaction.counts, (), tuple(facts), shown)

@@ -273,12 +273,16 @@ def test_turn_memories_become_working_turns() -> None:
     assert turn("assistant: Done.").role == "assistant" and turn("system: Be brief.").role == "system"
 
 
-def test_a_compaction_that_does_not_shrink_the_context_is_recorded_as_failed() -> None:
-    # Short, fact-dense turns: the pins and the summary would state as much as the turns themselves.
+def test_a_compaction_never_swaps_in_a_context_that_is_not_smaller() -> None:
+    # Short, fact-dense turns: the pins and the summary state as much as the turns themselves. Folding and then
+    # archiving the summary's own oldest lines (declared: degraded) shrink it; if nothing does, it fails.
     dense = [
         ("user", "", f"PO-2026-{i:04d} is approved by Li Wei for {1000 + i},000.00 CNY, due 2026-11-{10 + i}.")
         for i in range(3)
     ]
     result = compact(WorkingMemory(), turns(dense), Rules(budget_tokens=60, target_ratio=0.1), COUNTER)
-    assert result.outcome == "failed" and result.memory is None
-    assert "not smaller than before" in result.message and result.tokens_after == result.tokens_before
+    assert result.outcome in ("degraded", "failed")
+    if result.outcome == "failed":
+        assert result.memory is None and "not smaller than before" in result.message
+    else:
+        assert result.tokens_after < result.tokens_before and result.memory is not None

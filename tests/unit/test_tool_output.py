@@ -185,3 +185,33 @@ def test_the_pinned_state_is_capped_by_rank_and_never_fails() -> None:
     keys = [e.key for e in shown.entities]
     assert keys[0] == P.GOALS and "TCK-1059" in keys and "TCK-1000" not in keys  # the newest acted on first
     assert state.within(o200k, 5, 40).entities == ()
+
+
+def test_what_a_tool_writes_around_its_json_is_kept() -> None:
+    out = (
+        "HTTP/1.1 200 OK\nX-Request-Id: 4de456c837\n"
+        '{"purchase_order_id": "PO-20261118-0001", "status": "approved", "trace_id": "e62e1"}\n'
+        "PO-20260320-0002 status is now approved.\n2026-05-27T08:47:39Z DEBUG [worker-3] flush took=10ms"
+    )
+    plan = plan_turn(_turn(Role.TOOL, out, "erp.update_po"), default_schema("agent"), frozenset())
+    texts = [f.text for f in plan.facts]
+    assert any("PO-20260320-0002 status is now approved" in t for t in texts)
+    assert "PO-20260320-0002 status is now approved" in plan.shown and "DEBUG" not in plan.shown
+    assert "HTTP/1.1" not in plan.shown and "PO-20261118-0001 {" in plan.shown
+
+
+def test_a_long_session_summary_is_bounded_older_lines_archived() -> None:
+    from acm.domain.compaction.engine import Rules, SessionTurn, WorkingMemory, compact, working_tokens
+
+    rules = Rules(budget_tokens=800, target_ratio=0.3)
+    memory, tail = WorkingMemory(), []
+    peak = 0
+    for i in range(160):
+        text = f"user: Ship PO-2026-{i:04d} for {100 + i},000.00 EUR to Dr. Ana Souza by 2026-12-{1 + i % 28:02d}."
+        tail.append(SessionTurn(f"t{i}", "user", text, o200k(text), T0 + timedelta(minutes=i), "", "user"))
+        if working_tokens(memory, tail, COUNTER, rules) >= rules.soft_limit:
+            result = compact(memory, tail, rules, COUNTER)
+            if result.memory is not None:
+                memory, tail = result.memory, []
+        peak = max(peak, working_tokens(memory, tail, COUNTER, rules))
+    assert peak <= rules.budget_tokens

@@ -144,8 +144,7 @@ def records_of(value: Any) -> list[Record]:
     return out
 
 
-def json_values(text: str) -> Iterator[Any]:
-    """Each JSON object or array in ``text`` (a tool output may wrap JSON in prose or log lines)."""
+def _json_spans(text: str) -> Iterator[tuple[int, int, Any]]:
     decoder = json.JSONDecoder()
     i = 0
     while i < len(text):
@@ -158,8 +157,24 @@ def json_values(text: str) -> Iterator[Any]:
             i = start + 1
             continue
         if isinstance(value, dict | list):
-            yield value
+            yield start, end, value
         i = end
+
+
+def json_values(text: str) -> Iterator[Any]:
+    """Each JSON object or array in ``text`` (a tool output may wrap JSON in prose or log lines)."""
+    for _start, _end, value in _json_spans(text):
+        yield value
+
+
+def outside_json(text: str) -> str:
+    """``text`` without its JSON objects and arrays: the prose or log lines a tool wrote around them."""
+    out, at = [], 0
+    for start, end, _value in _json_spans(text):
+        out.append(text[at:start])
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def tool_records(text: str) -> list[Record]:

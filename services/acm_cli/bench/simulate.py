@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from acm.domain.compaction import atoms as A
@@ -33,8 +33,12 @@ from acm.domain.compaction.engine import (
     working_tokens,
 )
 from acm.domain.compaction.noise import clean
+from acm.domain.models import Role
+from acm.domain.records import tool_records
 from acm.domain.tokens import TokenCounter
 from acm_cli.bench.workflows import GenTurn
+from acm_ingest.pipeline import stored_view
+from acm_ingest.usecases import COMPACTION_STEP
 
 T0 = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 
@@ -63,6 +67,17 @@ def session_turns(turns: Sequence[GenTurn], counter: TokenCounter) -> list[Sessi
             SessionTurn(f"t{i}", t.role, text, counter.count(text), T0 + timedelta(minutes=i), t.tool_name, speaker)
         )
     return out
+
+
+def as_stored(turn: SessionTurn, counter: TokenCounter) -> SessionTurn:
+    """The turn as ACM's ingest keeps it in the session (acm_ingest.pipeline.shown_turn): a tool's JSON as its
+    records one a line, at most MAX_TURN_WEIGHT characters (every record and sentence is also a memory, which
+    this simulation, having no stores, leaves out)."""
+    body = turn.body
+    role = Role(turn.role) if turn.role in {r.value for r in Role} else Role.USER
+    view = stored_view(role, body, tool_records(body) if role is Role.TOOL else [])
+    text = f"{turn.speaker}: {view}" if turn.speaker else view
+    return replace(turn, text=text, tokens=counter.count(text))
 
 
 def truncation(turns: Sequence[SessionTurn], budget: int) -> Run:
@@ -141,22 +156,25 @@ def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter, lossy
     run = Run()
     memory = WorkingMemory()
     tail: list[SessionTurn] = []
-    for turn in turns:
+    due = 0  # as ingest asks: over the soft limit, again each time the context grew by a tenth of the budget
+    for turn in (as_stored(t, counter) for t in turns):
         tail.append(turn)
-        if working_tokens(memory, tail, counter, rules) >= rules.soft_limit:
+        working = working_tokens(memory, tail, counter, rules)
+        if working >= max(rules.soft_limit, due):
             start = time.perf_counter()
             draft = lossy_draft(memory, tail, rules, counter) if lossy_drafts else None
             result = compact(memory, tail, rules, counter, draft)
             run.latencies_ms.append((time.perf_counter() - start) * 1000)
             run.compactions.append(result)
             run.extra_tokens += result.work_tokens
+            due = working + max(int(rules.budget_tokens * COMPACTION_STEP), 1)
             if result.memory is not None:
-                memory, tail = result.memory, []
-        plan = fill(plan_context(memory, tail, rules.budget_tokens, counter), memory, tail, 0, counter)
+                memory, tail, due = result.memory, [], 0
+        plan = fill(plan_context(memory, tail, rules.budget_tokens, counter, rules=rules), memory, tail, 0, counter)
         run.prompt_tokens.append(plan.used)
         run.working_tokens.append(working_tokens(memory, tail, counter, rules))
         run.segments = [
-            *(e.render() for e in plan.pinned_state.entities.values()),
+            *(e.render() for e in plan.pins),  # the pins the context shows (within the cap)
             *plan.summary_lines,
             *(t.text for t in plan.recent),
         ]

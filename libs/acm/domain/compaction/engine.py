@@ -150,7 +150,8 @@ def pinned_text(state: P.PinnedState) -> str:
 
 def shown_pinned(state: P.PinnedState, rules: Rules, counter: TokenCounter, cap: int | None = None) -> P.Shown:
     """The pins a context shows: the highest-ranked within the schema's cap (and ``cap``, when smaller)."""
-    limit = rules.pinned_max_tokens if cap is None else min(cap, rules.pinned_max_tokens)
+    share = int(rules.budget_tokens * PINNED_SHARE)  # as a Fetch at the session's own budget shows them
+    limit = min(share if cap is None else cap, rules.pinned_max_tokens)
     return state.within(counter.count, max(limit, 0), rules.pinned_max_entities, rules.entity_types)
 
 
@@ -230,6 +231,17 @@ def _fold(state: P.PinnedState, lines: list[str], cap: int, counter: TokenCounte
             continue
         kept.append(line)
     return kept, folded
+
+
+def _archive(lines: list[str], fresh: int, cap: int, counter: TokenCounter) -> tuple[list[str], int]:
+    """The oldest lines out until the summary fits ``cap``; the ``fresh`` newest (this compaction's, just
+    verified) always stay."""
+    keep = list(lines)
+    archived = 0
+    while len(keep) > fresh and counter.count(summary_text(keep)) > cap:
+        keep.pop(0)
+        archived += 1
+    return keep, archived
 
 
 def first_cut(memory: WorkingMemory, tail: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> int:
@@ -317,6 +329,9 @@ def compact(
             message="the verifier rejected every attempt; working memory unchanged",
             work_tokens=work,
         )
+    # The stored pins stay a few times what a context shows: the rest are memories (and the verifier checked
+    # the span against every pin before this).
+    state = state.trimmed(STORED_PINS_FACTOR * rules.pinned_max_entities, rules.entity_types)
     # Every working turn is now compacted or kept verbatim: the memory covers up to the newest one.
     newest = working[-1]
     through_ids = tuple(t.turn_id for t in working if t.at == newest.at)
@@ -324,8 +339,15 @@ def compact(
     new, after, folded = WorkingMemory(), before, 0
     # A compaction that does not shrink the context is no success: fold harder (a smaller summary share, the
     # lines whose facts are pinned leave first) before giving up.
-    for share in (1.0, 0.5, 0.25):
-        episodes, folded = _fold(state, [*memory.episodes, *lines], int(cap * share), counter)
+    degraded = False
+    for share in (1.0, 0.5, 0.25, 0.0):
+        episodes, folded = _fold(state, [*memory.episodes, *lines], int(cap * max(share, 0.25)), counter)
+        # Still over the summary's share: the oldest lines of earlier compactions leave the working memory
+        # (archived; their turns' facts and records are memories, retrievable), so a long session stays bounded.
+        # Last resort, when even that does not shrink the context (fact-dense turns: the summary restates them):
+        # this compaction's own oldest lines go too, declared as a degraded compaction.
+        degraded = share == 0.0
+        episodes, archived = _archive(episodes, 1 if degraded else len(lines), int(cap * max(share, 0.25)), counter)
         new = WorkingMemory(
             version=memory.version + 1,
             pinned=state,
@@ -350,6 +372,11 @@ def compact(
             work_tokens=work,
         )
     outcome, message = "compacted", f"replaced {cut} turns, kept {len(working) - cut} verbatim"
+    if archived:
+        message += f"; {archived} older summary lines archived (their facts stay retrievable as memories)"
+    if degraded:
+        outcome = "degraded"
+        message += "; lines of this span archived too, to shrink the context"
     if after > rules.hard_limit:
         outcome = "degraded"
         message += f"; still {after} tokens, over the hard limit {rules.hard_limit}: fetches degrade"
@@ -361,6 +388,7 @@ def compact(
 # --- assembly -------------------------------------------------------------------------------------------
 
 
+STORED_PINS_FACTOR = 4
 PINNED_SHARE = 0.6  # the most of a context's budget the pins take: turns and memories need the rest
 MIN_CLIPPED_TOKENS = 24  # a newest turn too long for the room left is shown clipped, if this much fits
 CLIP_MARK = " … [clipped; the rest is in memories]"

@@ -131,6 +131,13 @@ class PinnedState:
 
         return sorted(order, key=rank)
 
+    def trimmed(self, max_entities: int, entity_types: Sequence[str] = ()) -> PinnedState:
+        """At most ``max_entities``, the highest-ranked (those left out stay retrievable as memories)."""
+        if len(self.entities) <= max_entities:
+            return self
+        kept = {e.key for e in self.ranked(entity_types)[:max_entities]}
+        return PinnedState({k: e for k, e in self.entities.items() if k in kept})
+
     def within(
         self,
         count: Callable[[str], int],
