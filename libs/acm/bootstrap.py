@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -130,5 +131,13 @@ def open_bus(url: str, client_id: str, timeout_s: float = 5.0) -> EventBus:
     if scheme == "sqlite":
         from acm.adapters.embedded_bus import EmbeddedBus
 
-        return EmbeddedBus(_sqlite_path(url))
+        # sqlite:///path/bus.db[?retention_s=N]: how long a record consumed by every group is kept (else
+        # ACM_BUS_RETENTION_S, default 0: pruned as soon as it is consumed; docs/privacy.md).
+        path, _, query = url.partition("?")
+        retention = parse_qs(query).get("retention_s", [os.environ.get("ACM_BUS_RETENTION_S", "0")])[0]
+        try:
+            retention_s = float(retention)
+        except ValueError:
+            raise ConfigError(f"bus url {url!r}: retention_s must be a number of seconds") from None
+        return EmbeddedBus(_sqlite_path(path), retention_s=max(retention_s, 0.0))
     raise ConfigError(f"bus url {url!r}: use kafka://host:9092 or sqlite:///path (embedded)")

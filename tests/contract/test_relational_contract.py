@@ -229,6 +229,9 @@ async def test_upsert_then_get_round_trips_every_field(store: RelationalStore) -
         status=MemoryStatus.STALE,
         superseded_by="m-newer",
         schema_version=4,
+        role="tool",
+        tool_name="kb_search",
+        trust="untrusted",
     )
     await store.memories.upsert([original])
     [got] = await store.memories.get(ALICE, ["m-full"])
@@ -476,6 +479,27 @@ async def test_forget_removes_exactly_what_forgets_covers(
     assert await store.memories.forget(scope, level) == 0  # nothing left to erase
 
 
+async def test_a_users_forget_takes_the_shared_tier_memories_that_user_alone_said(store: RelationalStore) -> None:
+    await seeded(store)
+    # acme-cust said by Alice and Bob, c1-client by Alice only, globex-cust by Carol (another customer).
+    await store.memories.add_authors(ALICE, ["acme-cust", "c1-client"])
+    await store.memories.add_authors(ALICE, ["acme-cust"])  # said again: one authorship
+    await store.memories.add_authors(BOB, ["acme-cust"])
+    await store.memories.add_authors(CAROL, ["globex-cust"])
+    await store.memories.add_authors(C2_ALICE, ["c2-client"])  # same ids, another client
+
+    assert await store.memories.forget_authored(ALICE) == ["c1-client"]
+    assert await store.memories.forget(ALICE, ForgetLevel.USER) == 3
+    assert await present_ids(store) == set(ALL_IDS) - {"alice-s1", "alice-s2", "alice-nos", "c1-client"}
+    assert await store.memories.forget_authored(ALICE) == []  # replayed: nothing left of hers
+    # Bob, now its only author, takes acme-cust with him; Carol's and the other client's stay.
+    assert await store.memories.forget_authored(BOB) == ["acme-cust"]
+    assert {"globex-cust", "c2-client"} <= await present_ids(store)
+    # A customer's Forget drops its users' authorship too: nothing is left to attribute afterwards.
+    await store.memories.forget(CAROL, ForgetLevel.CUSTOMER)
+    assert await store.memories.forget_authored(CAROL) == []
+
+
 async def test_forget_session_needs_a_session_id(store: RelationalStore) -> None:
     await seeded(store)
     with pytest.raises(ScopeError):
@@ -639,6 +663,23 @@ async def test_keys_stored_before_roles_are_admin_keys(backend: Backend) -> None
     upgraded = await backend.open()  # runs the migrations, as the new release starting would
     key = await upgraded.api_keys.by_hash("ab" * 32)
     assert key is not None and key.grant == Grant(KeyRole.ADMIN) and not key.revoked
+
+
+async def test_memories_stored_before_provenance_read_as_trusted_of_no_known_role(backend: Backend) -> None:
+    old = await backend.open()
+    stored = mem("m-old", ALICE.owner(Tier.USER), "Alice wants a refund for invoice 42", session_id="s1")
+    await old.memories.upsert([stored])
+    # The table as the release before provenance made it, with that row in it.
+    for column in ("role", "tool_name", "trust"):
+        await _raw(old, f"ALTER TABLE memories DROP COLUMN {column}")
+    upgraded = await backend.open()  # runs the migrations, as the new release starting would
+    [got] = await upgraded.memories.get(ALICE, ["m-old"])
+    assert got == stored and (got.role, got.tool_name, got.trust) == ("", "", "normal") and got.trusted
+    # The new columns are written and read like the others, and the keyword index still finds the row.
+    said = replace(stored, role="tool", tool_name="kb_search", trust="untrusted", mention_count=2)
+    await upgraded.memories.upsert([said])
+    assert await upgraded.memories.get(ALICE, ["m-old"]) == [said]
+    assert [s.memory.memory_id for s in await upgraded.memories.keyword_search(ALICE, "refund invoice", 5)] == ["m-old"]
 
 
 async def test_processed_events_are_idempotent(store: RelationalStore) -> None:

@@ -4,7 +4,15 @@
 `offsets` holds, per (group, topic), the seq of the last record the group is done with. publish()
 returns after its INSERT is committed, and a group's offset moves only after `deliver` returned, so a
 crash loses nothing and a restart (a new EmbeddedBus on the same file) redelivers what was not done.
-SQLite calls are short and run inline on the event loop. The log is never pruned.
+SQLite calls are short and run inline on the event loop.
+
+Pruning: a record is deleted once every consumer group of its topic has committed past it and it was
+published ``retention_s`` ago (default 0: as soon as it is consumed). The groups counted are those
+subscribed here and those of other instances on the same file (readers) that committed within
+``reader_idle_s``. A topic nobody consumes (dead letters) keeps its records ``unconsumed_retention_s``.
+``secure_delete`` zeroes the deleted bytes and each prune ends with a TRUNCATE checkpoint, so no copy is left
+in the file or its WAL (docs/privacy.md). Prunes run after commits and on idle polls, at most every
+``prune_every_s``.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,16 +35,23 @@ CREATE TABLE IF NOT EXISTS records (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- AUTOINCREMENT: a seq is never reused
     topic TEXT NOT NULL,
     key TEXT NOT NULL,
-    value BLOB NOT NULL
+    value BLOB NOT NULL,
+    at REAL NOT NULL DEFAULT 0  -- unix time of the publish (0: written before pruning existed)
 );
 CREATE INDEX IF NOT EXISTS records_by_topic ON records (topic, seq);
 CREATE TABLE IF NOT EXISTS offsets (
     consumer_group TEXT NOT NULL,
     topic TEXT NOT NULL,
     seq INTEGER NOT NULL,
+    at REAL NOT NULL DEFAULT 0,  -- unix time of the last commit
     PRIMARY KEY (consumer_group, topic)
 );
 """
+# Files made before pruning existed lack the time columns.
+_MIGRATIONS = {
+    "records": "ALTER TABLE records ADD COLUMN at REAL NOT NULL DEFAULT 0",
+    "offsets": "ALTER TABLE offsets ADD COLUMN at REAL NOT NULL DEFAULT 0",
+}
 
 
 @dataclass(eq=False)
@@ -60,6 +76,10 @@ class EmbeddedBus:
         busy_timeout_ms: int = 5000,
         deliver_attempts: int = 4,
         deliver_backoff_s: float = 0.2,
+        retention_s: float = 0.0,
+        unconsumed_retention_s: float = 7 * 86400.0,
+        reader_idle_s: float = 3600.0,
+        prune_every_s: float = 1.0,
     ) -> None:
         self._path = Path(path)
         self._poll_interval_s = poll_interval_s
@@ -68,6 +88,11 @@ class EmbeddedBus:
         self._busy_timeout_ms = busy_timeout_ms
         self._deliver_attempts = deliver_attempts
         self._deliver_backoff_s = deliver_backoff_s
+        self._retention_s = retention_s
+        self._unconsumed_retention_s = unconsumed_retention_s
+        self._reader_idle_s = reader_idle_s
+        self._prune_every_s = prune_every_s
+        self._pruned_at = 0.0  # monotonic time of the last prune
         self._subscriptions: list[_Subscription] = []
         self._conn: sqlite3.Connection | None = None
         self._started = False
@@ -78,7 +103,9 @@ class EmbeddedBus:
         try:
             # Autocommit mode: this single INSERT is its own transaction, committed (and, with
             # synchronous=FULL, synced) before execute() returns.
-            self._db().execute("INSERT INTO records (topic, key, value) VALUES (?, ?, ?)", (topic, key, value))
+            self._db().execute(
+                "INSERT INTO records (topic, key, value, at) VALUES (?, ?, ?, ?)", (topic, key, value, time.time())
+            )
         except sqlite3.OperationalError as exc:  # locked past busy_timeout, disk full, I/O error
             raise BusUnavailable(f"embedded bus {self._path}: could not append to {topic}: {exc}") from exc
         for sub in self._subscriptions:
@@ -128,6 +155,7 @@ class EmbeddedBus:
                 log.warning("%s: read failed (%r), retrying", worker.name, exc)
                 rows = []
             if not rows:
+                self._maybe_prune()
                 with suppress(TimeoutError):
                     await asyncio.wait_for(sub.wake.wait(), self._poll_interval_s)
                 continue
@@ -156,6 +184,49 @@ class EmbeddedBus:
                 if not ok:
                     await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
                     break
+            self._maybe_prune()
+
+    # -- pruning ---------------------------------------------------------------------------------
+
+    def _maybe_prune(self) -> None:
+        if time.monotonic() - self._pruned_at < self._prune_every_s:
+            return
+        self._pruned_at = time.monotonic()
+        try:
+            self.prune()
+        except sqlite3.Error as exc:  # locked by another instance past busy_timeout: the next prune retries
+            log.warning("embedded bus %s: prune failed (%r)", self._path, exc)
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete what every group of its topic is done with (see the module doc); the number of records."""
+        now = time.time() if now is None else now
+        db = self._db()
+        mine: dict[str, list[str]] = {}
+        for sub in self._subscriptions:
+            mine.setdefault(sub.topic, []).append(sub.group)
+        offsets: dict[str, dict[str, int]] = {}
+        for group, topic, seq, at in db.execute("SELECT consumer_group, topic, seq, at FROM offsets"):
+            if group in mine.get(topic, ()) or at >= now - self._reader_idle_s:
+                offsets.setdefault(topic, {})[group] = int(seq)
+        deleted = 0
+        for (topic,) in db.execute("SELECT DISTINCT topic FROM records").fetchall():
+            groups = set(mine.get(topic, ())) | set(offsets.get(topic, {}))
+            if groups:
+                done = min(offsets.get(topic, {}).get(g, 0) for g in groups)
+                cursor = db.execute(
+                    "DELETE FROM records WHERE topic = ? AND seq <= ? AND at <= ?",
+                    (topic, done, now - self._retention_s),
+                )
+            else:
+                cursor = db.execute(
+                    "DELETE FROM records WHERE topic = ? AND at <= ?", (topic, now - self._unconsumed_retention_s)
+                )
+            deleted += max(cursor.rowcount, 0)
+        if deleted:
+            # secure_delete zeroed the rows in the pages; TRUNCATE copies those pages into the file and empties
+            # the WAL, whose older frames still held the records.
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return deleted
 
     # -- storage ---------------------------------------------------------------------------------
 
@@ -168,7 +239,11 @@ class EmbeddedBus:
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")  # survive power loss too, not only a crash
+            conn.execute("PRAGMA secure_delete = ON")  # deleted records are zeroed, not just unlinked
             conn.executescript(_SCHEMA)
+            for table, ddl in _MIGRATIONS.items():
+                if "at" not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}:
+                    conn.execute(ddl)
             self._conn = conn
         return self._conn
 
@@ -192,7 +267,7 @@ class EmbeddedBus:
 
     def _commit(self, sub: _Subscription, seq: int) -> None:
         self._db().execute(
-            "INSERT INTO offsets (consumer_group, topic, seq) VALUES (?, ?, ?)"
-            " ON CONFLICT (consumer_group, topic) DO UPDATE SET seq = excluded.seq",
-            (sub.group, sub.topic, seq),
+            "INSERT INTO offsets (consumer_group, topic, seq, at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (consumer_group, topic) DO UPDATE SET seq = excluded.seq, at = excluded.at",
+            (sub.group, sub.topic, seq, time.time()),
         )

@@ -88,6 +88,9 @@ _MIGRATIONS: tuple[str, ...] = (
         superseded_by   text NOT NULL DEFAULT '',
         schema_version  integer NOT NULL DEFAULT 0,
         slot            text NOT NULL DEFAULT '',
+        role            text NOT NULL DEFAULT '',
+        tool_name       text NOT NULL DEFAULT '',
+        trust           text NOT NULL DEFAULT 'normal',
         tsv             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED
     )
     """,
@@ -100,6 +103,10 @@ _MIGRATIONS: tuple[str, ...] = (
     # Added after the first release of the table: a database created before keeps working.
     "ALTER TABLE memories ADD COLUMN IF NOT EXISTS slot text NOT NULL DEFAULT ''",
     "CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot <> ''",
+    # Provenance and trust (issue 18): rows stored before them read as trusted, of an unknown role.
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT ''",
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS tool_name text NOT NULL DEFAULT ''",
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS trust text NOT NULL DEFAULT 'normal'",
     # The idle expiry sweep: distinct clients / agents by index seeks, due users as a range per layer.
     """
     CREATE INDEX IF NOT EXISTS memories_expiry_idx
@@ -167,6 +174,22 @@ _MIGRATIONS: tuple[str, ...] = (
 )
 
 
+# Who said each customer- and client-tier memory (one row per user who stated it; a memory id is shared by
+# every user who says the same fact): a user-level Forget erases what that user alone said at those tiers.
+_AUTHORS_MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS memory_authors (
+        memory_id   text NOT NULL,
+        client_id   text NOT NULL,
+        customer_id text NOT NULL,
+        user_id     text NOT NULL,
+        PRIMARY KEY (memory_id, client_id, customer_id, user_id)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS memory_authors_user ON memory_authors (client_id, customer_id, user_id)",
+)
+
+
 def _utc(value: datetime | None) -> datetime | None:
     """Naive datetimes are taken as UTC, the same choice the SQLite adapter makes."""
     if value is None or value.tzinfo is not None:
@@ -220,7 +243,7 @@ class PgExecutor:
 _MEMORY_COLUMNS = (
     "memory_id, client_id, tier, customer_id, user_id, agent_id, session_id, text, layer, kind, "
     "source_turn_ids, created_at, updated_at, valid_from, valid_to, token_count, mention_count, "
-    "access_count, status, superseded_by, schema_version, slot"
+    "access_count, status, superseded_by, schema_version, slot, role, tool_name, trust"
 )
 
 # visible() in SQL. Client-tier rows carry no customer/user id and customer-tier rows no user id (Owner
@@ -232,7 +255,7 @@ _VISIBLE = (
 
 _UPSERT_MEMORY = f"""
 INSERT INTO memories ({_MEMORY_COLUMNS})
-VALUES ({", ".join(["%s"] * 22)})
+VALUES ({", ".join(["%s"] * 25)})
 ON CONFLICT (memory_id) DO UPDATE SET
     tier = excluded.tier, customer_id = excluded.customer_id, user_id = excluded.user_id,
     agent_id = excluded.agent_id, session_id = excluded.session_id, text = excluded.text,
@@ -241,7 +264,8 @@ ON CONFLICT (memory_id) DO UPDATE SET
     valid_from = excluded.valid_from, valid_to = excluded.valid_to,
     token_count = excluded.token_count, mention_count = excluded.mention_count,
     access_count = excluded.access_count, status = excluded.status,
-    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version, slot = excluded.slot
+    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version, slot = excluded.slot,
+    role = excluded.role, tool_name = excluded.tool_name, trust = excluded.trust
 WHERE memories.client_id = excluded.client_id
 """
 
@@ -280,6 +304,9 @@ def _memory_params(m: Memory) -> tuple[Any, ...]:
         m.superseded_by,
         m.schema_version,
         m.slot,
+        m.role,
+        m.tool_name,
+        m.trust,
     )
 
 
@@ -304,6 +331,9 @@ def _memory(row: DictRow) -> Memory:
         superseded_by=row["superseded_by"],
         schema_version=row["schema_version"],
         slot=row["slot"],
+        role=row["role"],
+        tool_name=row["tool_name"],
+        trust=row["trust"],
     )
 
 
@@ -456,7 +486,39 @@ class PgMemoryRepo:
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         where, params = _forget_where(scope, level)
-        return await self._ex.execute(f"DELETE FROM memories WHERE {where}", params)
+        async with self._ex.cursor(transaction=True) as cur:
+            await cur.execute(f"DELETE FROM memories WHERE {where}", params)
+            erased = cur.rowcount
+            if level is not ForgetLevel.SESSION:  # authorship is per user, not per session
+                await cur.execute(f"DELETE FROM memory_authors WHERE {where}", params)
+        return erased
+
+    async def add_authors(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        async with self._ex.cursor(transaction=True) as cur:
+            await cur.executemany(
+                "INSERT INTO memory_authors (memory_id, client_id, customer_id, user_id) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING",
+                [(m, scope.client_id, scope.customer_id, scope.user_id) for m in dict.fromkeys(memory_ids)],
+            )
+
+    async def forget_authored(self, scope: Scope) -> list[str]:
+        who = {"client_id": scope.client_id, "customer_id": scope.customer_id, "user_id": scope.user_id}
+        async with self._ex.cursor(transaction=True) as cur:
+            await cur.execute(
+                "DELETE FROM memory_authors WHERE client_id = %(client_id)s AND customer_id = %(customer_id)s "
+                "AND user_id = %(user_id)s RETURNING memory_id",
+                who,
+            )
+            mine = [r["memory_id"] for r in await cur.fetchall()]
+            await cur.execute(
+                "DELETE FROM memories m WHERE m.client_id = %(client_id)s AND m.tier <> 'user' "
+                "AND m.memory_id = ANY(%(ids)s) "
+                "AND NOT EXISTS (SELECT 1 FROM memory_authors a WHERE a.memory_id = m.memory_id) RETURNING memory_id",
+                {**who, "ids": mine},
+            )
+            return [r["memory_id"] for r in await cur.fetchall()]
 
     async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
         if not cutoffs:
@@ -477,6 +539,13 @@ class PgMemoryRepo:
 
     async def clients_with_memories(self) -> list[str]:
         return [r["client_id"] for r in await self._ex.fetch(_DISTINCT_CLIENTS)]
+
+    async def scan(self, after: str, limit: int) -> list[Memory]:
+        rows = await self._ex.fetch(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id > %(after)s ORDER BY memory_id LIMIT %(limit)s",
+            {"after": after, "limit": limit},
+        )
+        return [_memory(r) for r in rows]
 
     async def agents(self, scope: Scope) -> list[str]:
         return [r["agent_id"] for r in await self._ex.fetch(_DISTINCT_AGENTS, {"client_id": scope.client_id})]
@@ -791,7 +860,7 @@ class PostgresStore:
             await cur.execute("SELECT pg_advisory_xact_lock(hashtext('acm.relational.migrate'))")
             if schema is not None:
                 await cur.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")  # validated identifier
-            for ddl in _MIGRATIONS:
+            for ddl in (*_MIGRATIONS, *_AUTHORS_MIGRATIONS):
                 await cur.execute(ddl)
 
     async def close(self) -> None:

@@ -130,6 +130,7 @@ class SqliteGraphStore:
         self._lock = threading.Lock()
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA secure_delete=ON")  # erased rows are zeroed in the file, not only unlinked
         self._conn.executescript(_SCHEMA)
 
     @classmethod
@@ -393,6 +394,12 @@ class SqliteGraphStore:
             conn.execute("DELETE FROM temp.doomed_entities")
 
         await self._call(write, write=True)
+
+        def checkpoint(conn: sqlite3.Connection) -> None:
+            # The zeroed pages into the file, and the WAL (whose frames still hold the old rows) emptied.
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+        await self._call(checkpoint)
 
     async def close(self) -> None:
         def close() -> None:

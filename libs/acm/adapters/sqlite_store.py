@@ -91,7 +91,10 @@ CREATE TABLE IF NOT EXISTS memories (
     status          TEXT NOT NULL DEFAULT 'active',
     superseded_by   TEXT NOT NULL DEFAULT '',
     schema_version  INTEGER NOT NULL DEFAULT 0,
-    slot            TEXT NOT NULL DEFAULT ''
+    slot            TEXT NOT NULL DEFAULT '',
+    role            TEXT NOT NULL DEFAULT '',
+    tool_name       TEXT NOT NULL DEFAULT '',
+    trust           TEXT NOT NULL DEFAULT 'normal'
 );
 CREATE INDEX IF NOT EXISTS memories_scope_idx ON memories (client_id, customer_id, user_id);
 CREATE INDEX IF NOT EXISTS memories_session_idx
@@ -234,6 +237,15 @@ class SqliteExecutor:
         async with self.transaction() as conn:
             return conn.execute(sql, params).rowcount
 
+    async def purge(self) -> None:
+        """After an erasure: FTS5's index rewritten without the deleted rows' terms (its segments keep them
+        until merged), then a TRUNCATE checkpoint, so the zeroed pages (secure_delete) reach the file and the
+        WAL, whose frames still held the old rows, is emptied (docs/privacy.md)."""
+        async with self._write_lock:
+            with self._deadline():
+                self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     async def close(self) -> None:
         async with self._write_lock:  # let an in-flight write finish first
             self._conn.close()
@@ -242,8 +254,15 @@ class SqliteExecutor:
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
     """Columns added after a database was first created (CREATE TABLE IF NOT EXISTS keeps the old shape)."""
     have = {row["name"] for row in conn.execute("PRAGMA table_info(memories)")}
-    if "slot" not in have:
-        conn.execute("ALTER TABLE memories ADD COLUMN slot TEXT NOT NULL DEFAULT ''")
+    for column, ddl in (
+        ("slot", "slot TEXT NOT NULL DEFAULT ''"),
+        # Provenance and trust (issue 18): rows stored before them read as trusted, of an unknown role.
+        ("role", "role TEXT NOT NULL DEFAULT ''"),
+        ("tool_name", "tool_name TEXT NOT NULL DEFAULT ''"),
+        ("trust", "trust TEXT NOT NULL DEFAULT 'normal'"),
+    ):
+        if column not in have:
+            conn.execute(f"ALTER TABLE memories ADD COLUMN {ddl}")
     conn.execute("CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot != ''")
     conn.execute(_EXPIRY_INDEX)
     # Roles: keys stored before them keep working as admin keys.
@@ -262,7 +281,7 @@ def _add_missing_columns(conn: sqlite3.Connection) -> None:
 _MEMORY_COLUMNS = (
     "memory_id, client_id, tier, customer_id, user_id, agent_id, session_id, text, layer, kind, "
     "source_turn_ids, created_at, updated_at, valid_from, valid_to, token_count, mention_count, "
-    "access_count, status, superseded_by, schema_version, slot"
+    "access_count, status, superseded_by, schema_version, slot, role, tool_name, trust"
 )
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MEMORY_COLUMNS.split(","))
 
@@ -282,7 +301,7 @@ def _scope_params(scope: Scope) -> dict[str, Any]:
 
 _UPSERT_MEMORY = f"""
 INSERT INTO memories ({_MEMORY_COLUMNS})
-VALUES ({", ".join(["?"] * 22)})
+VALUES ({", ".join(["?"] * 25)})
 ON CONFLICT (memory_id) DO UPDATE SET
     tier = excluded.tier, customer_id = excluded.customer_id, user_id = excluded.user_id,
     agent_id = excluded.agent_id, session_id = excluded.session_id, text = excluded.text,
@@ -291,7 +310,8 @@ ON CONFLICT (memory_id) DO UPDATE SET
     valid_from = excluded.valid_from, valid_to = excluded.valid_to,
     token_count = excluded.token_count, mention_count = excluded.mention_count,
     access_count = excluded.access_count, status = excluded.status,
-    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version, slot = excluded.slot
+    superseded_by = excluded.superseded_by, schema_version = excluded.schema_version, slot = excluded.slot,
+    role = excluded.role, tool_name = excluded.tool_name, trust = excluded.trust
 WHERE memories.client_id = excluded.client_id
 """
 
@@ -321,6 +341,9 @@ def _memory_params(m: Memory) -> tuple[Any, ...]:
         m.superseded_by,
         m.schema_version,
         m.slot,
+        m.role,
+        m.tool_name,
+        m.trust,
     )
 
 
@@ -356,6 +379,9 @@ def _memory(row: sqlite3.Row) -> Memory:
         superseded_by=row["superseded_by"],
         schema_version=row["schema_version"],
         slot=row["slot"],
+        role=row["role"],
+        tool_name=row["tool_name"],
+        trust=row["trust"],
     )
 
 
@@ -514,7 +540,40 @@ class SqliteMemoryRepo:
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         where, params = _forget_where(scope, level)
-        return await self._ex.write(f"DELETE FROM memories WHERE {where}", params)
+        async with self._ex.transaction() as conn:
+            erased = conn.execute(f"DELETE FROM memories WHERE {where}", params).rowcount
+            if level is not ForgetLevel.SESSION:  # authorship is per user, not per session
+                conn.execute(f"DELETE FROM memory_authors WHERE {where}", params)
+        await self._ex.purge()
+        return int(erased)
+
+    async def add_authors(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        async with self._ex.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO memory_authors (memory_id, client_id, customer_id, user_id) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                [(m, scope.client_id, scope.customer_id, scope.user_id) for m in dict.fromkeys(memory_ids)],
+            )
+
+    async def forget_authored(self, scope: Scope) -> list[str]:
+        who = (scope.client_id, scope.customer_id, scope.user_id)
+        async with self._ex.transaction() as conn:
+            mine = [r[0] for r in conn.execute(_AUTHORED, who)]
+            conn.execute("DELETE FROM memory_authors WHERE client_id = ? AND customer_id = ? AND user_id = ?", who)
+            erased = [
+                r[0]
+                for r in conn.execute(
+                    "DELETE FROM memories WHERE client_id = ? AND tier != 'user' AND memory_id IN "
+                    "(SELECT value FROM json_each(?)) AND NOT EXISTS "
+                    "(SELECT 1 FROM memory_authors a WHERE a.memory_id = memories.memory_id) RETURNING memory_id",
+                    (scope.client_id, json.dumps(mine)),
+                ).fetchall()
+            ]
+        if erased:
+            await self._ex.purge()
+        return erased
 
     async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
         if not cutoffs:
@@ -536,6 +595,13 @@ class SqliteMemoryRepo:
 
     async def clients_with_memories(self) -> list[str]:
         return [r[0] for r in await self._ex.fetch(_DISTINCT_CLIENTS)]
+
+    async def scan(self, after: str, limit: int) -> list[Memory]:
+        rows = await self._ex.fetch(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id > :after ORDER BY memory_id LIMIT :limit",
+            {"after": after, "limit": limit},
+        )
+        return [_memory(r) for r in rows]
 
     async def agents(self, scope: Scope) -> list[str]:
         return [r[0] for r in await self._ex.fetch(_DISTINCT_AGENTS, {"client_id": scope.client_id})]
@@ -584,6 +650,21 @@ WITH RECURSIVE a(agent_id) AS (
 )
 SELECT agent_id FROM a WHERE agent_id IS NOT NULL
 """
+
+
+# Who said each customer- and client-tier memory (one row per user who stated it; a memory id is shared by
+# every user who says the same fact): a user-level Forget erases what that user alone said at those tiers.
+_AUTHORS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory_authors (
+    memory_id   TEXT NOT NULL,
+    client_id   TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    user_id     TEXT NOT NULL,
+    PRIMARY KEY (memory_id, client_id, customer_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_authors_user ON memory_authors (client_id, customer_id, user_id);
+"""
+_AUTHORED = "SELECT memory_id FROM memory_authors WHERE client_id = ? AND customer_id = ? AND user_id = ?"
 
 
 # --- jobs -----------------------------------------------------------------------------------------------
@@ -814,10 +895,12 @@ class SqliteStore:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # durable across app crashes in WAL mode
+            conn.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed in the file, not only unlinked
             conn.execute(f"PRAGMA busy_timeout={max(1, int(timeout_s * 1000))}")
             # Idempotent DDL; BEGIN IMMEDIATE serialises two processes opening the same file at once.
             conn.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
             _add_missing_columns(conn)
+            conn.executescript(f"BEGIN IMMEDIATE;\n{_AUTHORS_SCHEMA}\nCOMMIT;")
         except BaseException:
             conn.close()
             raise

@@ -106,7 +106,9 @@ class SqliteWorkingMemoryRepo:
         where, params = _forget_where(scope, level, "?")
         async with self._ex.transaction() as conn:
             conn.execute(f"DELETE FROM compactions WHERE {where}", params)
-            return int(conn.execute(f"DELETE FROM working_memory WHERE {where}", params).rowcount)
+            erased = int(conn.execute(f"DELETE FROM working_memory WHERE {where}", params).rowcount)
+        await self._ex.purge()  # the zeroed pages into the file, the WAL that held the turns emptied
+        return erased
 
 
 _PG_DDL = (

@@ -69,6 +69,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--locomo", type=Path, default=LOCOMO, help="LoCoMo conversations (false positives)")
     p.add_argument("--tau", type=Path, default=TAU, help="tau-bench airline trajectories (false positives)")
     p.add_argument("--misses", type=int, default=15, help="misses listed in the JSON per section (default 15)")
+    p.add_argument(
+        "--no-forget",
+        action="store_true",
+        help="skip forget_residue (an embedded ACM, and the real servers when ACM_TEST_* name them, scanned "
+        "byte by byte after a user, customer and client Forget)",
+    )
     p.set_defaults(run=run)
 
 
@@ -83,6 +89,8 @@ async def run(args: argparse.Namespace) -> None:
         console,
         tau_path=args.tau if args.tau.is_file() else None,
     )
+    if not args.no_forget:
+        result["forget_residue"], result["forget_residue_runs"] = await forget_residue(console)
     _print(console, result)
     if args.json_out:
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
@@ -473,6 +481,27 @@ def evaluate(
     }
 
 
+async def forget_residue(console: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """{"embedded"|"distributed": {level: {store: hits}}} and each run's details (what was there before, what
+    had to stay, Fetch, seconds). Distributed runs when ACM_TEST_POSTGRES_DSN, _KAFKA_BOOTSTRAP, _NEO4J_URI and
+    _REDIS_URL are all set (tests/conftest.py, /var/tmp/acm-infra/env)."""
+    import os
+    import tempfile
+
+    from acm_cli.bench.forget_residue import distributed_forget_residue, embedded_forget_residue
+
+    runs: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="acm-forget-") as tmp:
+        console.print("forget residue: embedded …")
+        runs["embedded"] = await embedded_forget_residue(Path(tmp) / "embedded")
+        names = ("POSTGRES_DSN", "KAFKA_BOOTSTRAP", "NEO4J_URI", "REDIS_URL")
+        dsn, kafka, neo4j, redis = (os.environ.get(f"ACM_TEST_{n}", "") for n in names)
+        if dsn and kafka and neo4j and redis:
+            console.print("forget residue: distributed (Postgres, Kafka, Neo4j, Redis) …")
+            runs["distributed"] = await distributed_forget_residue(dsn, kafka, neo4j, redis, Path(tmp) / "distributed")
+    return {mode: run["residue"] for mode, run in runs.items()}, runs
+
+
 def _rel(path: Path) -> str:
     """A path as seen from the repository's parent folder (main/tests/..., shared/data/...), when it is inside."""
     path = path.resolve()
@@ -549,4 +578,13 @@ def _print(console: Any, result: dict[str, Any]) -> None:
     for lang, pct in inj["recall_by_lang"].items():
         t.add_row(f"  recall {lang}", _fmt(pct), "")
     console.print(t)
+    for mode, levels in result.get("forget_residue", {}).items():
+        stores = list(dict.fromkeys(s for hits in levels.values() for s in hits))
+        t = Table(title=f"Forget residue, {mode}: hits of the forgotten words per store (target 0; docs/privacy.md)")
+        t.add_column("store")
+        for level in levels:
+            t.add_column(level, justify="right")
+        for store in stores:
+            t.add_row(store, *(str(hits.get(store, "")) for hits in levels.values()))
+        console.print(t)
     console.print(f"{result['seconds']} s")
