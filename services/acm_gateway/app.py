@@ -79,7 +79,7 @@ def build_servicer(
             SessionContext(retriever, tokens, sessions),
         ),
         forget=RequestForget(bus, rel.jobs, rel.audit),
-        compact=CompactNow(compactor, load, tokens),
+        compact=CompactNow(compactor),
         agents=Agents(architect) if architect is not None else None,
     )
 

@@ -8,18 +8,16 @@ from dataclasses import dataclass, field
 from acm import topics
 from acm.auth import key_id_of
 from acm.convert import scope_from_pb, scope_to_pb, turn_from_pb
-from acm.domain.compaction.engine import plan_context
 from acm.domain.models import Job, new_id
 from acm.domain.pii import PiiRules, redact_turn
 from acm.domain.schema import DEFAULT_AGENT, default_schema
 from acm.domain.scope import Action, ForgetLevel, Scope, denial
-from acm.domain.tokens import TokenCounter
 from acm.envelopes import envelope, key_hash, sign
 from acm.ports.bus import EventBus
 from acm.ports.compactor import Compactor
 from acm.ports.retriever import Retriever
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
-from acm.session_memory import LoadSession, SessionNotFound
+from acm.session_memory import SessionNotFound
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, retrieve_pb2
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from acm_gateway.session_context import SessionContext, compaction_to_pb
@@ -189,8 +187,6 @@ class CompactNow:
     compare-and-swap, so it may race the service's own compaction safely)."""
 
     compactor: Compactor
-    load: LoadSession
-    tokens: TokenCounter
 
     async def __call__(self, scope: Scope, budget_tokens: int) -> gateway_pb2.CompactResponse:
         if not scope.session_id:
@@ -198,13 +194,9 @@ class CompactNow:
         if budget_tokens < 0:
             raise ValueError(f"budget_tokens must be ≥ 0 (got {budget_tokens})")
         try:
-            record, memory = await self.compactor(scope, budget_tokens)
+            record, _ = await self.compactor(scope, budget_tokens)
         except SessionNotFound as exc:
             raise NotFound(str(exc)) from None
-        if memory is not None and record.outcome == "degraded":
-            budget = budget_tokens or (await self.load(scope, budget_tokens)).rules.budget_tokens
-            # Even the degraded context (the pinned state) must fit, else say so with the numbers.
-            plan_context(memory, (), budget, self.tokens)
         return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
 
 
