@@ -77,13 +77,14 @@ def shown_turn(text: str, records: list[Record]) -> str:
     return "\n".join(out)
 
 
-def stored_view(role: Role, text: str, records: list[Record]) -> str:
+def stored_view(role: Role, text: str, records: list[Record], named: frozenset[str] = frozenset()) -> str:
     """The turn as its session keeps it: a tool's output without its protocol noise (status lines, headers,
-    debug and trace fields, log lines) and its JSON as records, so the room goes to what it said; people's
-    words as they wrote them."""
+    debug and trace fields, log lines) and its JSON as records — those whose ids were just ``named`` first, as
+    the session's pins follow them — so the room goes to what it said; people's words as they wrote them."""
     if role is not Role.TOOL:
         return shown_turn(text, [])
-    return shown_turn(clean(outside_json(text) if records else text), records)
+    ordered = sorted(records, key=lambda r: r.key not in named) if named else records
+    return shown_turn(clean(outside_json(text) if records else text), ordered)
 
 
 def _cut_to(text: str, max_weight: int) -> str:
@@ -99,9 +100,16 @@ def _has_plain_facts(text: str, role: str) -> bool:
     return len(sentences) > 1 and any(not instruction_verdict(s, role).flagged for s in sentences)
 
 
-def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str], call_key: str = "") -> TurnPlan:
+def plan_turn(
+    turn: Turn,
+    schema: AgentSchema,
+    seen_errors: frozenset[str],
+    call_key: str = "",
+    named: frozenset[str] = frozenset(),
+) -> TurnPlan:
     """``call_key``: the identifier the call that this tool output answers named (a user's record often
-    omits its own id: get_user(user_id=X) returns {name, email, …})."""
+    omits its own id: get_user(user_id=X) returns {name, email, …}); ``named``: ids the session's latest user
+    and agent turns named, whose records the turn shows first."""
     speaker = turn.metadata.get("speaker") or _speaker_of(turn)
     content = strip_control(turn.content)  # terminal escapes (whole) and control bytes are not content
     decision = decide(content, turn.role.value, gate_rules(schema), seen_errors)
@@ -123,7 +131,7 @@ def plan_turn(turn: Turn, schema: AgentSchema, seen_errors: frozenset[str], call
         around = clean(outside_json(redaction.text))
         drafts = record_drafts(speaker, records, turn.occurred_at)
         drafts += facts_from_turn(speaker, around, turn.occurred_at) if around else []
-        shown = stored_view(turn.role, redaction.text, records)
+        shown = stored_view(turn.role, redaction.text, records, named)
         return TurnPlan(decision, speaker, redaction.text, redaction.counts, (), tuple(drafts), shown)
     facts = facts_from_turn(speaker, redaction.text, turn.occurred_at)
     if verdict.trust is not Trust.NORMAL:

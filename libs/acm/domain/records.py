@@ -110,8 +110,8 @@ def _record(obj: dict[str, Any], under: str = "") -> Record | None:
 def _is_container(obj: dict[str, Any]) -> bool:
     """An envelope around listings ({"items": [...], "total": 14, "request_id": …}): no id of its own, no
     nested object, a few scalars at most, and an array of at least two objects."""
-    if _key_of(obj, "") or any(isinstance(v, dict) for v in obj.values()):
-        return False
+    if _key_of(obj, "") or any(isinstance(v, dict) and not is_noise_key(str(k)) for k, v in obj.items()):
+        return False  # (a pagination object is noise, not content)
     scalars = sum(not isinstance(v, list) and not is_noise_key(str(k)) for k, v in obj.items())
     listing = any(isinstance(v, list) and sum(isinstance(x, dict) for x in v) >= 2 for v in obj.values())
     return listing and scalars <= MAX_CONTAINER_SCALARS

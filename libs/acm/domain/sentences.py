@@ -13,7 +13,7 @@ import re
 import sentencex
 
 # Titles sentencex's English rules miss ("Ms.", "Mx."): a sentence ending in one runs on into the name.
-_TITLE_END = re.compile(r"(?:^|\s)(?:Ms|Mx|Messrs|Mmes|Rev|Hon|Gen|Col|Capt|Sgt|Lt|Fr|Sr|Jr|St)\.$")
+_TITLE_END = re.compile(r"(?<![A-Za-z])(?:Ms|Mx|Mr|Mrs|Dr|Prof|Messrs|Mmes|Rev|Hon|Gen|Col|Capt|Sgt|Lt|Fr|Sr|Jr|St)\.$")
 
 
 def split(text: str, language: str = "en") -> list[str]:

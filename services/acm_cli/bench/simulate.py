@@ -33,6 +33,7 @@ from acm.domain.compaction.engine import (
     working_tokens,
 )
 from acm.domain.compaction.noise import clean
+from acm.domain.identifiers import identifiers
 from acm.domain.models import Role
 from acm.domain.records import tool_records
 from acm.domain.tokens import TokenCounter
@@ -69,13 +70,13 @@ def session_turns(turns: Sequence[GenTurn], counter: TokenCounter) -> list[Sessi
     return out
 
 
-def as_stored(turn: SessionTurn, counter: TokenCounter) -> SessionTurn:
+def as_stored(turn: SessionTurn, counter: TokenCounter, named: frozenset[str] = frozenset()) -> SessionTurn:
     """The turn as ACM's ingest keeps it in the session (acm_ingest.pipeline.shown_turn): a tool's JSON as its
     records one a line, at most MAX_TURN_WEIGHT characters (every record and sentence is also a memory, which
     this simulation, having no stores, leaves out)."""
     body = turn.body
     role = Role(turn.role) if turn.role in {r.value for r in Role} else Role.USER
-    view = stored_view(role, body, tool_records(body) if role is Role.TOOL else [])
+    view = stored_view(role, body, tool_records(body) if role is Role.TOOL else [], named)
     text = f"{turn.speaker}: {view}" if turn.speaker else view
     return replace(turn, text=text, tokens=counter.count(text))
 
@@ -157,7 +158,10 @@ def acm(turns: Sequence[SessionTurn], rules: Rules, counter: TokenCounter, lossy
     memory = WorkingMemory()
     tail: list[SessionTurn] = []
     due = 0  # as ingest asks: over the soft limit, again each time the context grew by a tenth of the budget
-    for turn in (as_stored(t, counter) for t in turns):
+    for i, raw in enumerate(turns):
+        # As ingest reads a tool output against the session's latest user and agent turns.
+        named = frozenset(x for t in turns[max(0, i - 8) : i] if t.role != "tool" for x in identifiers(t.text))
+        turn = as_stored(raw, counter, named)
         tail.append(turn)
         working = working_tokens(memory, tail, counter, rules)
         if working >= max(rules.soft_limit, due):
