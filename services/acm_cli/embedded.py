@@ -22,8 +22,9 @@ from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache, GraphStore, VectorStore
+from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, limit_compute_threads
-from acm.settings import ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
 from acm_anticipate.app import Anticipate
 from acm_anticipate.app import register as register_anticipate
 from acm_anticipate.settings import AnticipateSettings
@@ -67,9 +68,8 @@ def lock_data_dir(data_dir: Path) -> int:
 class EmbeddedSettings(ServiceSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     listen_addr: str = "127.0.0.1:50051"
-    # all-MiniLM-L6-v2 (numpy): +9.5 points of LoCoMo recall@1000 over wordllama (results/embedders.json);
-    # ingest and retrieve must use the same one.
-    embedder: str = "minilm"
+    # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
+    embedder: str = DEFAULT_EMBEDDER
     vector_backend: str = Field("edge", pattern="^(edge|qdrant-local)$")
     # Optional OpenAI-compatible endpoint (empty: deterministic rules everywhere).
     llm_url: str = ""
@@ -149,10 +149,11 @@ class EmbeddedAcm:
         s, u = self.settings, self.urls
         timeout = s.store_timeout_s
         limit_compute_threads(s.compute_threads)
-        embedder = build_embedder(s.embedder, s.compute_threads)
+        embedder = build_embedder(s.embedder, s.compute_threads, s.models_dir, s.models_source)
         self.rel = await open_relational(u.database, timeout)
         self.vectors = await open_vectors(u.vectors, timeout)
         await self.vectors.ensure(embedder.dim)
+        await warn_other_models(self.vectors, embedder.name, log)
         self.graph = await open_graph(u.graph, timeout)
         self.cache = await open_cache(u.cache, timeout)
         self.bus = open_bus(u.bus, client_id="acm-embedded", timeout_s=timeout)

@@ -36,6 +36,7 @@ from acm.domain.models import Role
 from acm.domain.scope import ScopeError, check_id
 from acm.v1 import common_pb2, gateway_pb2
 from acm_cli.bench import add_bench_parsers
+from acm_cli.reindex import add_parser as add_reindex_parser
 
 if TYPE_CHECKING:
     from acm.bootstrap import Relational
@@ -471,6 +472,7 @@ def parser() -> argparse.ArgumentParser:
         "for one.",
     )
     add_bench_parsers(bench)
+    add_reindex_parser(sub)
     return p
 
 

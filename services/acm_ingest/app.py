@@ -75,7 +75,14 @@ async def run(settings: IngestSettings) -> None:
     graph = await open_graph(settings.graph_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout)
-    idle_sweep = register(bus, rel, graph, cache, build_embedder(settings.embedder, settings.compute_threads), settings)
+    idle_sweep = register(
+        bus,
+        rel,
+        graph,
+        cache,
+        build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source),
+        settings,
+    )
     await idle_sweep.start()
     # Last in the list: closed first, so a sweep in progress finishes before the stores it uses close.
     await serve_until_stopped("ingest", HealthServer(settings.health_addr), bus, [rel, graph, cache, idle_sweep])

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
 
 
 class IngestSettings(ServiceSettings):
@@ -10,9 +10,8 @@ class IngestSettings(ServiceSettings):
     graph_url: str
     bus_url: str
     cache_url: str
-    # all-MiniLM-L6-v2 (numpy): +9.5 points of LoCoMo recall@1000 over wordllama (results/embedders.json);
-    # ingest and retrieve must use the same one.
-    embedder: str = "minilm"
+    # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
+    embedder: str = DEFAULT_EMBEDDER
     max_turn_bytes: int = Field(65536, gt=0)
     # Session working-memory budget; crossing soft_ratio of it asks compact to shrink the session.
     session_budget_tokens: int = Field(4000, gt=0)

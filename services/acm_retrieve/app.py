@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
@@ -9,6 +11,7 @@ from acm.bootstrap import Relational, open_bus, open_graph, open_relational, ope
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import GraphStore, VectorStore
+from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
@@ -17,6 +20,8 @@ from acm_retrieve.handlers.forget import ForgetHandler
 from acm_retrieve.handlers.memories import MemoriesHandler
 from acm_retrieve.settings import RetrieveSettings
 from acm_retrieve.usecases import Retrieve
+
+log = logging.getLogger("acm.retrieve")
 
 
 def build_api(rel: Relational, vectors: VectorStore, graph: GraphStore, embedder: Embedder) -> RetrieveApi:
@@ -30,11 +35,12 @@ def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Emb
 
 async def run(settings: RetrieveSettings) -> None:
     timeout = settings.store_timeout_s
-    embedder = build_embedder(settings.embedder, settings.compute_threads)
+    embedder = build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source)
     rel = await open_relational(settings.database_url, timeout)
     vectors = await open_vectors(settings.vector_url, timeout)
     graph = await open_graph(settings.graph_url, timeout)
     await vectors.ensure(embedder.dim)
+    await warn_other_models(vectors, embedder.name, log)
     bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
     register(bus, rel, vectors, embedder)
     server = HealthServer(settings.listen_addr, [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name])

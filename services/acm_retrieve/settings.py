@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from acm.settings import ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
 
 
 class RetrieveSettings(ServiceSettings):
@@ -8,7 +8,6 @@ class RetrieveSettings(ServiceSettings):
     vector_url: str
     graph_url: str
     bus_url: str
-    # all-MiniLM-L6-v2 (numpy): +9.5 points of LoCoMo recall@1000 over wordllama (results/embedders.json);
-    # ingest and retrieve must use the same one.
-    embedder: str = "minilm"
+    # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
+    embedder: str = DEFAULT_EMBEDDER
     listen_addr: str = "127.0.0.1:50052"

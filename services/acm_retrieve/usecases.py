@@ -112,8 +112,9 @@ class Retrieve:
 
         async def nearest_to_query() -> tuple[list[float], list[tuple[str, float]]]:
             # Embedding the query is the slowest step: keyword and graph search run while it computes.
-            vector = (await asyncio.to_thread(self.embedder.embed, [semantic_query(query)]))[0]
-            return vector, await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers)
+            vector = (await asyncio.to_thread(self.embedder.embed_query, [semantic_query(query)]))[0]
+            model = self.embedder.name  # only vectors of the query's model are compared
+            return vector, await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers, model=model)
 
         (vector, nearest), keyword, about = await asyncio.gather(
             nearest_to_query(),
@@ -124,7 +125,9 @@ class Retrieve:
         # Melanie do" looks for activities among what Melanie said and what was said about her.
         graph: list[str] = []
         if about:
-            anchored = await self.vectors.search(scope, vector, max(p.graph_k, wanted), tiers, among=about)
+            anchored = await self.vectors.search(
+                scope, vector, max(p.graph_k, wanted), tiers, among=about, model=self.embedder.name
+            )
             graph = [memory_id for memory_id, _ in anchored]
         fused = weighted_rrf(
             {

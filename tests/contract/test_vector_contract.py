@@ -1,6 +1,8 @@
 """One contract for every VectorStore adapter: nearest-first cosine search, idempotent upserts, and the
 scope rules of acm.domain.scope (visible / forgets) enforced inside the store.
 
+Vectors carry their embedding model; a search only compares its query with vectors of the model it names.
+
 Runs against qdrant-client local mode (in memory and on disk: the server adapter's code path) and
 qdrant-edge (the embedded engine). No server needed.
 """
@@ -43,8 +45,11 @@ def cos(a: Sequence[float], b: Sequence[float]) -> float:
     return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def pt(name: str, vector: Sequence[float], owner: Owner, session_id: str = "") -> VectorPoint:
-    return VectorPoint(mid(name), vector, owner, Layer.LONG, T0, session_id)
+M = "model-a"  # the embedding model of the points and queries (searches compare only one model's vectors)
+
+
+def pt(name: str, vector: Sequence[float], owner: Owner, session_id: str = "", model: str = M) -> VectorPoint:
+    return VectorPoint(mid(name), vector, owner, Layer.LONG, T0, session_id, model)
 
 
 # ---- adapters under test ------------------------------------------------------------------------
@@ -99,7 +104,7 @@ async def test_ensure_is_idempotent(store: VectorStore) -> None:
     await store.ensure(DIM)
     await store.upsert([pt("p", unit(1), A.owner(Tier.USER))])
     await store.ensure(DIM)
-    assert ids(await store.search(A, unit(1), 5)) == [mid("p")]
+    assert ids(await store.search(A, unit(1), 5, model=M)) == [mid("p")]
 
 
 async def test_ensure_rejects_another_dimension(store: VectorStore) -> None:
@@ -112,16 +117,16 @@ async def test_nearest_first_with_cosine_scores(store: VectorStore) -> None:
     vectors = {"near": unit(1, 0.1), "mid": unit(1, 1), "far": unit(0, 1), "opposite": unit(-1)}
     await store.upsert([pt(n, v, owner) for n, v in vectors.items()])
     query = unit(1)
-    got = await store.search(A, query, 10)
+    got = await store.search(A, query, 10, model=M)
     assert ids(got) == [mid("near"), mid("mid"), mid("far"), mid("opposite")]
     for (_, score), v in zip(got, vectors.values(), strict=True):
         assert score == pytest.approx(cos(query, v), abs=1e-4)
-    assert ids(await store.search(A, query, 2)) == [mid("near"), mid("mid")]
+    assert ids(await store.search(A, query, 2, model=M)) == [mid("near"), mid("mid")]
 
 
 async def test_unnormalised_vectors_score_as_cosine(store: VectorStore) -> None:
     await store.upsert([pt("p", [3.0, 4.0] + [0.0] * (DIM - 2), A.owner(Tier.USER))])
-    [(_, score)] = await store.search(A, [10.0] + [0.0] * (DIM - 1), 5)
+    [(_, score)] = await store.search(A, [10.0] + [0.0] * (DIM - 1), 5, model=M)
     assert score == pytest.approx(0.6, abs=1e-4)
 
 
@@ -129,7 +134,7 @@ async def test_upsert_same_id_twice_keeps_one_updated_point(store: VectorStore) 
     owner = A.owner(Tier.USER)
     await store.upsert([pt("p", unit(1), owner)])
     await store.upsert([pt("p", unit(0, 1), owner)])
-    got = await store.search(A, unit(0, 1), 10)
+    got = await store.search(A, unit(0, 1), 10, model=M)
     assert ids(got) == [mid("p")]
     assert got[0][1] == pytest.approx(1.0, abs=1e-4)
 
@@ -137,8 +142,8 @@ async def test_upsert_same_id_twice_keeps_one_updated_point(store: VectorStore) 
 async def test_upsert_moves_a_point_to_its_new_owner(store: VectorStore) -> None:
     await store.upsert([pt("p", unit(1), A.owner(Tier.USER))])
     await store.upsert([pt("p", unit(1), B.owner(Tier.USER))])
-    assert await store.search(A, unit(1), 10) == []
-    assert ids(await store.search(B, unit(1), 10)) == [mid("p")]
+    assert await store.search(A, unit(1), 10, model=M) == []
+    assert ids(await store.search(B, unit(1), 10, model=M)) == [mid("p")]
 
 
 async def test_malformed_memory_id_is_rejected(store: VectorStore) -> None:
@@ -149,27 +154,86 @@ async def test_malformed_memory_id_is_rejected(store: VectorStore) -> None:
 
 async def test_empty_inputs(store: VectorStore) -> None:
     await store.upsert([])
-    assert await store.search(A, unit(1), 10) == []
+    assert await store.search(A, unit(1), 10, model=M) == []
     await store.upsert([pt("p", unit(1), A.owner(Tier.USER))])
-    assert await store.search(A, unit(1), 10, tiers=()) == []
-    assert await store.search(A, unit(1), 0) == []
+    assert await store.search(A, unit(1), 10, tiers=(), model=M) == []
+    assert await store.search(A, unit(1), 0, model=M) == []
 
 
 async def test_search_among_ranks_only_those_memories(store: VectorStore) -> None:
     owner = A.owner(Tier.USER)
     vectors = {"near": unit(1, 0.1), "mid": unit(1, 1), "far": unit(0, 1)}
     await store.upsert([pt(n, v, owner) for n, v in vectors.items()])
-    assert ids(await store.search(A, unit(1), 10, among=[mid("far"), mid("mid")])) == [mid("mid"), mid("far")]
-    assert ids(await store.search(A, unit(1), 1, among=[mid("far"), mid("mid")])) == [mid("mid")]
-    assert ids(await store.search(A, unit(1), 10, among=[mid("unknown"), mid("far")])) == [mid("far")]
-    assert await store.search(A, unit(1), 10, among=[]) == []
+    assert ids(await store.search(A, unit(1), 10, among=[mid("far"), mid("mid")], model=M)) == [mid("mid"), mid("far")]
+    assert ids(await store.search(A, unit(1), 1, among=[mid("far"), mid("mid")], model=M)) == [mid("mid")]
+    assert ids(await store.search(A, unit(1), 10, among=[mid("unknown"), mid("far")], model=M)) == [mid("far")]
+    assert await store.search(A, unit(1), 10, among=[], model=M) == []
 
 
 async def test_search_among_never_widens_visibility(store: VectorStore) -> None:
     q = unit(1)
     await store.upsert([pt("a-private", q, A.owner(Tier.USER)), pt("b-own", unit(0, 1), B.owner(Tier.USER))])
-    assert ids(await store.search(B, q, 10, among=[mid("a-private"), mid("b-own")])) == [mid("b-own")]
-    assert await store.search(C2, q, 10, among=[mid("a-private")]) == []
+    assert ids(await store.search(B, q, 10, among=[mid("a-private"), mid("b-own")], model=M)) == [mid("b-own")]
+    assert await store.search(C2, q, 10, among=[mid("a-private")], model=M) == []
+
+
+# ---- the embedding model: a search compares only vectors of its query's model ------------------------
+
+
+async def test_search_compares_only_vectors_of_the_querys_model(store: VectorStore) -> None:
+    q, owner = unit(1), A.owner(Tier.USER)
+    # The other model's point is the exact nearest vector: it must still never come back.
+    await store.upsert(
+        [pt("a", unit(1, 0.5), owner), pt("b", q, owner, model="model-b"), pt("legacy", q, owner, model="")]
+    )
+    assert ids(await store.search(A, q, 10, model=M)) == [mid("a")]
+    assert ids(await store.search(A, q, 10, model="model-b")) == [mid("b")]
+    assert await store.search(A, q, 10, model="model-c") == []
+    # A point written before vectors carried their model matches no model (a re-index gives it one).
+    assert mid("legacy") not in ids(await store.search(A, q, 10, model=M))
+    assert ids(await store.search(A, q, 10, among=[mid("a"), mid("b")], model="model-b")) == [mid("b")]
+    assert await store.search(A, q, 10, among=[mid("b")], model=M) == []
+
+
+async def test_the_model_filter_never_widens_visibility(store: VectorStore) -> None:
+    q = unit(1)
+    await store.upsert([pt("a-private", q, A.owner(Tier.USER), model="model-b"), pt("b-own", q, B.owner(Tier.USER))])
+    assert await store.search(B, q, 10, model="model-b") == []
+    assert ids(await store.search(B, q, 10, model=M)) == [mid("b-own")]
+
+
+async def test_reupserting_with_another_model_moves_the_point_to_it(store: VectorStore) -> None:
+    owner = A.owner(Tier.USER)
+    await store.upsert([pt("p", unit(1), owner), pt("q", unit(0, 1), owner)])
+    await store.upsert([pt("p", unit(0, 1), owner, model="model-b")])  # what a re-index does
+    assert ids(await store.search(A, unit(1), 10, model=M)) == [mid("q")]
+    assert ids(await store.search(A, unit(0, 1), 10, model="model-b")) == [mid("p")]
+
+
+async def test_count_and_models_of(store: VectorStore) -> None:
+    owner = A.owner(Tier.USER)
+    assert await store.count() == 0
+    await store.upsert([pt("p", unit(1), owner), pt("q", unit(0, 1), owner, model="model-b"), pt("r", unit(1), owner)])
+    assert (await store.count(), await store.count(M), await store.count("model-b"), await store.count("x")) == (
+        3,
+        2,
+        1,
+        0,
+    )
+    assert await store.models_of([mid("p"), mid("q"), mid("unknown")]) == {mid("p"): M, mid("q"): "model-b"}
+    assert await store.models_of([]) == {}
+
+
+async def test_reset_empties_the_collection_for_another_dimension(store: VectorStore) -> None:
+    await store.upsert([pt("p", unit(1), A.owner(Tier.USER))])
+    await store.reset(DIM * 2)
+    assert await store.count() == 0
+    await store.ensure(DIM * 2)  # the new dimension is now the collection's
+    wide = [1.0] + [0.0] * (2 * DIM - 1)
+    await store.upsert([pt("p", wide, A.owner(Tier.USER))])
+    assert ids(await store.search(A, wide, 5, model=M)) == [mid("p")]
+    with pytest.raises(ValueError):
+        await store.ensure(DIM)
 
 
 # ---- isolation: each rule on its own, with the forbidden point as the exact nearest vector ---------
@@ -178,17 +242,17 @@ async def test_search_among_never_widens_visibility(store: VectorStore) -> None:
 async def test_other_user_never_gets_a_user_tier_point(store: VectorStore) -> None:
     q = unit(1)
     await store.upsert([pt("a-private", q, A.owner(Tier.USER)), pt("b-own", unit(0, 1), B.owner(Tier.USER))])
-    got = await store.search(B, q, 10)
+    got = await store.search(B, q, 10, model=M)
     assert ids(got) == [mid("b-own")]  # B gets its own point, never A's
-    assert ids(await store.search(A, q, 10)) == [mid("a-private")]
+    assert ids(await store.search(A, q, 10, model=M)) == [mid("a-private")]
 
 
 async def test_other_customer_never_gets_a_customer_tier_point(store: VectorStore) -> None:
     q = unit(1)
     await store.upsert([pt("x-shared", q, A.owner(Tier.CUSTOMER)), pt("y-own", unit(0, 1), Y.owner(Tier.USER))])
-    assert ids(await store.search(Y, q, 10)) == [mid("y-own")]
+    assert ids(await store.search(Y, q, 10, model=M)) == [mid("y-own")]
     # ...while every user of customer x sees it.
-    assert ids(await store.search(B, q, 10)) == [mid("x-shared")]
+    assert ids(await store.search(B, q, 10, model=M)) == [mid("x-shared")]
 
 
 async def test_other_client_never_gets_anything_even_client_tier(store: VectorStore) -> None:
@@ -202,7 +266,7 @@ async def test_other_client_never_gets_anything_even_client_tier(store: VectorSt
         ]
     )
     # C2 has the very same customer and user ids as A, in another client.
-    assert ids(await store.search(C2, q, 10)) == [mid("c2-own")]
+    assert ids(await store.search(C2, q, 10, model=M)) == [mid("c2-own")]
 
 
 async def test_user_gets_its_customer_and_client_points(store: VectorStore) -> None:
@@ -213,9 +277,9 @@ async def test_user_gets_its_customer_and_client_points(store: VectorStore) -> N
             pt("mine", unit(1, 0.4), A.owner(Tier.USER)),
         ]
     )
-    assert ids(await store.search(A, unit(1), 10)) == [mid("global"), mid("org"), mid("mine")]
+    assert ids(await store.search(A, unit(1), 10, model=M)) == [mid("global"), mid("org"), mid("mine")]
     # Another customer of the same client shares only the client tier.
-    assert ids(await store.search(Y, unit(1), 10)) == [mid("global")]
+    assert ids(await store.search(Y, unit(1), 10, model=M)) == [mid("global")]
 
 
 @pytest.mark.parametrize(
@@ -226,7 +290,7 @@ async def test_user_gets_its_customer_and_client_points(store: VectorStore) -> N
 async def test_tiers_restrict_the_search(store: VectorStore, tiers: tuple[Tier, ...]) -> None:
     by_tier = {Tier.CLIENT: "global", Tier.CUSTOMER: "org", Tier.USER: "mine"}
     await store.upsert([pt(name, unit(1, i * 0.1), A.owner(t)) for i, (t, name) in enumerate(by_tier.items())])
-    got = set(ids(await store.search(A, unit(1), 10, tiers=tiers)))
+    got = set(ids(await store.search(A, unit(1), 10, tiers=tiers, model=M)))
     assert got == {mid(by_tier[t]) for t in tiers}
 
 
@@ -269,7 +333,7 @@ async def load_grid(store: VectorStore) -> None:
 
 
 async def visible_names(store: VectorStore, reader: Scope) -> set[str]:
-    return {BY_ID[m] for m in ids(await store.search(reader, unit(1), len(GRID) + 10))}
+    return {BY_ID[m] for m in ids(await store.search(reader, unit(1), len(GRID) + 10, model=M))}
 
 
 async def remaining(store: VectorStore) -> set[str]:
@@ -343,7 +407,7 @@ async def test_persists_across_close_and_reopen(kind: Kind, tmp_path: Path) -> N
     await load_grid(first)
     await first.forget(A, ForgetLevel.USER)
     before = await remaining(first)
-    top = await first.search(A, unit(1), 5)
+    top = await first.search(A, unit(1), 5, model=M)
     await first.close()
 
     second = kind.make(tmp_path)
@@ -353,7 +417,7 @@ async def test_persists_across_close_and_reopen(kind: Kind, tmp_path: Path) -> N
         # ...and ensure on existing data neither wipes nor duplicates it.
         await second.ensure(DIM)
         assert await remaining(second) == before
-        again = await second.search(A, unit(1), 5)
+        again = await second.search(A, unit(1), 5, model=M)
         assert ids(again) == ids(top)
         assert all(math.isclose(s1, s2, abs_tol=1e-5) for (_, s1), (_, s2) in zip(again, top, strict=True))
     finally:
@@ -372,6 +436,6 @@ async def test_reopen_with_another_dimension_fails(kind: Kind, tmp_path: Path) -
             await second.ensure(DIM * 2)
         # The failed ensure left the data alone and the store usable.
         await second.ensure(DIM)
-        assert ids(await second.search(A, unit(1), 5)) == [mid("p")]
+        assert ids(await second.search(A, unit(1), 5, model=M)) == [mid("p")]
     finally:
         await second.close()

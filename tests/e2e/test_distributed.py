@@ -325,7 +325,8 @@ async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack)
         bob = Scope(stack.client_ids[0], "acme", "bob")
         bob_session = Scope(stack.client_ids[0], "acme", "bob", "support-bot", "s1")
         alice = Scope(stack.client_ids[0], "acme", "alice")
-        dim = build_embedder(RetrieveSettings.model_fields["embedder"].default).dim  # what the processes used
+        embedder = build_embedder(RetrieveSettings.model_fields["embedder"].default)  # what the processes used
+        dim, model = embedder.dim, embedder.name
         probe = [1.0] + [0.0] * (dim - 1)
         rel = await open_relational(stack.dsn)
         try:
@@ -334,7 +335,7 @@ async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack)
         finally:
             await rel.close()
         assert bob_memories  # every fact of Bob's has its vector, and nothing else is visible to him
-        assert {memory_id for memory_id, _ in await vectors.search(bob, probe, 50)} == bob_memories
-        assert await vectors.search(alice, probe, 10) == []  # forgotten
+        assert {memory_id for memory_id, _ in await vectors.search(bob, probe, 50, model=model)} == bob_memories
+        assert await vectors.search(alice, probe, 10, model=model) == []  # forgotten
     finally:
         await vectors.close()

@@ -52,7 +52,8 @@ def _linked(acm: EmbeddedAcm) -> set[str]:
 
 async def _indexed(acm: EmbeddedAcm, user: str) -> set[str]:
     scope = Scope("local", "acme", user, "bot")
-    return {m for m, _ in await acm.vectors.search(scope, [1.0] + [0.0] * 383, 50, (Tier.USER,))}
+    probe = [1.0] + [0.0] * 383
+    return {m for m, _ in await acm.vectors.search(scope, probe, 50, (Tier.USER,), model=acm.settings.embedder)}
 
 
 async def _indexed_once_written(acm: EmbeddedAcm, user: str) -> set[str]:

@@ -281,7 +281,7 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm) -> None:
     ids = {m.memory_id for m in await acm.rel.memories.get(user, list(linked))}
     assert linked == ids  # no mention edge points at an expired memory
     for _ in range(100):  # the retrieve service drops the vectors when it reads the event
-        vectors = await acm.vectors.search(SCOPE, [1.0] + [0.0] * 383, 50, ALL_TIERS)
+        vectors = await acm.vectors.search(SCOPE, [1.0] + [0.0] * 383, 50, ALL_TIERS, model=acm.settings.embedder)
         if len(vectors) == 1:
             break
         await asyncio.sleep(0.05)

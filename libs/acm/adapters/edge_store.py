@@ -11,6 +11,7 @@ is thread-safe, so an inline call overlapping one of those is fine. One process 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import uuid
 from collections.abc import Sequence
 from functools import lru_cache
@@ -22,7 +23,7 @@ from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.ports.stores import VectorPoint
 
 # Fields every read or erase filters on; keyword indexes let the engine pick candidates by payload.
-INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier")
+INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier", "model")
 
 
 @lru_cache(maxsize=65_536)
@@ -42,6 +43,7 @@ def _payload(point: VectorPoint) -> dict[str, str | float]:
         "layer": point.layer.value,
         "session_id": point.session_id,
         "created_at": point.created_at.timestamp(),
+        "model": point.model,
     }
 
 
@@ -49,8 +51,9 @@ def _eq(key: str, value: str) -> qe.FieldCondition:
     return qe.FieldCondition(key, match=qe.MatchValue(value))
 
 
-def visibility_filter(scope: Scope, tiers: tuple[Tier, ...]) -> qe.Filter:
-    """acm.domain.scope.visible as a filter. ``tiers`` must be non-empty: an empty ``should`` matches all."""
+def visibility_filter(scope: Scope, tiers: tuple[Tier, ...], model: str) -> qe.Filter:
+    """acm.domain.scope.visible, among the vectors of ``model``, as a filter. ``tiers`` must be non-empty: an
+    empty ``should`` matches all."""
     if not tiers:
         raise ValueError("visibility_filter needs at least one tier")
     should: list[qe.ConditionType] = []
@@ -68,7 +71,7 @@ def visibility_filter(scope: Scope, tiers: tuple[Tier, ...]) -> qe.Filter:
                 ]
             )
         )
-    return qe.Filter(must=[_eq("client_id", scope.client_id)], should=should)
+    return qe.Filter(must=[_eq("client_id", scope.client_id), _eq("model", model)], should=should)
 
 
 def forget_filter(scope: Scope, level: ForgetLevel) -> qe.Filter:
@@ -159,11 +162,13 @@ class EdgeVectorStore:
         limit: int,
         tiers: tuple[Tier, ...] = ALL_TIERS,
         among: Sequence[str] | None = None,
+        *,
+        model: str,
     ) -> list[tuple[str, float]]:
         if not tiers or limit <= 0 or (among is not None and not among):
             return []
         shard = await self._open()
-        visible = visibility_filter(scope, tiers)
+        visible = visibility_filter(scope, tiers, model)
         if among is not None:
             visible = qe.Filter(must=[visible, qe.HasIdCondition({_point_id(m) for m in among})])
         request = qe.QueryRequest(
@@ -186,10 +191,28 @@ class EdgeVectorStore:
         ids = qe.HasIdCondition({_point_id(m) for m in memory_ids})
         shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[*own, _eq("tier", "user"), ids])))
 
-    async def count(self) -> int:
-        """Points in the shard (for health checks)."""
+    async def count(self, model: str | None = None) -> int:
+        """Points in the shard (of ``model`` when given)."""
         shard = await self._open()
-        return shard.count(qe.CountRequest(exact=True))
+        only = None if model is None else qe.Filter(must=[_eq("model", model)])
+        return shard.count(qe.CountRequest(exact=True, filter=only))
+
+    async def models_of(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        if not memory_ids:
+            return {}
+        shard = await self._open()
+        records = shard.retrieve([_point_id(m) for m in memory_ids], True, False)
+        return {_memory_id(r.id): str((r.payload or {}).get("model", "")) for r in records}
+
+    async def reset(self, dim: int) -> None:
+        async with self._open_lock:
+            self._check_open()
+            shard, self._shard = self._shard, None
+            if shard is not None:
+                await asyncio.to_thread(shard.close)
+            await asyncio.to_thread(shutil.rmtree, self._path, True)
+            self._dim = None
+        await self.ensure(dim)
 
     async def optimize(self) -> bool:
         """Build HNSW / merge segments; the shard never does this by itself. Slow: run off the hot path."""

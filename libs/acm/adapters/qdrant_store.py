@@ -21,7 +21,7 @@ from acm.ports.stores import VectorPoint
 DEFAULT_COLLECTION = "acm_memories"
 LOCAL_SCHEME = "qdrant-local://"
 # Fields every read or erase filters on; a keyword index on each keeps filtered search cheap on a server.
-INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier")
+INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier", "model")
 
 
 def point_payload(point: VectorPoint) -> dict[str, str | float]:
@@ -36,6 +36,7 @@ def point_payload(point: VectorPoint) -> dict[str, str | float]:
         "layer": point.layer.value,
         "session_id": point.session_id,
         "created_at": point.created_at.timestamp(),
+        "model": point.model,
     }
 
 
@@ -53,8 +54,9 @@ def _eq(key: str, value: str) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
-def visibility_filter(scope: Scope, tiers: tuple[Tier, ...]) -> models.Filter:
-    """acm.domain.scope.visible as a filter. ``tiers`` must be non-empty: an empty ``should`` matches all."""
+def visibility_filter(scope: Scope, tiers: tuple[Tier, ...], model: str) -> models.Filter:
+    """acm.domain.scope.visible, among the vectors of ``model``, as a filter. ``tiers`` must be non-empty: an
+    empty ``should`` matches all."""
     if not tiers:
         raise ValueError("visibility_filter needs at least one tier")
     should: list[models.Condition] = []
@@ -72,7 +74,7 @@ def visibility_filter(scope: Scope, tiers: tuple[Tier, ...]) -> models.Filter:
                 ]
             )
         )
-    return models.Filter(must=[_eq("client_id", scope.client_id)], should=should)
+    return models.Filter(must=[_eq("client_id", scope.client_id), _eq("model", model)], should=should)
 
 
 def forget_filter(scope: Scope, level: ForgetLevel) -> models.Filter:
@@ -177,10 +179,12 @@ class QdrantVectorStore:
         limit: int,
         tiers: tuple[Tier, ...] = ALL_TIERS,
         among: Sequence[str] | None = None,
+        *,
+        model: str,
     ) -> list[tuple[str, float]]:
         if not tiers or limit <= 0 or (among is not None and not among):
             return []
-        visible = visibility_filter(scope, tiers)
+        visible = visibility_filter(scope, tiers, model)
         if among is not None:
             ids: list[models.ExtendedPointId] = [point_id(m) for m in among]
             visible = models.Filter(must=[visible, models.HasIdCondition(has_id=ids)])
@@ -213,6 +217,26 @@ class QdrantVectorStore:
                 points_selector=models.FilterSelector(filter=models.Filter(must=[*own, _eq("tier", "user"), ids])),
                 wait=True,
             )
+
+    async def count(self, model: str | None = None) -> int:
+        only = None if model is None else models.Filter(must=[_eq("model", model)])
+        async with asyncio.timeout(self._timeout_s):
+            result = await self._client.count(self._collection, count_filter=only, exact=True)
+        return result.count
+
+    async def models_of(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        if not memory_ids:
+            return {}
+        async with asyncio.timeout(self._timeout_s):
+            records = await self._client.retrieve(
+                self._collection, ids=[str(point_id(m)) for m in memory_ids], with_payload=["model"], with_vectors=False
+            )
+        return {memory_id_of(r.id): str((r.payload or {}).get("model", "")) for r in records}
+
+    async def reset(self, dim: int) -> None:
+        async with asyncio.timeout(self._timeout_s):
+            await self._client.delete_collection(self._collection)
+        await self.ensure(dim)
 
     async def close(self) -> None:
         async with asyncio.timeout(self._timeout_s):

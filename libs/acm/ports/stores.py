@@ -70,6 +70,10 @@ class MemoryRepo(Protocol):
         """Ids of the clients holding user-tier memories, sorted. The one memory read without a Scope: the
         sweep must visit every tenant to enforce its TTLs, and it returns ids only (never content)."""
 
+    async def scan(self, after: str, limit: int) -> list[Memory]:
+        """Every memory (all tenants, any status) with memory_id > ``after``, by memory_id, at most ``limit``.
+        Admin only, without a Scope: the re-index (acm.reindex) rebuilds the vector index from them."""
+
     async def agents(self, scope: Scope) -> list[str]:
         """Distinct agent ids of the user-tier memories in the scope's client (only client_id is read), sorted."""
 
@@ -146,9 +150,14 @@ class VectorPoint:
     layer: Layer
     created_at: datetime
     session_id: str = ""
+    model: str = ""  # the embedding model that made the vector (Embedder.name); searches compare only within one
 
 
 class VectorStore(Protocol):
+    """Vectors with their owner's scope and their embedding model in the payload. A search names the model of
+    its query vector and only compares it with vectors of that model: changing the embedder is a re-index
+    (acm.reindex), never a silent mix of two vector spaces."""
+
     async def ensure(self, dim: int) -> None:
         """Create the collection (and its payload indexes) if missing."""
 
@@ -161,9 +170,22 @@ class VectorStore(Protocol):
         limit: int,
         tiers: tuple[Tier, ...] = ALL_TIERS,
         among: Sequence[str] | None = None,
+        *,
+        model: str,
     ) -> list[tuple[str, float]]:
-        """(memory_id, cosine similarity) of visible points, best first; with ``among``, only those memories
-        (an empty ``among`` finds nothing)."""
+        """(memory_id, cosine similarity) of visible points of ``model``, best first; with ``among``, only those
+        memories (an empty ``among`` finds nothing)."""
+
+    async def count(self, model: str | None = None) -> int:
+        """Points stored (of ``model`` when given): for health checks and the re-index's progress."""
+
+    async def models_of(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """memory_id → the model of its stored point, for those of ``memory_ids`` that have one (admin: the
+        re-index resumes by skipping what already carries the new model)."""
+
+    async def reset(self, dim: int) -> None:
+        """Drop every point and recreate the collection for ``dim``-d vectors (a re-index to a model of
+        another dimension)."""
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None: ...
 

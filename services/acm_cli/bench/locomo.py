@@ -362,7 +362,7 @@ class VectorIndex:
 
         if not len(self._matrix):
             return []
-        q = _unit(np.asarray(self._embedder.embed([query]), dtype=np.float32))[0]
+        q = _unit(np.asarray(self._embedder.embed_query([query]), dtype=np.float32))[0]
         order = np.argsort(-(self._matrix @ q), kind="stable")
         return [int(i) for i in order]
 

@@ -35,6 +35,7 @@ class MemoriesHandler:
                     layer=LAYER_FROM_PB[m.layer],
                     created_at=from_ts(m.created_at) or utcnow(),
                     session_id=scope.session_id,
+                    model=env.memories_written.embedding_model,
                 )
             )
         if points:
