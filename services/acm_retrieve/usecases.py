@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from acm.domain.extract import mentions
+from acm.domain.identifiers import identifiers, mentions_identifier
 from acm.domain.models import Memory, MemoryStatus
 from acm.domain.retrieval import (
     Candidate,
@@ -31,6 +33,9 @@ MAX_QUERY_NAMES = 24
 # The most memories about the query's entities that the similarity search ranks: a bound on the cost of one
 # filtered search (a person in a long history is named in thousands of facts), not a tuning knob.
 ANCHOR_POOL = 2000
+# Keyword hits read to find the memories that name a query's identifiers exactly (an id's pieces are its
+# keywords: "INC-7" → inc, 7): a bound on one read, well above the records that share an id's prefix.
+ID_POOL = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,17 @@ def query_names(query: str) -> list[str]:
     names = [m.text for m in mentions(query)]
     names += [w for w in _WORD.findall(query) if w[0].isupper() or len(w) > 3]
     return list(dict.fromkeys(names))[:MAX_QUERY_NAMES]
+
+
+def first_naming(exact: Sequence[Memory], ranked: list[tuple[Memory, float]]) -> list[tuple[Memory, float]]:
+    """The memories that name the query's identifiers before anything similar, in their order, each scored
+    above the best of the rest."""
+    if not exact:
+        return ranked
+    top = max((score for _, score in ranked), default=0.0)
+    ids = {m.memory_id for m in exact}
+    lead = [(m, top + 1.0 + (len(exact) - i) / len(exact)) for i, m in enumerate(exact)]
+    return lead + [(m, score) for m, score in ranked if m.memory_id not in ids]
 
 
 @dataclass
@@ -116,10 +132,11 @@ class Retrieve:
             model = self.embedder.name  # only vectors of the query's model are compared
             return vector, await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers, model=model)
 
-        (vector, nearest), keyword, about = await asyncio.gather(
+        (vector, nearest), keyword, about, exact = await asyncio.gather(
             nearest_to_query(),
             self.memories.keyword_search(scope, query, max(p.keyword_k, wanted), tiers, p.layers),
             self._about_entities(scope, query, tiers, p),
+            self._naming(scope, query, tiers, p),
         )
         # The memories about the entities the query names, ranked by what it asks: "what activities does
         # Melanie do" looks for activities among what Melanie said and what was said about her.
@@ -168,7 +185,25 @@ class Retrieve:
                 p.turn_anchors,
                 p.turn_weight,
             )
-        return [(known[mid], score) for mid, score in ranked]
+        return first_naming(exact, [(known[mid], score) for mid, score in ranked])
+
+    async def _naming(self, scope: Scope, query: str, tiers: tuple[Tier, ...], p: RetrievalPreset) -> list[Memory]:
+        """The active memories that name the query's identifiers exactly, those naming more of them first,
+        then the newest ("INC-7" never returns INC-17 or INC-70 here)."""
+        wanted = identifiers(query)
+        if not wanted:
+            return []
+        hits = await self.memories.keyword_search(scope, " ".join(wanted), ID_POOL, tiers, p.layers)
+        lowered = [w.lower() for w in wanted]
+
+        def naming(text: str) -> int:
+            low = text.lower()  # a substring test first: the whole-token check only where it can match
+            return sum(w in low and mentions_identifier(text, i) for w, i in zip(lowered, wanted, strict=True))
+
+        named = [(naming(h.memory.text), h.memory) for h in hits if h.memory.status is MemoryStatus.ACTIVE]
+        named = [(n, m) for n, m in named if n]
+        named.sort(key=lambda nm: (-nm[0], -nm[1].created_at.timestamp()))
+        return [m for _, m in named]
 
     async def _about_entities(self, scope: Scope, query: str, tiers: tuple[Tier, ...], p: RetrievalPreset) -> list[str]:
         """Memories about the entities the query names: those the graph links to them (and to their
