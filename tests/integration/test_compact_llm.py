@@ -27,7 +27,11 @@ PO = "PO-20261028-0098"
 T0 = datetime(2026, 10, 28, 9, 0, tzinfo=UTC)
 TEXTS = [
     "user: Raise a purchase order for 40 laptops; we must stay under 130,000.00 CNY.",
-    f'tool[erp.create_po]: {{"po_id": "{PO}", "amount": "125,000.00 CNY", "status": "pending_approval"}}',
+    # What an ERP answers besides the business fields: compaction drops it, so compacting shrinks the session
+    # (a compaction that does not shrink it is never swapped in).
+    f'tool[erp.create_po]: {{"po_id": "{PO}", "amount": "125,000.00 CNY", "status": "pending_approval", '
+    '"debug": {"sql": "INSERT INTO po (vendor_id, amount) VALUES ($1, $2) RETURNING po_id", "timings_ms": '
+    '[3, 4, 1, 7, 2, 9, 4, 4, 6, 1, 3, 8]}, "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "node": "erp-db-7f9c"}',
     f"assistant: {PO} was created for 125,000.00 CNY.",
     "user: Thanks. What else is open?",
     "assistant: Nothing else is open right now.",
