@@ -23,18 +23,18 @@ def _run(*args: str, timeout: int = 300) -> str:
 def test_bench_tokens_quick(tmp_path: Path) -> None:
     out = tmp_path / "tokens.json"
     stdout = _run("tokens", "--quick", "--json", str(out))
-    assert "n=20" in stdout and "n=40" in stdout, stdout
+    assert "n=60" in stdout and "n=120" in stdout, stdout
     result = json.loads(out.read_text())
     systems = result["systems"]
     assert set(systems) == {"append_all", "truncation", "acm"}
     for name in systems:
-        assert set(systems[name]["cumulative_tokens"]) == {"20", "40"}, name
+        assert set(systems[name]["cumulative_tokens"]) == {"60", "120"}, name
     # Append-all is quadratic: twice the turns, about four times the tokens; ACM stays in its window.
     append = systems["append_all"]["cumulative_tokens"]
-    assert append["40"] > 3 * append["20"]
+    assert append["120"] > 3 * append["60"]
     acm = systems["acm"]
-    assert acm["cumulative_tokens"]["40"] == acm["prompt_tokens"]["40"] + acm["compaction_work_tokens"]["40"]
-    assert set(acm["within_1_1_nW"]) == {"20", "40"}
+    assert acm["cumulative_tokens"]["120"] == acm["prompt_tokens"]["120"] + acm["compaction_work_tokens"]["120"]
+    assert set(acm["within_1_1_nW"]) == {"60", "120"}
     assert acm["compaction"]["compactions"] > 0 and acm["compaction"]["latency_p95_ms"] is not None
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / "tokens.png").stat().st_size > 0

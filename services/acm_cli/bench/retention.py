@@ -192,7 +192,7 @@ def run_benchmark(
     make: Callable[..., Session] = toolsessions.generate if tool_heavy else generate
     for i in range(sessions):
         kind = kinds[i % len(kinds)]
-        n = 60 if quick else rng.randint(200, 500)
+        n = 400 if quick else rng.randint(200, 500)  # quick: still enough turns for compaction to run
         session = make(kind, n, seed * 1000 + i, entities=4 if quick else 8)
         turns = simulate.session_turns(session.turns, counter)
         runs = {

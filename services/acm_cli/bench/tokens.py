@@ -30,7 +30,7 @@ from acm_cli.bench.plotting import pyplot
 from acm_cli.bench.workflows import KINDS, generate
 
 NS = (50, 100, 200, 500)
-QUICK_NS = (20, 40)
+QUICK_NS = (60, 120)  # enough turns for compaction to run: turns are kept compact (protocol noise out)
 WINDOW = 4000
 TURN_TOKENS = 500
 PAPER_APPEND_ALL = {50: 637_500, 100: 2_525_000, 200: 10_050_000, 500: 62_625_000}
@@ -47,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--json", dest="json_out", type=Path, help="write the results here")
     p.add_argument("--plot", dest="plot_out", type=Path, help="plot (default: tokens.png beside --json)")
     p.add_argument("--seed", type=int, default=11, help="seed of the generated sessions (default 11)")
-    p.add_argument("--quick", action="store_true", help="n = 20, 40 only (smoke test)")
+    p.add_argument("--quick", action="store_true", help="n = 60, 120 only (smoke test)")
     p.add_argument(
         "--tool-heavy",
         action="store_true",
