@@ -239,6 +239,11 @@ class DropHotState:
     async def __call__(self, scope: Scope, level: ForgetLevel) -> int:
         removed = await self.cache.clear(scope, level)
         await forget_prefetch(self.cache, scope)  # pools of other sessions that saw the erased memories
+        if level is ForgetLevel.USER:
+            # Other users' pools of the customer may hold what this user alone said at the customer tier (erased
+            # with the user): stale already, dropped now so none of it stays in the cache (docs/privacy.md).
+            for key_prefix in ("prefetch:ver:", "prefetch:pool:"):
+                removed += await self.cache.clear(scope, ForgetLevel.CUSTOMER, key_prefix)
         return removed
 
 

@@ -4,7 +4,7 @@ acm serve                                  embedded ACM on 127.0.0.1:50051 (data
 acm ingest -c acme -u alice -s s1 "I moved to Lisbon in May" --wait
 acm fetch  -c acme -u alice "where do I live?"
 acm job    -c acme -u alice <job id>
-acm forget -c acme -u alice --level user
+acm forget -c acme -u alice --level user [--verify "Lisbon"]
 acm keys create --client acme --database-url postgresql://…   (distributed mode; an admin key)
 acm keys create --client acme --role agent --customers c1,c2 [--users u1]   (an agent key)
 acm bench locomo --data locomo.json --json results/locomo.json   (benchmarks, against embedded ACM)
@@ -291,8 +291,32 @@ async def _forget(args: argparse.Namespace) -> None:
         scope = _scope(args)
         job_id = await client.forget(scope, args.level)
         console.print(f"forget accepted: job [bold]{job_id}[/bold]")
-        if args.wait:
+        if args.wait or args.verify:
             _print_job(await client.wait_job(scope, job_id))
+        if args.verify:
+            await _verify_forget(client, scope, args)
+
+
+async def _verify_forget(client: AcmClient, scope: common_pb2.Scope, args: argparse.Namespace) -> None:
+    """Fetch no longer returns the texts, and no store reachable from here holds them (acm_cli.residue)."""
+    from acm_cli.residue import LAGGING, verify_stores
+
+    fetched = 0
+    for text in args.verify:
+        response = await client.fetch(scope, text, 4000)
+        fetched += sum(text in m.text for m in response.memories)
+    found = await verify_stores(args.verify, _data_dir(args), dict(os.environ), args.verify_timeout)
+    table = Table(title="what is left of the forgotten text")
+    for column in ("where", "hits"):
+        table.add_column(column)
+    table.add_row("Fetch (this scope)", str(fetched))
+    for store, hits in found.items():
+        table.add_row(store + (" (kept a while by design: docs/privacy.md)" if store in LAGGING else ""), str(hits))
+    console.print(table)
+    if fetched or any(hits for store, hits in found.items() if store not in LAGGING):
+        console.print("[red]not erased everywhere[/red]")
+        raise SystemExit(EXIT_FAILED)
+    console.print("erased: none of the stores scanned holds it" + ("" if found else " (no store reachable from here)"))
 
 
 def _ids(value: str) -> tuple[str, ...]:
@@ -438,6 +462,18 @@ def parser() -> argparse.ArgumentParser:
         help="what to erase, from the scope given (default user)",
     )
     forget.add_argument("--wait", action="store_true", help="wait until every store has erased it")
+    forget.add_argument(
+        "--verify",
+        action="append",
+        metavar="TEXT",
+        default=[],
+        help="then check TEXT (repeatable: words the forgotten scope said) is gone: Fetch, and every byte of the "
+        "stores reachable from here (the data folder; ACM_DATABASE_URL, ACM_GRAPH_URL, ACM_CACHE_URL, ACM_BUS_URL); "
+        "exit 1 if found",
+    )
+    forget.add_argument(
+        "--verify-timeout", type=float, default=30.0, help="seconds to wait for the stores to drop it (default 30)"
+    )
     forget.set_defaults(run=_forget)
 
     keys = sub.add_parser("keys", help="manage API keys (talks to the database directly)")

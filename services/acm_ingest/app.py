@@ -59,7 +59,7 @@ def register(
     bus.subscribe(
         topics.FORGET,
         GROUP,
-        ForgetHandler(ForgetScope(rel.memories, graph, cache), rel.jobs, rel.processed, rel.audit, rel.api_keys),
+        ForgetHandler(ForgetScope(rel.memories, graph, cache, bus), rel.jobs, rel.processed, rel.audit, rel.api_keys),
     )
     sweep = SweepIdle(rel.memories, rel.schemas, expire, settings.expiry_idle_sweep_max_users)
 

@@ -51,6 +51,7 @@ SEEN_ERRORS_TTL_S = 7 * 86400.0
 # every turn and not only when a turn crosses the limit.
 COMPACTION_DUE_KEY = "compaction_due_at"
 COMPACTION_STEP = 0.1
+RECENT_TURNS_READ = 8  # turns a tool output is read against (its call, the ids just named)
 RECORD_PLACEMENT = Placement(RECORD_KIND, Tier.USER, Layer.MID)  # session data, never promoted to LONG
 
 
@@ -81,7 +82,8 @@ class IngestTurn:
         # Every string the turn carries (content, metadata, tool name, JSON decoded) is redacted before any
         # step reads it: the gateway did so already, a direct Kafka publisher may not have.
         turn, redacted = redact_turn(turn, pii_rules(schema))
-        plan = plan_turn(turn, schema, frozenset(seen), await self._call_key(turn))
+        call_key, named = await self._before(turn)
+        plan = plan_turn(turn, schema, frozenset(seen), call_key, named)
         redactions = Counter(plan.redactions) + Counter(redacted)
         counts = {f"redacted_{kind}": n for kind, n in redactions.items()}
         if not plan.gate.keep:
@@ -108,6 +110,7 @@ class IngestTurn:
             counts.update(extraction.counts)
         kept = schema_kept_facts(schema, plan)
         facts = await self._facts(turn, kept, scope, schema, turn_memory.schema_version)
+        await self.memories.add_authors(scope, [f.memory_id for f in facts if f.owner.tier is not Tier.USER])
         mentions_by_fact = [draft.mentions for draft, _ in kept]
         entities = await self._resolve_entities(scope, owner, [m for ms in mentions_by_fact for m in ms])
         relations = []
@@ -168,6 +171,9 @@ class IngestTurn:
             updated_at=utcnow(),  # TTLs count from when ACM wrote it, not when the turn happened
             token_count=self.tokens.count(text),
             schema_version=schema_version,
+            role=turn.role.value,
+            tool_name=turn.tool_name,
+            trust=turn_trust(plan),
         )
 
     async def _facts(
@@ -202,6 +208,9 @@ class IngestTurn:
                     token_count=self.tokens.count(draft.text),
                     schema_version=schema_version,
                     slot=draft.slot,
+                    role=turn.role.value,
+                    tool_name=turn.tool_name,
+                    trust=draft.trust,
                 )
             )
         existing = {m.memory_id: m for m in await self.memories.get(turn.scope, [f.memory_id for f in fresh])}
@@ -212,17 +221,16 @@ class IngestTurn:
                 if turn.turn_id in old.source_turn_ids:  # a redelivery: nothing new happened
                     fact = old
                 else:
+                    source = old if not old.trusted or fact.trusted else fact  # the least trusted one stands
                     fact = replace(
                         old,
                         source_turn_ids=(*old.source_turn_ids, turn.turn_id),
                         mention_count=old.mention_count + 1,
                         updated_at=utcnow(),
-                        # Said again in another session (or often enough): it is not a session fact any more.
-                        layer=old.layer
-                        if old.kind == RECORD_KIND
-                        else promoted(
-                            schema, old.layer, old.mention_count + 1, old.session_id != turn.scope.session_id
-                        ),
+                        role=source.role,
+                        tool_name=source.tool_name,
+                        trust=source.trust,
+                        layer=restated_layer(schema, old, source.trusted, old.session_id != turn.scope.session_id),
                     )
             facts.append(fact)
         values = {f.memory_id: d.value for f, (d, _) in zip(fresh, kept, strict=True)}
@@ -249,18 +257,23 @@ class IngestTurn:
         head = draft.text[: len(draft.text) - len(draft.sentence)]
         return replace(draft, text=head + part, sentence=part, value=part, record=record)
 
-    async def _call_key(self, turn: Turn) -> str:
-        """The identifier named by the call this tool output answers: the newest earlier turn of the session
-        that called the tool ("get_user_details({"user_id": "mia_li_3668"})")."""
-        if turn.role is not Role.TOOL or not turn.tool_name or not turn.scope.session_id:
-            return ""
-        call = f"{turn.tool_name}("
-        for m in await self.memories.session_memories(turn.scope, 4, (Layer.SHORT,)):
-            at = m.text.rfind(call)
-            if m.kind == "turn" and at >= 0 and m.created_at <= turn.occurred_at:
+    async def _before(self, turn: Turn) -> tuple[str, frozenset[str]]:
+        """For a tool output, from the session's newest earlier turns: the identifier named by the call it
+        answers ("get_user_details({"user_id": "mia_li_3668"})"), and the ids the user and agent named (their
+        records are what the session shows of the output first)."""
+        if turn.role is not Role.TOOL or not turn.scope.session_id:
+            return "", frozenset()
+        call = f"{turn.tool_name}(" if turn.tool_name else ""
+        key, named = "", set()
+        for m in await self.memories.session_memories(turn.scope, RECENT_TURNS_READ, (Layer.SHORT,)):
+            if m.kind != "turn" or m.created_at > turn.occurred_at or m.text.startswith("tool"):
+                continue
+            named |= set(identifiers(m.text))
+            at = m.text.rfind(call) if call and not key else -1
+            if at >= 0:
                 found = identifiers(m.text[at + len(call) :].split(")\n", 1)[0])
-                return found[0] if found else ""
-        return ""
+                key = found[0] if found else ""
+        return key, frozenset(named)
 
     async def _supersede(self, scope: Scope, facts: Sequence[Memory], values: dict[str, str]) -> dict[str, Memory]:
         """A fact stating a new value for a slot makes the older one stale (kept, pointing at the newer);
@@ -406,6 +419,24 @@ def turn_memory_id(owner: Owner, turn_id: str) -> str:
     return stable_id(owner.client_id, owner.customer_id, owner.user_id, "turn", turn_id)
 
 
+def turn_trust(plan: TurnPlan) -> str:
+    """A turn's own memory: an instruction when it was flagged, untrusted when any of its facts is."""
+    if plan.flagged:
+        return "instruction"
+    return next((f.trust for f in plan.facts if f.trust != "normal"), "normal")
+
+
+def restated_layer(schema: AgentSchema, old: Memory, trusted: bool, other_session: bool) -> Layer:
+    """The layer of a memory said again. A fact said again in another session (or often enough) is not a
+    session fact any more (MID → LONG); a tool's record stays in its session; a fact any doubtful source said
+    (acm.domain.instruction: an authority or rule claim) never lasts, and one that did goes back to MID."""
+    if old.kind == RECORD_KIND:
+        return old.layer
+    if not trusted:
+        return Layer.MID if old.layer is Layer.LONG else old.layer
+    return promoted(schema, old.layer, old.mention_count + 1, other_session)
+
+
 def schema_kept_facts(schema: AgentSchema, plan: TurnPlan) -> list[tuple[FactDraft, Placement]]:
     """The drafts the agent's schema keeps, each with its category, tier and layer (the schema decides
     what is remembered: a category it does not list is not kept)."""
@@ -450,10 +481,18 @@ class ForgetScope:
     memories: MemoryRepo
     graph: GraphStore
     cache: Cache | None = None  # prefetched bundles of the scope are dropped with it
+    bus: EventBus | None = None  # where the erased shared-tier memories' ids go, for their vectors
 
     async def __call__(self, scope: Scope, level: ForgetLevel) -> dict[str, int]:
+        # A user's Forget also takes what that user alone said at the customer and client tiers (the memories
+        # record their authors; docs/privacy.md); what others said too stays, without this user as an author.
+        shared = await self.memories.forget_authored(scope) if level is ForgetLevel.USER else []
         erased = await self.memories.forget(scope, level)
         await self.graph.forget(scope, level)
+        if shared and self.bus is not None:
+            event = envelope(scope, event_id=stable_id("forgotten", *shared))
+            event.memories_written.CopyFrom(events_pb2.MemoriesWritten(expired_memory_ids=shared))
+            await self.bus.publish(topics.MEMORIES, scope.session_key, event.SerializeToString())
         if self.cache is not None:
-            await forget_prefetch(self.cache, scope)
-        return {"memories_erased": erased}
+            await forget_prefetch(self.cache, scope)  # every tier's pools, other users' included
+        return {"memories_erased": erased + len(shared), **({"shared_erased": len(shared)} if shared else {})}

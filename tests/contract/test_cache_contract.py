@@ -214,6 +214,20 @@ async def test_clear_session_level_without_session_id_only_hits_sessionless_keys
     assert await c.get(without, "k") is None
 
 
+async def test_clear_with_a_key_prefix_takes_those_keys_in_every_scope_under_the_level(cache: Harness) -> None:
+    c = cache.cache
+    cid = cache.client()
+    alice, bob, other = Scope(cid, "X", "a1", session_id="s1"), Scope(cid, "X", "b1"), Scope(cid, "Y", "a1")
+    for scope in (alice, bob, other):
+        await c.set(scope, "prefetch:pool:bot", b"pool")
+        await c.set(scope, "tokens", b"7")
+        await c.set(scope, "x:prefetch:pool:bot", b"not a pool key")  # the prefix is the key's, not a substring
+    assert await c.clear(alice, ForgetLevel.CUSTOMER, "prefetch:pool:") == 2
+    assert [await c.get(s, "prefetch:pool:bot") for s in (alice, bob, other)] == [None, None, b"pool"]
+    assert [await c.get(s, "tokens") for s in (alice, bob)] == [b"7", b"7"]
+    assert await c.get(bob, "x:prefetch:pool:bot") == b"not a pool key"
+
+
 async def test_clear_many_keys(cache: Harness) -> None:
     # More keys than one SCAN page / UNLINK batch.
     c = cache.cache

@@ -387,13 +387,16 @@ async def test_forget_levels_spelled_out(store: VectorStore) -> None:
     assert await remaining(store) == {g for g in everything if g.startswith("c2")}
 
 
-async def test_delete_removes_only_the_scopes_own_user_tier_points(store: VectorStore) -> None:
+async def test_delete_removes_the_scopes_own_points_and_its_shared_tiers_but_no_other_users(
+    store: VectorStore,
+) -> None:
     await load_grid(store)
     everything = {g.name for g in GRID}
-    # Ask for A's own points, B's, the customer's, the other client's: only A's user-tier points go.
-    asked = [mid(n) for n in ("c1/x/a/s1", "c1/x/a/", "c1/x/b/s1", "c1/x", "c2/x/a/s1", "c1")]
+    # Ask for A's own points, B's, the customer's, the client's, the other client's: A's user-tier points and
+    # its customer's and client's (what a user's Forget erases by id) go; B's and the other client's stay.
+    asked = [mid(n) for n in ("c1/x/a/s1", "c1/x/a/", "c1/x/b/s1", "c1/x", "c1/y", "c2/x/a/s1", "c1")]
     await store.delete(A, asked)
-    assert everything - await remaining(store) == {"c1/x/a/s1", "c1/x/a/"}
+    assert everything - await remaining(store) == {"c1/x/a/s1", "c1/x/a/", "c1/x", "c1"}  # not c1/y: another customer
     await store.delete(A, [])  # nothing asked, nothing done
 
 

@@ -11,6 +11,8 @@ is thread-safe, so an inline call overlapping one of those is fine. One process 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
 import uuid
 from collections.abc import Sequence
@@ -86,6 +88,45 @@ def forget_filter(scope: Scope, level: ForgetLevel) -> qe.Filter:
     return qe.Filter(must=must)
 
 
+def _copy_live(old: qe.EdgeShard, to: Path, dim: int) -> None:
+    """A new shard at ``to`` holding every point of ``old`` (vectors and payloads) and its payload indexes."""
+    _shred(to)  # a rewrite that died half-way
+    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
+    new = qe.EdgeShard.create(str(to), config)
+    try:
+        for field in old.info().payload_schema:
+            new.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
+        offset = None
+        while True:
+            records, offset = old.scroll(
+                qe.ScrollRequest(offset=offset, limit=1000, with_payload=True, with_vector=True)
+            )
+            if records:
+                batch = [qe.Point(r.id, r.vector, r.payload) for r in records]  # type: ignore[arg-type]
+                new.update(qe.UpdateOperation.upsert_points(batch))
+            if offset is None:
+                break
+        new.flush()
+    finally:
+        new.close()
+
+
+def _shred(folder: Path) -> None:
+    """Overwrite every file under ``folder`` with zeros, then remove it (absent: nothing to do). Zeroing
+    reaches the same blocks on ordinary filesystems, not on copy-on-write ones or an SSD's spare blocks."""
+    if not folder.exists():
+        return
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            size = path.stat().st_size
+            with path.open("r+b") as f:
+                for _ in range(0, size, 1 << 20):
+                    f.write(bytes(min(1 << 20, size - f.tell())))
+                f.flush()
+                os.fsync(f.fileno())
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _memory_id(pid: object) -> str:
     return pid.hex if isinstance(pid, uuid.UUID) else uuid.UUID(str(pid)).hex
 
@@ -97,6 +138,7 @@ class EdgeVectorStore:
         self._path = Path(path)
         self._shard: qe.EdgeShard | None = None
         self._open_lock = asyncio.Lock()
+        self._writing = asyncio.Lock()  # a rewrite (vacuum) holds it: no write lands in the shard being copied
         self._closed = False
         self._dim: int | None = None  # known once ensure() opened the shard with a config
 
@@ -147,13 +189,14 @@ class EdgeVectorStore:
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         if not points:
             return
-        shard = await self._open()
         batch = [
             # A malformed memory id raises ValueError here, before anything is written.
             qe.Point(_point_id(p.memory_id), [float(x) for x in p.vector], _payload(p))
             for p in points
         ]
-        shard.update(qe.UpdateOperation.upsert_points(batch))
+        async with self._writing:
+            shard = await self._open()
+            shard.update(qe.UpdateOperation.upsert_points(batch))
 
     async def search(
         self,
@@ -180,16 +223,59 @@ class EdgeVectorStore:
         return [(_memory_id(p.id), p.score) for p in shard.query(request)]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None:
-        shard = await self._open()
-        shard.update(qe.UpdateOperation.delete_points_by_filter(forget_filter(scope, level)))
+        doomed = forget_filter(scope, level)
+        async with self._writing:
+            shard = await self._open()
+            erased = shard.count(qe.CountRequest(exact=True, filter=doomed))
+            if erased:  # the filter (ids) is written to the WAL: a replayed Forget must not write it again
+                shard.update(qe.UpdateOperation.delete_points_by_filter(doomed))
+        if erased:
+            await self.vacuum()
 
     async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
             return
-        shard = await self._open()
         own = forget_filter(scope, ForgetLevel.USER).must or []
         ids = qe.HasIdCondition({_point_id(m) for m in memory_ids})
-        shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[*own, _eq("tier", "user"), ids])))
+        # Shared-tier points are deleted by id only after a user's Forget erased what that user alone said.
+        shared = qe.Filter(
+            must=[_eq("client_id", scope.client_id), ids],
+            should=[
+                qe.Filter(must=[_eq("tier", "customer"), _eq("customer_id", scope.customer_id)]),
+                _eq("tier", "client"),
+            ],
+        )
+        mine = qe.Filter(must=[*own, _eq("tier", "user"), ids])
+        async with self._writing:
+            shard = await self._open()
+            forgotten = shard.count(qe.CountRequest(exact=True, filter=shared))
+            # Only filters that match are written (each lands in the WAL with the scope's ids).
+            if shard.count(qe.CountRequest(exact=True, filter=mine)):
+                shard.update(qe.UpdateOperation.delete_points_by_filter(mine))
+            if forgotten:
+                shard.update(qe.UpdateOperation.delete_points_by_filter(shared))
+        if forgotten:
+            await self.vacuum()
+
+    async def vacuum(self) -> None:
+        """Rewrite the shard with its live points only. A delete leaves the point's vector and payload (ids,
+        session) in the segment files and the WAL until rewritten; qdrant-edge's own vacuum skips small
+        segments and never rewrites the WAL. The new shard is built beside the old one from a scroll (reads
+        go on meanwhile, writes wait), swapped in, and the old folder's files are zeroed before removal."""
+        async with self._writing:
+            old = await self._open()
+            dim = self._dim or int(json.loads((self._path / "edge_config.json").read_text())["vectors"][""]["size"])
+            fresh = self._path.with_name(self._path.name + ".rewrite")
+            trash = self._path.with_name(self._path.name + ".forgotten")
+            await asyncio.to_thread(_copy_live, old, fresh, dim)
+            async with self._open_lock:  # no search reopens the folder while it is being swapped
+                self._shard = None
+                await asyncio.to_thread(old.close)
+                await asyncio.to_thread(_shred, trash)
+                self._path.rename(trash)
+                fresh.rename(self._path)  # a crash between the renames leaves both folders: see docs/privacy.md
+                self._shard = await asyncio.to_thread(qe.EdgeShard.load, str(self._path))
+            await asyncio.to_thread(_shred, trash)
 
     async def count(self, model: str | None = None) -> int:
         """Points in the shard (of ``model`` when given)."""

@@ -11,7 +11,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from acm.adapters.redis_cache import cache_key, level_prefix
+from acm.adapters.redis_cache import cache_key, key_name, level_prefix
 from acm.domain.scope import ForgetLevel, Scope
 
 
@@ -68,10 +68,10 @@ class MemoryCache:
         self._put(k, str(total).encode(), None if entry is None else entry[1])
         return total
 
-    async def clear(self, scope: Scope, level: ForgetLevel) -> int:
+    async def clear(self, scope: Scope, level: ForgetLevel, key_prefix: str = "") -> int:
         prefix = level_prefix(scope, level)
         now = self._clock()
-        doomed = [k for k in self._data if k.startswith(prefix)]
+        doomed = [k for k in self._data if k.startswith(prefix) and key_name(k).startswith(key_prefix)]
         removed = 0
         for k in doomed:
             _, expires = self._data.pop(k)

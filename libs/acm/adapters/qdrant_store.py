@@ -211,12 +211,20 @@ class QdrantVectorStore:
             return
         own = list(forget_filter(scope, ForgetLevel.USER).must or [])
         ids = models.HasIdCondition(has_id=[str(point_id(m)) for m in memory_ids])
+        mine = models.Filter(must=[*own, _eq("tier", "user"), ids])
+        # Shared-tier points go by id only after a user's Forget erased what that user alone said.
+        shared = models.Filter(
+            must=[_eq("client_id", scope.client_id), ids],
+            should=[
+                models.Filter(must=[_eq("tier", "customer"), _eq("customer_id", scope.customer_id)]),
+                _eq("tier", "client"),
+            ],
+        )
         async with asyncio.timeout(self._timeout_s):
-            await self._client.delete(
-                self._collection,
-                points_selector=models.FilterSelector(filter=models.Filter(must=[*own, _eq("tier", "user"), ids])),
-                wait=True,
-            )
+            for doomed in (mine, shared):
+                await self._client.delete(
+                    self._collection, points_selector=models.FilterSelector(filter=doomed), wait=True
+                )
 
     async def count(self, model: str | None = None) -> int:
         only = None if model is None else models.Filter(must=[_eq("model", model)])

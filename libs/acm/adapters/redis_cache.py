@@ -24,6 +24,12 @@ def cache_key(scope: Scope, key: str) -> str:
     return f"acm:{scope.client_id}:{scope.customer_id}:{scope.user_id}:{scope.session_id}:{key}"
 
 
+def key_name(stored: bytes | str) -> str:
+    """The key part of a stored key (scope ids hold no ':', so it is what follows the fifth)."""
+    text = stored.decode(errors="replace") if isinstance(stored, bytes) else stored
+    return text.split(":", 5)[-1]
+
+
 def level_prefix(scope: Scope, level: ForgetLevel) -> str:
     """The key prefix that ``level`` of ``scope`` covers (ends with ':', so c1 never matches c10)."""
     parts = [scope.client_id]
@@ -86,12 +92,14 @@ class RedisCache:
     async def incr(self, scope: Scope, key: str, amount: int = 1) -> int:
         return int(await self._r.incrby(cache_key(scope, key), amount))
 
-    async def clear(self, scope: Scope, level: ForgetLevel) -> int:
+    async def clear(self, scope: Scope, level: ForgetLevel, key_prefix: str = "") -> int:
         # SCAN, never KEYS: KEYS blocks the server for the whole keyspace. UNLINK frees memory off-thread.
         pattern = _GLOB_SPECIAL.sub(r"\\\1", level_prefix(scope, level)) + "*"
         removed = 0
         batch: list[bytes] = []
         async for k in self._r.scan_iter(match=pattern, count=1000):
+            if key_prefix and not key_name(k).startswith(key_prefix):
+                continue
             batch.append(k)
             if len(batch) >= _UNLINK_BATCH:
                 removed += int(await self._r.unlink(*batch))

@@ -58,7 +58,16 @@ class MemoryRepo(Protocol):
         """The scope's session (scope.session_id required), those layers only, newest first."""
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
-        """Erase every memory that ``level`` of ``scope`` covers; returns how many."""
+        """Erase every memory that ``level`` of ``scope`` covers (and, above session level, the authorship
+        rows of the users it covers); returns how many. Erased bytes do not stay in the embedded files."""
+
+    async def add_authors(self, scope: Scope, memory_ids: Sequence[str]) -> None:
+        """Record the scope's user as an author of these (customer- or client-tier) memories."""
+
+    async def forget_authored(self, scope: Scope) -> list[str]:
+        """A user-level Forget's share of the shared tiers: drop the scope's user from every memory's authors
+        and erase the customer- and client-tier memories that user alone said; their ids. Run it before
+        forget(), which drops the user's authorship rows."""
 
     async def expire(self, scope: Scope, cutoffs: Mapping[Layer, datetime], limit: int) -> list[str]:
         """Delete the scope's own user-tier memories of its agent whose layer has a cutoff and that were
@@ -190,7 +199,8 @@ class VectorStore(Protocol):
     async def forget(self, scope: Scope, level: ForgetLevel) -> None: ...
 
     async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> None:
-        """Remove these memories' points, only where they are the scope's own user-tier points."""
+        """Remove these memories' points, only where they are the scope's own user-tier points or points of
+        its customer's or client's tier (a user's Forget erases what that user alone said there)."""
 
     async def close(self) -> None: ...
 
@@ -246,8 +256,9 @@ class Cache(Protocol):
 
     async def incr(self, scope: Scope, key: str, amount: int = 1) -> int: ...
 
-    async def clear(self, scope: Scope, level: ForgetLevel) -> int:
-        """Drop every key under ``level`` of ``scope``; returns how many."""
+    async def clear(self, scope: Scope, level: ForgetLevel, key_prefix: str = "") -> int:
+        """Drop every key under ``level`` of ``scope`` (only the keys whose name starts with ``key_prefix``, when
+        given, in every scope under it); returns how many."""
 
     async def close(self) -> None: ...
 

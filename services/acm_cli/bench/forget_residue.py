@@ -248,9 +248,7 @@ async def distributed_forget_residue(
         acm.urls = Urls(
             database=dsn, vectors=f"qdrant-local://{vector_path}", graph=neo4j_uri, bus=bus_url, cache=redis_url
         )
-        # Redis: other users' prefetch pools built before a user's Forget may hold that user's customer-tier
-        # statements until rebuilt or expired (never served: their generation is stale).
-        lagging = frozenset({"kafka", "postgres_pages", "postgres_wal", "redis"})
+        lagging = frozenset({"kafka", "postgres_pages", "postgres_wal"})
         async with acm:
             return await _run_in(acm, Deployment("distributed", scan, lagging), settle_s, after_level)
     finally:
