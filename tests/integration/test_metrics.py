@@ -88,6 +88,8 @@ async def test_a_compaction_reaches_an_otlp_receiver(
         for i in range(12):
             text = (
                 f"Order PO-2026110{i % 10}-00{i:02d} for {i + 1} laptops was approved by Li Wei on 2026-11-2{i % 10}."
+                " Thanks for handling this so quickly, the team really appreciates how smooth the process has"
+                " been this quarter, and everyone is looking forward to getting the new machines set up soon."
             )
             jobs.append((await client.ingest(SCOPE, text, Role.USER, turn_id=f"m-{i}")).job_id)
         for job_id in jobs:

@@ -109,3 +109,15 @@ def test_verdict_is_quick_on_a_2kb_turn() -> None:
     for turn in turns:
         instruction_verdict(turn)
     assert (time.process_time() - start) / len(turns) < 0.02
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I don't eat olives, please keep that in mind for the Marseille dinner.",
+        "Please remember that I am allergic to nuts from now on.",
+        "我不吃香菜，记住这一点。",
+    ],
+)
+def test_asking_to_be_remembered_is_not_an_instruction(line: str) -> None:
+    assert not instruction_verdict(line).flagged

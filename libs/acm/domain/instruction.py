@@ -454,7 +454,7 @@ def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
         reasons.add("authority_claim")
     if "entitlement" in found and found & {"persistence", "authority"}:
         reasons.add("limit_claim")
-    if "persistence" in found and (order or _STANDING.search(norm)):
+    if "persistence" in found and (order or _STANDING.search(norm)) and not _remember_me(found, norm):
         reasons.add("persistent_rule")
     if "roleplay" in found and (order or "general" in found):
         reasons.add("role_injection")
@@ -462,6 +462,19 @@ def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
         reasons.add("addressed_to_agent")
     if order and "general" in found and _general_order(norm):
         reasons.add("general_rule")
+
+
+# "I don't eat olives, please keep that in mind": a user asking to be remembered is what a memory is for.
+_SELF_FACT = re.compile(
+    r"\b(?:i|i'm|i am|i've|we|we're|my|our)\s+(?:[\w'’]+\s+){0,3}?(?:eat|drink|like|love|prefer|hate|dislike|live|moved"
+    r"|work|worked|started|am|was|have|had|use|allergic|vegetarian|vegan|birthday|name|address|email|phone|favou?rite"
+    r"|diet|size|kids?|children|wife|husband|partner|dog|cat)\b|我(?:不吃|喜欢|爱|住在|在.{0,6}工作|对.{0,6}过敏)"
+)
+
+
+def _remember_me(found: set[str], norm: str) -> bool:
+    """A request to remember the user's own facts or preferences, with nothing else of an order to the agent."""
+    return found <= {"persistence", "directive"} and bool(_SELF_FACT.search(norm)) and not re.search(r"\byou\b", norm)
 
 
 _STANDING = re.compile(
