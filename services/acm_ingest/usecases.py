@@ -285,6 +285,8 @@ class IngestTurn:
             for old in await self.memories.active_in_slot(scope, fact.slot):
                 if old.memory_id == fact.memory_id or _value_of(old) == normalised(values[fact.memory_id]):
                     continue
+                if not fact.trusted and old.trusted:
+                    continue  # a doubtful statement never makes a trusted value stale
                 # The later statement wins (when it was said, not the time it talks about, which is vaguer).
                 new_at, old_at = fact.created_at, old.created_at
                 if old_at <= new_at:

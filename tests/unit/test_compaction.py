@@ -234,7 +234,7 @@ def test_assembly_never_fails_it_drops_the_lowest_ranked_pins_first() -> None:
     tight = plan_context(memory, [], 40, COUNTER)
     assert tight.pins_dropped and "lower-ranked pins" in tight.notice()
     # Goals rank first: the user's constraint is the last thing left out.
-    assert [e.key for e in plan_context(memory, [], 300, COUNTER).pins][0] == P.GOALS
+    assert next(e.key for e in plan_context(memory, [], 300, COUNTER).pins) == P.GOALS
 
 
 def test_working_tokens_counts_every_part() -> None:

@@ -178,7 +178,8 @@ def test_an_honorific_is_part_of_the_name(honorific: str) -> None:
 
 
 def test_the_pinned_state_is_capped_by_rank_and_never_fails() -> None:
-    calls = [("assistant", f'tickets.get({{"ticket_id": "TCK-{1000 + i}", "note": "{"detail " * 6}"}})') for i in range(60)]
+    note = "detail " * 6
+    calls = [("assistant", f'tickets.get({{"ticket_id": "TCK-{1000 + i}", "note": "{note}"}})') for i in range(60)]
     state = _pinned([("user", "I need to close every ticket of the migration by Friday."), *calls])
     shown = state.within(o200k, 200, 40)
     assert shown.tokens <= 200 and shown.dropped == len(state.entities) - len(shown.entities) > 0
