@@ -33,8 +33,8 @@ MAX_QUERY_NAMES = 24
 # The most memories about the query's entities that the similarity search ranks: a bound on the cost of one
 # filtered search (a person in a long history is named in thousands of facts), not a tuning knob.
 ANCHOR_POOL = 2000
-# Keyword hits read to find the memories that name a query's identifiers exactly (an id's pieces are its
-# keywords: "INC-7" → inc, 7): a bound on one read, well above the records that share an id's prefix.
+# Memories read that hold a query's identifier as a phrase of the keyword index ("INC-7" → inc, 7, in order),
+# newest first; each is then checked to name it whole.
 ID_POOL = 200
 
 
@@ -193,14 +193,14 @@ class Retrieve:
         wanted = identifiers(query)
         if not wanted:
             return []
-        hits = await self.memories.keyword_search(scope, " ".join(wanted), ID_POOL, tiers, p.layers)
+        hits = await self.memories.phrase_search(scope, wanted, ID_POOL, tiers, p.layers)
         lowered = [w.lower() for w in wanted]
 
         def naming(text: str) -> int:
             low = text.lower()  # a substring test first: the whole-token check only where it can match
             return sum(w in low and mentions_identifier(text, i) for w, i in zip(lowered, wanted, strict=True))
 
-        named = [(naming(h.memory.text), h.memory) for h in hits if h.memory.status is MemoryStatus.ACTIVE]
+        named = [(naming(m.text), m) for m in hits if m.status is MemoryStatus.ACTIVE]
         named = [(n, m) for n, m in named if n]
         named.sort(key=lambda nm: (-nm[0], -nm[1].created_at.timestamp()))
         return [m for _, m in named]

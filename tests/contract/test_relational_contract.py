@@ -306,6 +306,25 @@ async def test_keyword_search_answers_a_natural_question_best_match_first(store:
     assert await store.memories.keyword_ids(ALICE, "?!", 10) == []
 
 
+async def test_phrase_search_finds_an_id_by_all_its_pieces_in_order(store: RelationalStore) -> None:
+    owner = ALICE.owner(Tier.USER)
+    rows = [mem(f"sku{i}", owner, f"tool[x]: SKU-{900000 + i} {{sku=SKU-{900000 + i}, qty={i}}}") for i in range(60)]
+    rows += [
+        mem("inc7", owner, "INC-7 {ticket=INC-7, status=open}", minutes=1),
+        mem("inc17", owner, "INC-17 {ticket=INC-17, status=open}", minutes=2),
+        mem("card", owner, "pay with credit_card_9513926 please", minutes=3),
+        mem("order", owner, "order #W2378156 shipped", minutes=4),
+    ]
+    await store.memories.upsert(rows)
+    found = await store.memories.phrase_search(ALICE, ["SKU-900042"], 5)
+    assert [m.memory_id for m in found] == ["sku42"]  # every piece, not any of them ("sku" is in all 60)
+    assert [m.memory_id for m in await store.memories.phrase_search(ALICE, ["INC-7"], 5)] == ["inc7"]
+    both = await store.memories.phrase_search(ALICE, ["credit_card_9513926", "#W2378156"], 5)
+    assert [m.memory_id for m in both] == ["order", "card"]  # newest first
+    assert await store.memories.phrase_search(BOB, ["INC-7"], 5) == []  # scoped
+    assert await store.memories.phrase_search(ALICE, ["?!"], 5) == []
+
+
 @pytest.mark.parametrize(
     "query",
     ['refund AND "NEAR(', "refund* OR -charger:", "'); DROP TABLE memories; --", "what is the", "", "?!"],

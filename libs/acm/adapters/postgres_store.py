@@ -410,6 +410,31 @@ class PgMemoryRepo:
         rows = await self._keyword(scope, query, limit, tiers, layers, "memory_id")
         return [str(r["memory_id"]) for r in rows]
 
+    async def phrase_search(
+        self,
+        scope: Scope,
+        phrases: Sequence[str],
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
+    ) -> list[Memory]:
+        wanted = [p for p in phrases if _WORD.search(p)][:_MAX_TERMS]
+        if not wanted or limit <= 0 or not tiers or not layers:
+            return []
+        # The same parser reads the phrase and the text, so an id's pieces line up as they were indexed.
+        rows = await self._ex.fetch(
+            f"""
+            SELECT {_MEMORY_COLUMNS}
+            FROM memories
+            WHERE tsv @@ ANY(ARRAY(SELECT phraseto_tsquery('english', p) FROM unnest(%(phrases)s::text[]) AS p))
+              AND status = 'active' AND {_VISIBLE} AND layer = ANY(%(layers)s)
+            ORDER BY created_at DESC, memory_id
+            LIMIT %(limit)s
+            """,
+            {**_scope_params(scope, tiers), "phrases": wanted, "limit": limit, "layers": [str(x) for x in layers]},
+        )
+        return [_memory(r) for r in rows]
+
     async def _keyword(
         self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...], layers: tuple[Layer, ...], columns: str
     ) -> list[DictRow]:

@@ -385,6 +385,16 @@ def _memory(row: sqlite3.Row) -> Memory:
     )
 
 
+def fts_phrase_query(phrases: Sequence[str]) -> str:
+    """An FTS5 MATCH expression matching ANY of the phrases, each phrase's words consecutive and quoted."""
+    quoted = []
+    for phrase in phrases[:_MAX_TERMS]:
+        words = [w.lower() for w in _WORD.findall(phrase)]
+        if words:
+            quoted.append('"' + " ".join(words).replace('"', '""') + '"')
+    return " OR ".join(quoted)
+
+
 def fts_or_query(query: str) -> str:
     """An FTS5 MATCH expression matching ANY of the query's words.
 
@@ -458,6 +468,32 @@ class SqliteMemoryRepo:
     ) -> list[str]:
         rows = await self._keyword(scope, query, limit, tiers, layers, "m.memory_id AS memory_id")
         return [str(r["memory_id"]) for r in rows]
+
+    async def phrase_search(
+        self,
+        scope: Scope,
+        phrases: Sequence[str],
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
+    ) -> list[Memory]:
+        match = fts_phrase_query(phrases)
+        if not match or limit <= 0 or not tiers or not layers:
+            return []
+        layer_params = {f"layer{i}": str(layer) for i, layer in enumerate(layers)}
+        layer_sql = ", ".join(f":{name}" for name in layer_params)
+        rows = await self._ex.fetch(
+            f"""
+            SELECT {_M_COLUMNS}
+            FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
+            WHERE memories_fts MATCH :match AND m.status = 'active' AND {_visible(tiers)}
+              AND m.layer IN ({layer_sql})
+            ORDER BY m.created_at DESC, m.memory_id
+            LIMIT :limit
+            """,
+            {**_scope_params(scope), **layer_params, "match": match, "limit": limit},
+        )
+        return [_memory(r) for r in rows]
 
     async def _keyword(
         self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...], layers: tuple[Layer, ...], columns: str

@@ -44,6 +44,17 @@ class MemoryRepo(Protocol):
     ) -> list[str]:
         """keyword_search's memory ids only, in its order (cheap enough for thousands of hits)."""
 
+    async def phrase_search(
+        self,
+        scope: Scope,
+        phrases: Sequence[str],
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        layers: tuple[Layer, ...] = ALL_LAYERS,
+    ) -> list[Memory]:
+        """Visible, active memories whose text holds any of ``phrases`` as consecutive words of the keyword
+        index ("SKU-900271" → sku, 900271 in that order: every piece, not any of them), newest first."""
+
     async def active_in_slot(self, scope: Scope, slot: str) -> list[Memory]:
         """Visible, active memories stating a value for ``slot`` (normally at most one)."""
 
