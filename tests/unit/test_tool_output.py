@@ -216,3 +216,23 @@ def test_a_long_session_summary_is_bounded_older_lines_archived() -> None:
                 memory, tail = result.memory, []
         peak = max(peak, working_tokens(memory, tail, COUNTER, rules))
     assert peak <= rules.budget_tokens
+
+
+def test_a_cut_pin_keeps_first_what_the_latest_turns_speak_of() -> None:
+    from acm.domain.compaction.pinned import hint_words
+
+    profile = {
+        "user_id": "mia_li_3668",
+        "address": {"street": "975 Sunset Drive", "city": "Austin", "zip": "78750", "country": "USA"},
+        "gift_cards": {f"gift_card_{i}": {"balance": i * 10} for i in range(12)},
+        "cards": {"credit_card_4421486": {"brand": "visa", "last_four": "7447"}},
+    }
+    (record,) = tool_records(json.dumps(profile))  # as ingest keeps a tool's output: its records
+    state = _pinned([("assistant", 'accounts.get({"user_id": "mia_li_3668"})'), ("tool", record.render())])
+    def shown_for(latest: list[str]) -> dict[str, str]:
+        shown = state.within(o200k, 50, 40, hints=hint_words(latest))
+        return next(e for e in shown.entities if e.key == "mia_li_3668").attributes
+
+    asked = shown_for(["Ship it to my Austin address, please."])
+    assert "address" in asked and "…" in asked  # cut, and what the request speaks of is kept
+    assert "address" not in shown_for([])  # else the fields naming ids come first

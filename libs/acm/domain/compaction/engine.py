@@ -148,11 +148,17 @@ def pinned_text(state: P.PinnedState) -> str:
     return state.render()
 
 
-def shown_pinned(state: P.PinnedState, rules: Rules, counter: TokenCounter, cap: int | None = None) -> P.Shown:
+def shown_pinned(
+    state: P.PinnedState,
+    rules: Rules,
+    counter: TokenCounter,
+    cap: int | None = None,
+    hints: frozenset[str] = frozenset(),
+) -> P.Shown:
     """The pins a context shows: the highest-ranked within the schema's cap (and ``cap``, when smaller)."""
     share = int(rules.budget_tokens * PINNED_SHARE)  # as a Fetch at the session's own budget shows them
     limit = min(share if cap is None else cap, rules.pinned_max_tokens)
-    return state.within(counter.count, max(limit, 0), rules.pinned_max_entities, rules.entity_types)
+    return state.within(counter.count, max(limit, 0), rules.pinned_max_entities, rules.entity_types, hints)
 
 
 def summary_text(lines: Sequence[str]) -> str:
@@ -481,7 +487,8 @@ def plan_context(
     working = [*memory.recent, *tail]
     # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
     state = _pin_span(memory.pinned, _span(working), working, rules.pinned_fields)
-    shown = shown_pinned(state, rules, counter, int(budget * PINNED_SHARE))
+    latest = [t.body for t in reversed(working) if t.role != "tool"][:3]
+    shown = shown_pinned(state, rules, counter, int(budget * PINNED_SHARE), P.hint_words(latest))
     plan = ContextPlan(
         shown.text,
         shown.tokens,

@@ -144,6 +144,7 @@ class PinnedState:
         max_tokens: int,
         max_entities: int,
         entity_types: Sequence[str] = (),
+        hints: frozenset[str] = frozenset(),
     ) -> Shown:
         """The highest-ranked pins whose lines fit ``max_tokens`` (and ``max_entities``), shown in rank order.
         Never fails: with no room, nothing is shown and every pin is counted as dropped."""
@@ -158,7 +159,7 @@ class PinnedState:
             if used + size > max_tokens:
                 # A large pin (a record with many fields) is shown with the attributes that fit, when a useful
                 # part does; else a smaller, lower-ranked pin may still fit.
-                cut = _truncated(e, max_tokens - used, count)
+                cut = _truncated(e, max_tokens - used, count, hints)
                 if cut is None:
                     continue
                 e, size = cut, count(f"- {cut.render()}\n")
@@ -201,15 +202,31 @@ class PinnedState:
 
 PINNED_HEADER = "Pinned state (current values):\n"
 MIN_TRUNCATED_TOKENS = 24  # a pin cut to less than this says too little to show
+_HINT_WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,}")
+_COMMON = frozenset("the and for with you your this that are was have has not but can will our from".split())
 
 
-def _truncated(e: PinnedEntity, room: int, count: Callable[[str], int]) -> PinnedEntity | None:
-    """The pin with its first attributes that fit ``room`` tokens ("…" marks the cut); None if too little fits."""
+def hint_words(texts: Sequence[str]) -> frozenset[str]:
+    """The words of the latest user and agent turns an attribute may hold ("7447" of "my 7447 card")."""
+    return frozenset(w for t in texts for w in _HINT_WORD.findall(t.lower()) if w not in _COMMON)
+
+
+def _truncated(
+    e: PinnedEntity, room: int, count: Callable[[str], int], hints: frozenset[str] = frozenset()
+) -> PinnedEntity | None:
+    """The pin with its first attributes that fit ``room`` tokens ("…" marks the cut); None if too little fits.
+    ``hints``: words of the latest turns; an attribute that holds one is what the request is about."""
     if room < MIN_TRUNCATED_TOKENS:
         return None
     kept: dict[str, str] = {}
-    # The attributes that name ids first (what the agent acts on next), each group in its own order.
-    ordered = sorted(e.attributes.items(), key=lambda kv: not A.ids(kv[1]))
+
+    def priority(kv: tuple[str, str]) -> tuple[bool, bool]:
+        words = set(_HINT_WORD.findall(kv[1].lower()))
+        return (not (words & hints), not A.ids(kv[1]))
+
+    # The attributes the latest turns speak of first, then those that name ids (what the agent acts on next),
+    # each group in its own order.
+    ordered = sorted(e.attributes.items(), key=priority)
     for name, value in ordered:
         trial = {**kept, name: value}
         if count(f"- {replace(e, attributes={**trial, '…': ''}).render()}\n") > room:
