@@ -252,13 +252,15 @@ def _archive(lines: list[str], fresh: int, cap: int, counter: TokenCounter) -> t
 
 def first_cut(memory: WorkingMemory, tail: Sequence[SessionTurn], rules: Rules, counter: TokenCounter) -> int:
     """How many of the oldest working turns the first attempt replaces: all but the newest ones that fit
-    the target with the pinned state and summary (at most ``recent_turns_verbatim`` of them)."""
+    the target with the pinned state and summary (at most ``recent_turns_verbatim`` of them). The newest turn
+    stays verbatim whenever it alone fits the target: the exchange in progress is never only a summary line."""
     working = [*memory.recent, *tail]
     fixed = shown_pinned(memory.pinned, rules, counter).tokens + counter.count(summary_text(memory.episodes))
     target = int(rules.budget_tokens * rules.target_ratio)
     keep, used = 0, fixed
     for turn in reversed(working):
-        if keep >= rules.recent_turns_verbatim or used + turn.tokens > target:
+        first = keep == 0 and turn.tokens <= target
+        if keep >= rules.recent_turns_verbatim or (used + turn.tokens > target and not first):
             break
         keep += 1
         used += turn.tokens
