@@ -12,7 +12,7 @@ from acm.domain.gate import GateDecision, GateRules, decide, is_chit_chat
 from acm.domain.instruction import Trust, instruction_verdict
 from acm.domain.models import Role, Turn
 from acm.domain.pii import PiiRules, redact
-from acm.domain.records import Record, outside_json, tool_records, weight
+from acm.domain.records import Record, cut, outside_json, tool_records, weight
 from acm.domain.schema import AgentSchema
 from acm.domain.text import strip_control
 
@@ -68,7 +68,7 @@ def shown_turn(text: str, records: list[Record]) -> str:
         if used + weight(line) > MAX_TURN_WEIGHT:
             room = MAX_TURN_WEIGHT - used
             if room > 80:
-                out.append(_cut_to(line, room))
+                out.append(cut(line, room - 2).rstrip() + " …")
             left = f"{len(lines) - i} more records" if records and i >= len(lines) - len(records) else "the rest"
             out.append(f"… [{left} in memories]")
             break
@@ -85,13 +85,6 @@ def stored_view(role: Role, text: str, records: list[Record], named: frozenset[s
         return shown_turn(text, [])
     ordered = sorted(records, key=lambda r: r.key not in named) if named else records
     return shown_turn(clean(outside_json(text) if records else text), ordered)
-
-
-def _cut_to(text: str, max_weight: int) -> str:
-    end = len(text)
-    while end > 0 and weight(text[:end]) > max_weight:
-        end = end * max_weight // max(weight(text[:end]), 1)
-    return text[:end].rstrip() + " …"
 
 
 def plan_turn(

@@ -259,7 +259,7 @@ class IngestTurn:
 
     async def _before(self, turn: Turn) -> tuple[str, frozenset[str]]:
         """For a tool output, from the session's newest earlier turns: the identifier named by the call it
-        answers ("get_user_details({"user_id": "mia_li_3668"})"), and the ids the user and agent named (their
+        answers ("get_customer({"customer_id": "cus_4821"})"), and the ids the user and agent named (their
         records are what the session shows of the output first)."""
         if turn.role is not Role.TOOL or not turn.scope.session_id:
             return "", frozenset()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,6 +15,7 @@ from acm.domain.models import Memory, MemoryStatus
 from acm.domain.retrieval import (
     Candidate,
     RetrievalPreset,
+    exact_first,
     preset,
     rescore,
     semantic_query,
@@ -59,17 +59,6 @@ def query_names(query: str) -> list[str]:
     names = [m.text for m in mentions(query)]
     names += [w for w in _WORD.findall(query) if w[0].isupper() or len(w) > 3]
     return list(dict.fromkeys(names))[:MAX_QUERY_NAMES]
-
-
-def first_naming(exact: Sequence[Memory], ranked: list[tuple[Memory, float]]) -> list[tuple[Memory, float]]:
-    """The memories that name the query's identifiers before anything similar, in their order, each scored
-    above the best of the rest."""
-    if not exact:
-        return ranked
-    top = max((score for _, score in ranked), default=0.0)
-    ids = {m.memory_id for m in exact}
-    lead = [(m, top + 1.0 + (len(exact) - i) / len(exact)) for i, m in enumerate(exact)]
-    return lead + [(m, score) for m, score in ranked if m.memory_id not in ids]
 
 
 @dataclass
@@ -185,7 +174,10 @@ class Retrieve:
                 p.turn_anchors,
                 p.turn_weight,
             )
-        return first_naming(exact, [(known[mid], score) for mid, score in ranked])
+        for memory in exact:
+            known.setdefault(memory.memory_id, memory)
+        ranked = exact_first(ranked, [m.memory_id for m in exact])
+        return [(known[mid], score) for mid, score in ranked]
 
     async def _naming(self, scope: Scope, query: str, tiers: tuple[Tier, ...], p: RetrievalPreset) -> list[Memory]:
         """The active memories that name the query's identifiers exactly, those naming more of them first,

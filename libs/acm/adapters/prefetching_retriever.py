@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 
 from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
 from acm.domain.identifiers import identifiers, mentions_identifier
-from acm.domain.prefetch import TERMS_VERSION, exact_first, in_window, on_topic, rank, static_order, static_scores
+from acm.domain.prefetch import TERMS_VERSION, in_window, on_topic, rank, static_order, static_scores
+from acm.domain.retrieval import exact_first
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack_until_full

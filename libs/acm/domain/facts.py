@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from acm.domain import sentences as S
 from acm.domain.extract import Mention, mentions
 from acm.domain.gate import is_chit_chat, is_lead_in
-from acm.domain.records import MAX_RECORD_WEIGHT, MAX_RECORDS_PER_TURN, Record, parts, weight
+from acm.domain.records import MAX_RECORD_WEIGHT, MAX_RECORDS_PER_TURN, Record, cut, parts, weight
 from acm.domain.timeparse import TimeMention, resolve
 
 MIN_FACT_CHARS = 12
@@ -56,9 +56,9 @@ def _pieces(sentence: str) -> list[str]:
             if piece:
                 out.append(piece)
                 piece = ""
-            cut = len(word) * MAX_RECORD_WEIGHT // weight(word)
-            out.append(word[:cut])
-            word = word[cut:]
+            head = cut(word, MAX_RECORD_WEIGHT)
+            out.append(head)
+            word = word[len(head) :]
         if piece and weight(piece) + 1 + weight(word) > MAX_RECORD_WEIGHT:
             out.append(piece)
             piece = word

@@ -1,5 +1,5 @@
 """Identifiers in free text: the ids an agent acts on (``INC-7``, ``SKU-48213``, ``#W2378156``, ``FQ8APE``,
-``credit_card_9513926``, ``mia_li_3668``, UUIDs), whatever system minted them.
+``gift_card_9513926``, ``ana_souza_3668``, UUIDs), whatever system minted them.
 
 No id format is listed: an identifier is a token that mixes letters and digits (joined by ``-`` or ``_``),
 or ``#`` and digits, or a UUID. Words, plain numbers, amounts, dates, times ("3pm"), ordinals ("2nd"),

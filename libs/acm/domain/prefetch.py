@@ -274,13 +274,3 @@ def likely_next(counts: Mapping[str, Mapping[str, int]], current: Iterable[str],
     for c in set(current):
         total.update(counts.get(c, {}))
     return [c for c, _ in total.most_common(n)]
-
-
-def exact_first(order: Iterable[tuple[int, float]], named: Sequence[int]) -> list[tuple[int, float]]:
-    """The entries that name the query's identifiers before the rest, each scored above the best of the rest
-    (a query for INC-7 gets INC-7's memories before similar tickets)."""
-    ranked = list(order)
-    top = max((score for _, score in ranked), default=0.0)
-    lead = [(i, top + 1.0 + (len(named) - n) / len(named)) for n, i in enumerate(named)]
-    first = set(named)
-    return lead + [(i, score) for i, score in ranked if i not in first]

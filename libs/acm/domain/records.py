@@ -6,7 +6,7 @@ values are records is read off the JSON's shape, never off field names of one do
 - a top-level object is one record, unless it is a container (no id of its own, holding an array of
   objects): then each object of its arrays is a record, and its own scalar fields one more;
 - objects and arrays inside a record stay inside it, rendered compactly ("passengers={first_name=Mia, …}"):
-  they belong to that record (a reservation's flight is not the flight's own record).
+  they belong to that record (an order's line item is not the product's own record).
 A record's key is its id field ("id", "*_id", "*Id", "*_number", "sku", "code", "uuid", "reference"), else
 the object key it was found under when that looks like an id. Protocol noise (status codes, trace and
 request ids, debug fields) is dropped (see compaction.noise).
@@ -199,7 +199,7 @@ def parts(record: Record, max_weight: int = MAX_RECORD_WEIGHT) -> list[str]:
     for name, value in record.fields:
         piece = f"{name}={value}"
         if weight(piece) > room:
-            piece = _cut(piece, room)
+            piece = cut(piece, room - 1) + "…"
         if chunks[-1] and used + weight(piece) + 2 > room:
             chunks.append([])
             used = 0
@@ -210,15 +210,14 @@ def parts(record: Record, max_weight: int = MAX_RECORD_WEIGHT) -> list[str]:
     return [f"{head}(part {i + 1}/{n}) {{{', '.join(c)}}}" for i, c in enumerate(chunks)]
 
 
-def _cut(text: str, max_weight: int) -> str:
-    out, used = [], 0
-    for ch in text:
-        w = weight(ch)
-        if used + w > max_weight - 1:
-            break
-        out.append(ch)
-        used += w
-    return "".join(out) + "…"
+def cut(text: str, max_weight: int) -> str:
+    """The longest start of ``text`` that weighs at most ``max_weight``."""
+    used = 0
+    for i, ch in enumerate(text):
+        used += weight(ch)
+        if used > max_weight:
+            return text[:i]
+    return text
 
 
 def parse_fields(rendered: str) -> dict[str, str]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import TypeVar
 
 from acm.domain.extract import mentions
 from acm.domain.models import Layer
@@ -182,3 +183,19 @@ def spread_to_adjacent_turns(
         for mid, s in scores.items()
     }
     return sorted(spread.items(), key=lambda kv: -kv[1])
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def exact_first(order: Iterable[tuple[K, float]], named: Sequence[K]) -> list[tuple[K, float]]:
+    """The entries that name the query's identifiers (``named``, in their order) before the rest, each scored
+    above the best of the rest: a query for INC-7 gets INC-7's memories before similar tickets. Used by the full
+    retrieval and by the prefetch pool alike."""
+    ranked = list(order)
+    if not named:
+        return ranked
+    top = max((score for _, score in ranked), default=0.0)
+    lead = [(k, top + 1.0 + (len(named) - n) / len(named)) for n, k in enumerate(named)]
+    first = set(named)
+    return lead + [(k, score) for k, score in ranked if k not in first]

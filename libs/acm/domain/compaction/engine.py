@@ -202,7 +202,7 @@ def _said(span: Sequence[SpanTurn]) -> set[A.Atom]:
 def _pin_span(
     state: P.PinnedState, span: Sequence[SpanTurn], turns: Sequence[SessionTurn], fields: Sequence[str] = ()
 ) -> P.PinnedState:
-    acted = frozenset(i for t in span for i in P.acted_on(t.role, t.text))
+    acted = frozenset(i for t in span for i in P.acted_on(t.role, t.text, fields))
     for cleaned, turn in zip(span, turns, strict=True):
         state = P.update(state, cleaned.role, cleaned.text, turn.turn_id, turn.at, fields, acted)
     return state

@@ -37,7 +37,7 @@ TYPES = {
     "CTR": "contract",
     "BUG": "issue",
 }
-CALL = "call"  # a tool call's inputs when it names no id ("search_flights: origin=JFK, date=2024-05-20")
+CALL = "call"  # a tool call's latest inputs ("search_stock() (call): warehouse=BER-1, page=3")
 NOTES = "notes"  # atoms pinned by the verifier's back-off
 GOALS = "goals"  # the user's stated goals and constraints
 SESSION = "session"  # the schema's pinned fields stated outside any entity ("branch: feature/login-fix")
@@ -45,7 +45,7 @@ SESSION = "session"  # the schema's pinned fields stated outside any entity ("br
 _FIELD_VALUE = r"\s*(?:=|:|\bis\b|\bwas\b)\s*[\"']?([^,;\n\"'{}]{1,80}?)[\"']?\s*(?:[.,;]\s|[.,;}]?$|[,;}])"
 MAX_GOALS = 8
 MAX_ATTRIBUTES = 16  # per entity: the newest values stay
-MAX_VALUE_CHARS = 480  # a record's nested value (its payment methods, its flights) is still one value
+MAX_VALUE_CHARS = 480  # a record's nested value (its payment methods, its line items) is still one value
 MAX_SOURCES = 8
 MAX_ACTS_RANKED = 1  # acted on at all ranks first; then recency decides: the order being changed now before the account
 # "Dr. Ana Souza", "Ms Li Wei": the honorific is part of the name, never a name of its own.
@@ -70,7 +70,7 @@ _RECORD_LINE = re.compile(r"^(\S{1,80}) \{.*\}$")
 _CLAUSE = re.compile(r"[;\n]+|(?<=\})\s*,?\s*(?=\{)")
 # A tool call as a turn carries it: name(arguments), the arguments JSON rendered as k=v by noise.clean.
 _CALL = re.compile(r"^([A-Za-z_][\w.-]{1,60})\(\s*\{?(.*?)\}?\s*\)$")
-# An id's type from the field that names it: user_id → user, flight_number → flight.
+# An id's type from the field that names it: user_id → user, order_number → order.
 _TYPED_FIELD = re.compile(r"^([a-z][a-z0-9]*?(?:_[a-z0-9]+)*?)_(?:id|number|code|ref)$")
 
 
@@ -399,9 +399,9 @@ def read(role: str, cleaned: str, fields: tuple[str, ...] = ()) -> TurnReading:
     )
 
 
-def acted_on(role: str, cleaned: str) -> frozenset[str]:
+def acted_on(role: str, cleaned: str, fields: Sequence[str] = ()) -> frozenset[str]:
     """The ids a user or agent turn names (its text and its calls): what the agent acts on."""
-    return read(role, cleaned).acted if role != "tool" else frozenset()
+    return read(role, cleaned, tuple(fields)).acted if role != "tool" else frozenset()
 
 
 def update(
@@ -418,7 +418,7 @@ def update(
     only updates entities already pinned (what it merely lists is left to the memories), or pins the one
     entity it is about. The schema's pinned ``fields`` are kept for the entity, or for the session when the
     clause names none; a user's goals and constraints are pinned as stated. ``acted``: ids the user or agent
-    names in the same span of turns, before or after this one (the flight picked from a listing): their records
+    names in the same span of turns, before or after this one (the item picked from a listing): their records
     in a tool output are pinned too."""
     agent = role != "tool"
     user = role == "user"
