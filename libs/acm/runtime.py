@@ -28,7 +28,9 @@ class HealthServer:
     """A gRPC server with standard health checking (and reflection); services add their own servicers."""
 
     def __init__(self, addr: str, service_names: Sequence[str] = ()) -> None:
-        self.server = grpc.aio.server()
+        # Its port alone: with SO_REUSEPORT (grpcio's default) a second server on the same port would start
+        # too and take half the calls; without it the second fails to bind, as it should.
+        self.server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._names = [*service_names, health.SERVICE_NAME]

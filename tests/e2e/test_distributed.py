@@ -5,6 +5,7 @@ Qdrant server runs here), and Fetch over gRPC returning them in scope and nothin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -42,10 +43,13 @@ SERVICES = ("gateway", "retrieve", "ingest", "architect", "anticipate", "compact
 SERVICE_TOKEN_SECRET = f"e2e-{uuid.uuid4().hex}"  # signs gateway/anticipate → retrieve/architect calls
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct free ports: the sockets stay bound until all are chosen, so none is handed out twice."""
+    with contextlib.ExitStack() as held:
+        socks = [held.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
 
 
 @dataclass
@@ -104,7 +108,7 @@ async def stack(
     database: str, kafka_bootstrap: str, neo4j_uri: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Stack]:
     work = tmp_path_factory.mktemp("distributed")
-    ports = {name: free_port() for name in SERVICES}
+    ports = dict(zip(SERVICES, free_ports(len(SERVICES)), strict=True))
     namespace = f"e2e-{uuid.uuid4().hex[:8]}."  # this run's topics and groups only
     common = {
         "ACM_DATABASE_URL": database,
