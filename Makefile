@@ -29,7 +29,7 @@ proto: install
 	$(BIN)/python -m acm.protogen $(PROTO_SRC) $(PROTO_OUT)
 
 lint: install
-	$(BIN)/ruff check libs services tests
+	$(BIN)/ruff check libs services benchmarks tests
 	$(BIN)/mypy
 
 infra-up:

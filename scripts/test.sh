@@ -20,7 +20,7 @@ else
 fi
 
 echo "[test] ruff"
-$BIN/ruff check libs services tests scripts
+$BIN/ruff check libs services benchmarks tests scripts
 echo "[test] mypy"
 $BIN/mypy
 $BIN/mypy tests

@@ -16,7 +16,7 @@ import numpy as np
 from _recall import RecallAtK
 
 from acm.adapters.embedders import MiniLMEmbedder, WordLlamaEmbedder
-from acm_cli.bench.locomo import load_conversations
+from acm_benchmarks.locomo import load_conversations
 
 KS = (10, 30)
 SYSTEMS = ("minilm", "wordllama", "fused")

@@ -95,7 +95,7 @@ async def fetch_side_by_side(data: Path, names: tuple[str, ...]) -> dict[str, di
     from contextlib import AsyncExitStack
 
     from acm.client import AcmClient
-    from acm_cli.bench.locomo import TIMED_BUDGET, IngestStats, _ingest, _scope, load_conversations
+    from acm_benchmarks.locomo import TIMED_BUDGET, IngestStats, _ingest, _scope, load_conversations
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
     conversations = load_conversations(data)

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import acm_cli.bench.prefetch as replay
+import acm_benchmarks.prefetch as replay
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm_gateway.api import GatewayServicer
 from acm_gateway.kept_sessions import KeptSessions

@@ -28,7 +28,7 @@ from _recall import RecallAtK
 from _results import write_results
 
 from acm.adapters.embedders import MiniLMEmbedder
-from acm_cli.bench.locomo import BM25, load_conversations, tokenize
+from acm_benchmarks.locomo import BM25, load_conversations, tokenize
 
 KS = (10, 30)
 PER_WORD = 15

@@ -26,7 +26,7 @@ from typing import Any
 
 from _results import write_results
 
-import acm_cli.bench.locomo as locomo
+import acm_benchmarks.locomo as locomo
 import acm_retrieve.usecases as retrieve_usecases
 
 BUDGET = 1000

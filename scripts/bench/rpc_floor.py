@@ -63,8 +63,8 @@ ECHO_BYTES = 17_000
 
 async def run(data: Path, calls: int) -> dict[str, Any]:
     from acm.client import AcmClient
-    from acm_cli.bench.locomo import ingest_turn, load_conversations, wait_until_indexed
-    from acm_cli.bench.prefetch import _scope
+    from acm_benchmarks.locomo import ingest_turn, load_conversations, wait_until_indexed
+    from acm_benchmarks.prefetch import _scope
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
     from acm_gateway.api import GatewayServicer
 

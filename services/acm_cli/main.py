@@ -35,7 +35,6 @@ from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.domain.scope import ScopeError, check_id
 from acm.v1 import common_pb2, gateway_pb2
-from acm_cli.bench import add_bench_parsers
 from acm_cli.reindex import add_parser as add_reindex_parser
 
 if TYPE_CHECKING:
@@ -507,9 +506,33 @@ def parser() -> argparse.ArgumentParser:
         "(a fresh temporary data folder unless --data-dir); results as JSON with --json. `acm bench NAME --help` "
         "for one.",
     )
-    add_bench_parsers(bench)
+    _add_bench_parsers(bench)
     add_reindex_parser(sub)
     return p
+
+
+BENCH_MISSING = (
+    "the benchmarks are not installed here (they are not part of the ACM package or its images): in a source "
+    "checkout, run `make install` (it installs them from benchmarks/ with the dev extra)"
+)
+
+
+def _add_bench_parsers(bench: argparse.ArgumentParser) -> None:
+    """The benchmarks' subcommands, from the acm_benchmarks package (benchmarks/, a dev install only); without
+    it `acm bench …` says how to install it."""
+    try:
+        from acm_benchmarks import add_bench_parsers
+    except ModuleNotFoundError as exc:
+        if exc.name != "acm_benchmarks":  # the package is there but broken: that is a bug to see
+            raise
+        bench.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        bench.set_defaults(run=_bench_missing)
+        return
+    add_bench_parsers(bench)
+
+
+async def _bench_missing(args: argparse.Namespace) -> None:
+    raise UsageError(BENCH_MISSING)
 
 
 def _not_utf8(argv: list[str]) -> str:

@@ -18,7 +18,7 @@ from acm.domain.placement import expires_at
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import Scope, Tier
 from acm.v1 import common_pb2
-from acm_cli.bench.locomo import wait_until_indexed
+from acm_benchmarks.locomo import wait_until_indexed
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from tests.support.fake_llm import fake_llm
 

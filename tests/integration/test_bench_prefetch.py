@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from acm_cli.bench.locomo import parse_conversation
-from acm_cli.bench.prefetch import ask_points
+from acm_benchmarks.locomo import parse_conversation
+from acm_benchmarks.prefetch import ask_points
 from tests.integration.test_bench_locomo_cli import _synthetic
 
 KEYS = {

@@ -27,7 +27,7 @@ from acm.domain.models import Entity, Layer, Memory
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.ports.bus import Record
 from acm.ports.stores import VectorPoint
-from acm_cli.bench.forget_residue import (
+from acm_benchmarks.forget_residue import (
     distributed_forget_residue,
     embedded_forget_residue,
     pseudo_word,

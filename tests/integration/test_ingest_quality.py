@@ -126,7 +126,7 @@ async def test_a_newer_fact_supersedes_the_older_which_stays_as_stale(acm: Embed
     from datetime import UTC, datetime
 
     from acm.domain.models import MemoryStatus
-    from acm_cli.bench.locomo import wait_until_indexed
+    from acm_benchmarks.locomo import wait_until_indexed
 
     async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
         for text, day in (

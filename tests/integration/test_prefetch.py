@@ -26,7 +26,7 @@ from acm.ports.stores import Cache
 from acm.prefetch_state import bump_generations, forget_prefetch, load_pool, read_generations, store_pool
 from acm.v1 import common_pb2, retrieve_pb2
 from acm_anticipate.usecases import DropHotState, build_pool
-from acm_cli.bench.locomo import wait_until_indexed
+from acm_benchmarks.locomo import wait_until_indexed
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from tests.support.events import signed
 

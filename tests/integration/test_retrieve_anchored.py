@@ -14,7 +14,7 @@ from acm.client import AcmClient
 from acm.domain.retrieval import preset
 from acm.domain.scope import ALL_TIERS, Scope
 from acm.v1 import common_pb2, gateway_pb2
-from acm_cli.bench.locomo import wait_until_indexed
+from acm_benchmarks.locomo import wait_until_indexed
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_retrieve.usecases import Retrieve
 

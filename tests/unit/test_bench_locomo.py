@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from acm_cli.bench.locomo import (
+from acm_benchmarks.locomo import (
     BM25,
     GROUPS,
     Outcome,

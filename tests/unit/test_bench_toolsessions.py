@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from acm_cli.bench import toolsessions
-from acm_cli.bench.retention import score
-from acm_cli.bench.workflows import PlantedFact, Session
+from acm_benchmarks import toolsessions
+from acm_benchmarks.retention import score
+from acm_benchmarks.workflows import PlantedFact, Session
 
 
 @pytest.mark.parametrize("kind", toolsessions.KINDS)
@@ -74,7 +74,7 @@ def test_line_scoring_matches_whole_ids_and_reads_each_record_line() -> None:
 
 
 def test_tokens_and_retention_run_on_tool_heavy_sessions(tmp_path: Path) -> None:
-    from acm_cli.bench import retention, tokens
+    from acm_benchmarks import retention, tokens
 
     out = tmp_path / "tokens-tool-heavy.json"
     result = tokens.run_benchmark(out, None, (20, 40), 3, tool_heavy=True)

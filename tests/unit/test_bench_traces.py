@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acm_cli.bench.traces import (
+from acm_benchmarks.traces import (
     BUDGETS,
     Call,
     Counter,

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acm_cli.bench.safety import DATA, evaluate_injection, evaluate_pii
+from acm_benchmarks.safety import DATA, evaluate_injection, evaluate_pii
 
 FILES = (
     "pii.jsonl",

@@ -1,7 +1,7 @@
 """A Fetch client in a process of its own: Fetch latency as an agent sees it, not slowed by the benchmark's
 own work (ingest calls, evidence checks) sharing the server's event loop and interpreter lock.
 
-The parent starts ``python -m acm_cli.bench.fetch_process ADDR [ADDR ...]`` (the API key comes through the
+The parent starts ``python -m acm_benchmarks.fetch_process ADDR [ADDR ...]`` (the API key comes through the
 environment, not the command line) and exchanges one JSON line per Fetch over the pipes:
 
     → {"target": 0, "scope": "<base64 Scope>", "query": "...", "budget": 1000, "encoding": ""}
@@ -36,7 +36,7 @@ class FetchProcess:
         child = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "acm_cli.bench.fetch_process",
+            "acm_benchmarks.fetch_process",
             *addrs,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -117,7 +117,7 @@ async def _serve(addrs: list[str], api_key: str) -> None:
 
 def main() -> None:
     if len(sys.argv) < 2 or API_KEY_ENV not in os.environ:
-        raise SystemExit(f"usage: {API_KEY_ENV}=<key> python -m acm_cli.bench.fetch_process ADDR [ADDR ...]")
+        raise SystemExit(f"usage: {API_KEY_ENV}=<key> python -m acm_benchmarks.fetch_process ADDR [ADDR ...]")
     asyncio.run(_serve(sys.argv[1:], os.environ[API_KEY_ENV]))
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from acm_cli.bench.coverage import add_parser as add_coverage
-from acm_cli.bench.locomo import add_parser as add_locomo
-from acm_cli.bench.prefetch import add_parser as add_prefetch
-from acm_cli.bench.retention import add_parser as add_retention
-from acm_cli.bench.safety import add_parser as add_safety
-from acm_cli.bench.tokens import add_parser as add_tokens
-from acm_cli.bench.traces import add_parser as add_traces
+from acm_benchmarks.coverage import add_parser as add_coverage
+from acm_benchmarks.locomo import add_parser as add_locomo
+from acm_benchmarks.prefetch import add_parser as add_prefetch
+from acm_benchmarks.retention import add_parser as add_retention
+from acm_benchmarks.safety import add_parser as add_safety
+from acm_benchmarks.tokens import add_parser as add_tokens
+from acm_benchmarks.traces import add_parser as add_traces
 
 AddParser = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 

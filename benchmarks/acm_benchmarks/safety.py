@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "safety"
 # Evaluation data beside the repository (shared/data; never shipped): false positives on ordinary chat.
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo-dev.json"
@@ -488,7 +488,7 @@ async def forget_residue(console: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     import os
     import tempfile
 
-    from acm_cli.bench.forget_residue import distributed_forget_residue, embedded_forget_residue
+    from acm_benchmarks.forget_residue import distributed_forget_residue, embedded_forget_residue
 
     runs: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="acm-forget-") as tmp:

@@ -10,7 +10,7 @@ Ids come in several formats (`PO-2026-0412`, `SKU-48213`, `#W2378156`, `FQ8APE`,
 session are tracked: their status, amount, quantity, assignee... change over the session (through the
 agent's updates and behind its back), and every time a tool result (or the agent's prose) shows a tracked
 field, that (entity id, field, value) is a planted fact; the last one shown is current, earlier different
-values are stale (acm_cli.bench.workflows.PlantedFact, scored by acm_cli.bench.retention).
+values are stale (acm_benchmarks.workflows.PlantedFact, scored by acm_benchmarks.retention).
 
 Pure: same (kind, turns, seed), same session.
 """
@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from acm_cli.bench.workflows import GenTurn, PlantedFact, Session
+from acm_benchmarks.workflows import GenTurn, PlantedFact, Session
 
 KINDS = ("procurement", "support", "ops", "orders")
 # (title, first name, last name); a record names the whole, prose sometimes the title and last name alone.

@@ -8,7 +8,7 @@ just after its last evidence turn, in the session then running, as an agent woul
 before it, every consumer (ingest, retrieve's index, anticipate) has caught up with the turns so far.
 The question is asked twice, in alternating order, through two gateways of the same process over gRPC:
 one whose Fetch consults the prefetch pool ("prefetch"), one without it ("no_prefetch"). The Fetches come
-from a client in a process of its own, as an agent's would (acm_cli.bench.fetch_process; `--client
+from a client in a process of its own, as an agent's would (acm_benchmarks.fetch_process; `--client
 in-process` asks from the benchmark's own event loop instead, which shares the server's).
 
 Reported per system: hit rate (the share of Fetches whose evidence turns were all in the session's fresh
@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acm_cli.bench.locomo import (
+from acm_benchmarks.locomo import (
     AGENT,
     CUSTOMER,
     Conversation,
@@ -40,7 +40,7 @@ from acm_cli.bench.locomo import (
     percentile,
     wait_until_indexed,
 )
-from acm_cli.bench.plotting import pyplot
+from acm_benchmarks.plotting import pyplot
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -233,7 +233,7 @@ async def _run_all(
     from acm.adapters.prefetching_retriever import PrefetchingRetriever
     from acm.client import AcmClient
     from acm.domain.schema import default_schema
-    from acm_cli.bench.fetch_process import FetchProcess
+    from acm_benchmarks.fetch_process import FetchProcess
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
     from acm_gateway.app import build_server, build_servicer
     from acm_gateway.settings import GatewaySettings

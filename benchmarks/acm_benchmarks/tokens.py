@@ -3,7 +3,7 @@
     acm bench tokens --json results/tokens.json [--plot results/tokens.png] [--quick] [--tool-heavy]
 
 For n = 50, 100, 200, 500 turns of about 500 tokens each (a generated enterprise session, padded with
-protocol noise; acm_cli.bench.workflows) and a window budget W = 4,000 tokens, every turn is followed by a
+protocol noise; acm_benchmarks.workflows) and a window budget W = 4,000 tokens, every turn is followed by a
 model call whose prompt is: everything so far (append_all), the newest turns that fit W (truncation), or
 ACM's assembled context within W (acm). ACM's figure also counts its compaction work as if a model did it
 (the old pinned state and summary read, the span read, the new state and summary written, per verifier
@@ -12,7 +12,7 @@ tokens than append-all at n = 500. The paper's append-all figures (exactly 500 t
 beside the measured ones. Per n, ACM's largest working context over the session (pins, summary, turns after
 each turn's compaction) and largest prompt are reported against W.
 
-`--tool-heavy`: the sessions of acm_cli.bench.toolsessions instead (JSON tool outputs of 5-20 records, a few
+`--tool-heavy`: the sessions of acm_benchmarks.toolsessions instead (JSON tool outputs of 5-20 records, a few
 of 20-60 KiB, ids of several formats, people with honorifics, values changing over the session), turns as
 generated rather than padded to 500 tokens.
 """
@@ -26,8 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acm_cli.bench.plotting import pyplot
-from acm_cli.bench.workflows import KINDS, generate
+from acm_benchmarks.plotting import pyplot
+from acm_benchmarks.workflows import KINDS, generate
 
 NS = (50, 100, 200, 500)
 QUICK_NS = (60, 120)  # enough turns for compaction to run: turns are kept compact (protocol noise out)
@@ -70,14 +70,14 @@ async def run(args: argparse.Namespace) -> None:
 def run_benchmark(
     json_out: Path | None, plot_out: Path | None, ns: tuple[int, ...], seed: int, tool_heavy: bool = False
 ) -> dict[str, Any]:
-    """`tool_heavy`: the sessions of acm_cli.bench.toolsessions (one domain per n in turn), as generated."""
+    """`tool_heavy`: the sessions of acm_benchmarks.toolsessions (one domain per n in turn), as generated."""
     from rich.console import Console
     from rich.table import Table
 
     from acm.adapters.tokenizer import TiktokenCounter
     from acm.domain.compaction.engine import Rules
-    from acm_cli.bench import simulate, toolsessions
-    from acm_cli.bench.retention import compaction_stats, window_maxima
+    from acm_benchmarks import simulate, toolsessions
+    from acm_benchmarks.retention import compaction_stats, window_maxima
 
     console = Console(soft_wrap=True)
     counter = TiktokenCounter()

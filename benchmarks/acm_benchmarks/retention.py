@@ -2,10 +2,10 @@
 
     acm bench retention --json results/retention.json [--sessions 8] [--quick] [--tool-heavy]
 
-Sessions come from a seeded generator (acm_cli.bench.workflows: procurement approvals, support tickets,
+Sessions come from a seeded generator (acm_benchmarks.workflows: procurement approvals, support tickets,
 incident response, deployments; 200-500 turns; facts early and late, in prose and buried in noisy tool
 outputs, some superseded later). Each session runs through truncation, a rolling summary without
-verification, ACM, and ACM whose every first attempt is that lossy summary (acm_cli.bench.simulate);
+verification, ACM, and ACM whose every first attempt is that lossy summary (acm_benchmarks.simulate);
 after the last turn the context is assembled at a
 4,000-token budget. Scores:
 - retention: the share of the planted facts that are still current (entity, attribute, latest value)
@@ -17,7 +17,7 @@ plus ACM's compaction latency (p50 / p95), verification failure rate and attempt
 largest prompt and ACM's largest working context (pins, summary, turns after each turn's compaction) against
 the budget.
 
-`--tool-heavy`: the sessions of acm_cli.bench.toolsessions instead (procurement, support, ops, orders: JSON
+`--tool-heavy`: the sessions of acm_benchmarks.toolsessions instead (procurement, support, ops, orders: JSON
 tool outputs of 5-20 records, a few of 20-60 KiB, ids of several formats, people with honorifics, record
 fields changing over the session); a tool output lists many records, one per line, so there the scores
 read each line as a segment and match ids whole.
@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acm_cli.bench.workflows import KINDS, PlantedFact, Session, generate
+from acm_benchmarks.workflows import KINDS, PlantedFact, Session, generate
 
 SYSTEMS = ("acm", "acm_lossy_drafts", "summary_unverified", "truncation")
 BUDGET = 4000
@@ -166,7 +166,7 @@ async def run(args: argparse.Namespace) -> None:
 def run_benchmark(
     json_out: Path | None, sessions: int, seed: int, quick: bool = False, tool_heavy: bool = False
 ) -> dict[str, Any]:
-    """`tool_heavy`: sessions of acm_cli.bench.toolsessions (one per domain in turn), scored line by line."""
+    """`tool_heavy`: sessions of acm_benchmarks.toolsessions (one per domain in turn), scored line by line."""
     import random
 
     from rich.console import Console
@@ -174,7 +174,7 @@ def run_benchmark(
 
     from acm.adapters.tokenizer import TiktokenCounter
     from acm.domain.compaction.engine import Rules
-    from acm_cli.bench import simulate, toolsessions
+    from acm_benchmarks import simulate, toolsessions
 
     console = Console(soft_wrap=True)
     counter = TiktokenCounter()

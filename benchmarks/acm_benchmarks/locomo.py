@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acm_cli.bench.plotting import pyplot
+from acm_benchmarks.plotting import pyplot
 
 if TYPE_CHECKING:
     from rich.console import Console

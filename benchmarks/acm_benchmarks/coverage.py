@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acm_cli.bench.locomo import CATEGORIES, Conversation, load_conversations, percentile, tokenize
-from acm_cli.bench.plotting import pyplot
+from acm_benchmarks.locomo import CATEGORIES, Conversation, load_conversations, percentile, tokenize
+from acm_benchmarks.plotting import pyplot
 
 BUDGET = 2000
 SYSTEMS = ("acm", "truncation", "full")
@@ -245,7 +245,7 @@ async def _run_all(
 async def _ingest_and_compact(
     client: Any, acm: Any, scope: Any, turns: Sequence[Any], ops: dict[str, Any], console: Any, name: str, t0: float
 ) -> None:
-    from acm_cli.bench.locomo import ingest_turn, wait_until_indexed
+    from acm_benchmarks.locomo import ingest_turn, wait_until_indexed
 
     start = time.perf_counter()
     jobs = []

@@ -37,7 +37,7 @@ from acm.domain.identifiers import identifiers
 from acm.domain.models import Role
 from acm.domain.records import tool_records
 from acm.domain.tokens import TokenCounter
-from acm_cli.bench.workflows import GenTurn
+from acm_benchmarks.workflows import GenTurn
 from acm_ingest.pipeline import stored_view
 from acm_ingest.usecases import COMPACTION_STEP
 

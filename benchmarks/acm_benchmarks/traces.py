@@ -37,9 +37,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acm_cli.bench.coverage import last_tokens
-from acm_cli.bench.locomo import percentile
-from acm_cli.bench.plotting import pyplot
+from acm_benchmarks.coverage import last_tokens
+from acm_benchmarks.locomo import percentile
+from acm_benchmarks.plotting import pyplot
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -477,7 +477,7 @@ async def ingest_message(client: AcmClient, scope: Any, message: Message, turn_i
 async def _settle(client: AcmClient, scope: Any, pending: list[str], acm: EmbeddedAcm, tally: Tally) -> None:
     """Every ingested message's job DONE, then every consumer caught up, before the next Fetch."""
     from acm.v1 import gateway_pb2
-    from acm_cli.bench.locomo import wait_until_indexed
+    from acm_benchmarks.locomo import wait_until_indexed
 
     for job_id in pending:
         job = await client.wait_job(scope, job_id, timeout_s=300)
