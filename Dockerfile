@@ -28,10 +28,13 @@ RUN pip install uv \
     && uv pip install --python /opt/acm/bin/python --override /tmp/overrides.txt -r /tmp/requirements.txt
 
 # The packages: setuptools finds them in libs/ and services/ (pyproject: where = ["libs", "services"]).
+# benchmarks/ (acm_benchmarks, `acm bench`) is a dev-only distribution and is not copied: the last check
+# fails the build if it ever gets in.
 COPY libs ./libs
 COPY services ./services
 RUN uv pip install --python /opt/acm/bin/python --no-deps . \
-    && python -c "import acm, acm_gateway, acm_retrieve, acm_ingest, acm_anticipate, acm_compact, acm_cli"
+    && python -c "import acm, acm_gateway, acm_retrieve, acm_ingest, acm_anticipate, acm_compact, acm_cli.main" \
+    && python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('acm_benchmarks') is not None)"
 
 # --- runtime: the virtualenv only, run as a non-root user ------------------------------------
 FROM python:3.11-slim
