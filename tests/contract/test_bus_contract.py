@@ -39,7 +39,6 @@ async def make_bus(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
         def make(**overrides: Any) -> EventBus:
             options: dict[str, Any] = {
                 "client_id": "acm-contract-test",
-                "poll_timeout_ms": 200,
                 "deliver_backoff_s": 0.05,
                 "stop_timeout_s": 5.0,
                 "session_timeout_ms": 6000,

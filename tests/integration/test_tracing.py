@@ -168,7 +168,7 @@ async def test_a_dead_lettered_record_ends_its_consumer_span_as_failed(spans: In
         raise PermanentError("forged scope")
 
     bus = _Bus()
-    await deliver(bus, "g", record, reject)
+    await deliver(bus, "g", record, reject, system="kafka")
 
     assert [topic for topic, _, _ in bus.published] == [topics.dead_letter("g")]
     span = await _span(spans, f"g process {topics.TURNS}")

@@ -1,4 +1,5 @@
-"""Consumer-side logic shared by every EventBus adapter: retry, dead-letter, and a stoppable worker.
+"""Consumer-side logic shared by every EventBus adapter: retry and dead-letter (FastStream has neither for
+Kafka; docs/faststream.md), and the embedded log's stoppable worker.
 
 An adapter calls `deliver` for each record and commits the record's offset only when it returns.
 `deliver` returns once the record was either handled or safely written to the group's dead-letter
@@ -36,16 +37,18 @@ async def deliver(
     record: Record,
     handler: RecordHandler,
     *,
+    system: str,
     attempts: int = 4,
     backoff_s: float = 0.2,
 ) -> None:
-    """Run `handler` on `record` with retries; dead-letter it if it cannot succeed.
+    """Run `handler` on `record` with retries; dead-letter it if it cannot succeed. `system` names the
+    transport in the span (OpenTelemetry's messaging.system).
 
     All attempts share one CONSUMER span, current while the handler runs: the events it publishes
     take it as their parent (acm.envelopes.envelope)."""
     env = _envelope(record.value)
     attributes: dict[str, AttributeValue] = {
-        "messaging.system": _messaging_system(bus),
+        "messaging.system": system,
         "messaging.operation.type": "process",
         "messaging.destination.name": record.topic,
         "messaging.destination.partition.id": str(record.partition),
@@ -166,15 +169,10 @@ def _event_id(value: bytes) -> str:
     return env.event_id if env is not None else ""
 
 
-def _messaging_system(bus: EventBus) -> str:
-    # The OTel name for Kafka; the embedded SQLite log has none, so it gets its own.
-    return "kafka" if type(bus).__name__ == "KafkaBus" else "acm_embedded_log"
-
-
 class Worker:
-    """One subscription's consumer task. stop() lets the record being handled finish (so its offset is
-    committed) but does not wait for new records; a handler stuck longer than the timeout is cancelled
-    and its record, not committed, is redelivered later."""
+    """One subscription's consumer task (the embedded log's; FastStream runs Kafka's). stop() lets the
+    record being handled finish (so its offset is committed) but does not wait for new records; a handler
+    stuck longer than the timeout is cancelled and its record, not committed, is redelivered later."""
 
     def __init__(self, name: str, run: Callable[[Worker], Awaitable[None]]) -> None:
         self.name = name

@@ -29,6 +29,7 @@ from acm.adapters.delivery import Worker, deliver
 from acm.ports.bus import BusUnavailable, Record, RecordHandler
 
 log = logging.getLogger("acm.bus")
+MESSAGING_SYSTEM = "acm_embedded_log"  # OpenTelemetry has no name for it
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -170,6 +171,7 @@ class EmbeddedBus:
                             sub.group,
                             record,
                             sub.handler,
+                            system=MESSAGING_SYSTEM,
                             attempts=self._deliver_attempts,
                             backoff_s=self._deliver_backoff_s,
                         )

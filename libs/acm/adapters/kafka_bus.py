@@ -1,36 +1,31 @@
-"""EventBus on Kafka, with aiokafka directly.
+"""EventBus on Kafka, served by FastStream (one KafkaBroker per bus).
 
-Publishing: one idempotent producer (acks=all), started on first use; every publish is bounded by
-`publish_timeout_s` and raises BusUnavailable when the broker cannot take the record in time.
-Consuming: one consumer per (group, topic) subscription, manual commits: a record's offset is committed
-only after `deliver` returned (handled, or written to the group's dead-letter topic). Records of one
-partition are handled one at a time, in order; different subscriptions run concurrently.
+Consuming: one FastStream subscriber per (topic, group) registered with subscribe(), each its own consumer in
+the group; a partition's records are handled one at a time, in order. Acknowledgement is manual
+(AckPolicy.NACK_ON_ERROR): the offset is committed only after `deliver` returned (handled, or written to the
+group's dead-letter topic); when `deliver` raises (that dead-letter write failed) the consumer seeks back, so
+the record and those after it come again. stop() lets a record in progress finish (FastStream's graceful
+timeout) and then cancels it, uncommitted.
+Publishing: FastStream's producer (acks=all, idempotent), connected on first use so that a publish-only bus
+needs no broker until then; every publish is bounded by `publish_timeout_s` and raises BusUnavailable.
+What FastStream does not do and stays here (docs/faststream.md): retries and dead letters (`deliver`, shared
+with the embedded log), creating the topics we publish to with our partition count, the namespace prefix.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
-from contextlib import suppress
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, cast
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import (
-    IllegalStateError,
-    KafkaConnectionError,
-    KafkaError,
-    KafkaTimeoutError,
-    NodeNotReadyError,
-    RequestTimedOutError,
-    TopicAlreadyExistsError,
-    for_code,
-)
+from aiokafka import ConsumerRecord
+from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError, RequestTimedOutError
+from faststream.kafka import KafkaBroker, Topic
+from faststream.kafka.annotations import KafkaMessage
+from faststream.middlewares import AckPolicy
 
-from acm import topics
-from acm.adapters.delivery import Worker, deliver
+from acm.adapters.delivery import deliver
 from acm.ports.bus import BusUnavailable, Record, RecordHandler
 
 log = logging.getLogger("acm.bus")
@@ -43,16 +38,7 @@ _UNREACHABLE = (
     NodeNotReadyError,
     RequestTimedOutError,
 )
-
-
-@dataclass(eq=False)
-class _Subscription:
-    topic: str
-    group: str
-    handler: RecordHandler
-    worker: Worker
-    from_now: bool = False
-    consumer: Any = field(default=None)  # AIOKafkaConsumer while started
+MESSAGING_SYSTEM = "kafka"  # the OpenTelemetry name
 
 
 class KafkaBus:
@@ -68,36 +54,48 @@ class KafkaBus:
         start_timeout_s: float = 15.0,
         stop_timeout_s: float = 10.0,
         request_timeout_ms: int = 5000,
-        poll_timeout_ms: int = 500,
         max_poll_records: int = 100,
         session_timeout_ms: int = 10000,
         heartbeat_interval_ms: int = 1000,
         deliver_attempts: int = 4,
         deliver_backoff_s: float = 0.2,
         namespace: str = "",
+        description: str | None = None,
     ) -> None:
         self._bootstrap = bootstrap_servers
         # Prefixed to every topic and consumer group: several ACM deployments (or test runs) can share
         # one Kafka cluster without reading each other's events.
         self._namespace = namespace
-        self._client_id = client_id
         self._num_partitions = num_partitions
         self._replication_factor = replication_factor
         self._create_topics = create_topics
         self._publish_timeout_s = publish_timeout_s
         self._start_timeout_s = start_timeout_s
         self._stop_timeout_s = stop_timeout_s
-        self._request_timeout_ms = request_timeout_ms
-        self._poll_timeout_ms = poll_timeout_ms
-        self._max_poll_records = max_poll_records
-        self._session_timeout_ms = session_timeout_ms
-        self._heartbeat_interval_ms = heartbeat_interval_ms
+        self._consumer_options: dict[str, Any] = {
+            "max_poll_records": max_poll_records,
+            "session_timeout_ms": session_timeout_ms,
+            "heartbeat_interval_ms": heartbeat_interval_ms,
+        }
         self._deliver_attempts = deliver_attempts
         self._deliver_backoff_s = deliver_backoff_s
-        self._subscriptions: list[_Subscription] = []
-        self._producer: Any = None  # AIOKafkaProducer once started
-        self._admin: Any = None  # AIOKafkaAdminClient once started
+        self.broker = KafkaBroker(
+            bootstrap_servers,
+            client_id=client_id,
+            # One timeout for producer and consumers: a consumer's group join waits up to the session
+            # timeout on the broker, so it must exceed that. A publish is bounded by publish_timeout_s anyway.
+            request_timeout_ms=max(request_timeout_ms, session_timeout_ms + 5000),
+            metadata_max_age_ms=60000,  # notice added partitions within a minute
+            acks="all",
+            enable_idempotence=True,
+            graceful_timeout=stop_timeout_s,
+            logger=log,
+            log_level=logging.DEBUG,  # FastStream's per-message lines; failures are logged by deliver
+            description=description,
+        )
+        self._subscribed: set[tuple[str, str]] = set()
         self._connect_lock: asyncio.Lock | None = None  # made lazily: it must belong to the running loop
+        self._connected = False
         self._known_topics: set[str] = set()
         self._started = False
 
@@ -107,9 +105,9 @@ class KafkaBus:
         topic = self._namespace + topic
         try:
             async with asyncio.timeout(self._publish_timeout_s):
-                producer = await self._get_producer()
+                await self._connect()
                 await self._ensure_topics([topic])
-                await producer.send_and_wait(topic, value=value, key=key.encode())
+                await self.broker.publish(value, topic, key=key.encode())  # waits for the broker's ack
         except _UNREACHABLE as exc:
             # On a timeout the record may still be sent later; a retry can duplicate it (at-least-once).
             raise BusUnavailable(
@@ -117,200 +115,132 @@ class KafkaBus:
                 f"within {self._publish_timeout_s}s: {type(exc).__name__}: {exc}"
             ) from exc
 
-    def subscribe(self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False) -> None:
+    def subscribe(
+        self,
+        topic: str,
+        group: str,
+        handler: RecordHandler,
+        *,
+        from_now: bool = False,
+        description: str | None = None,
+    ) -> None:
+        """``description`` only goes to the AsyncAPI document (acm.asyncapi)."""
         if self._started:
             raise RuntimeError("subscribe() must be called before start()")
-        if any(s.topic == topic and s.group == group for s in self._subscriptions):
+        if (topic, group) in self._subscribed:
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
-        topic = self._namespace + topic
-        sub = _Subscription(
-            topic, group, handler, Worker(f"kafka:{group}:{topic}", lambda w: self._consume(sub, w)), from_now
+        self._subscribed.add((topic, group))
+        subscriber = self.broker.subscriber(
+            self._topic(self._namespace + topic),
+            group_id=self._namespace + group,
+            # A new group starts at the beginning (nothing is skipped), or for hints at the end.
+            auto_offset_reset="latest" if from_now else "earliest",
+            ack_policy=AckPolicy.NACK_ON_ERROR,  # commit after success, seek back after an exception
+            title=f"{topic}:{group}",
+            description=description,
+            **self._consumer_options,
         )
-        self._subscriptions.append(sub)
+        subscriber(self._consumer(group, handler))
 
     async def start(self) -> None:
-        """Create the subscribed topics and their dead-letter topics, then start consuming. The producer
-        starts on the first publish, so a publish-only bus needs no broker until then."""
+        """Create the subscribed topics and start consuming. The producer connects here or on the first
+        publish, whichever comes first."""
         if self._started:
             return
         try:
             async with asyncio.timeout(self._start_timeout_s):
-                wanted = {s.topic for s in self._subscriptions} | {
-                    self._namespace + topics.dead_letter(s.group) for s in self._subscriptions
-                }
-                await self._ensure_topics(sorted(wanted))
-                for sub in self._subscriptions:
-                    sub.consumer = self._new_consumer(sub)
-                    await sub.consumer.start()
+                await self._connect()
+                await self.broker.start()
         except _UNREACHABLE as exc:
-            await self._close_clients()
+            await self.stop()
             raise BusUnavailable(f"Kafka at {self._bootstrap} unavailable at start: {exc!r}") from exc
         except BaseException:
-            await self._close_clients()
+            await self.stop()
             raise
-        for sub in self._subscriptions:
-            sub.worker.start()
         self._started = True
 
     async def stop(self) -> None:
-        """Stop the consumers (the record being handled finishes and is committed), then the producer."""
-        await asyncio.gather(*(s.worker.stop(self._stop_timeout_s) for s in self._subscriptions))
-        await self._close_clients()
+        """Stop the consumers (the record being handled finishes and is committed, within stop_timeout_s),
+        leave their groups, then close the producer."""
+        try:
+            async with asyncio.timeout(self._stop_timeout_s * 2):
+                await self.broker.stop()
+        except Exception as exc:  # a dead broker must not hang or fail shutdown
+            log.warning("stopping the Kafka bus failed: %r", exc)
+        self._connected = False
         self._started = False
 
     # -- consuming -------------------------------------------------------------------------------
 
-    def _new_consumer(self, sub: _Subscription) -> Any:
-        return AIOKafkaConsumer(
-            sub.topic,
-            bootstrap_servers=self._bootstrap,
-            client_id=self._client_id,
-            group_id=self._namespace + sub.group,
-            enable_auto_commit=False,
-            # A new group starts at the beginning (nothing is skipped), or for hints at the end.
-            auto_offset_reset="latest" if sub.from_now else "earliest",
-            request_timeout_ms=max(self._request_timeout_ms, self._session_timeout_ms + 5000),
-            session_timeout_ms=self._session_timeout_ms,
-            heartbeat_interval_ms=self._heartbeat_interval_ms,
-            max_poll_records=self._max_poll_records,
-            metadata_max_age_ms=60000,  # notice added partitions within a minute
-        )
-
-    async def _consume(self, sub: _Subscription, worker: Worker) -> None:
-        consumer = sub.consumer
-        while not worker.stopping:
-            try:
-                batches = await consumer.getmany(timeout_ms=self._poll_timeout_ms)
-            except KafkaError as exc:
-                log.warning("%s: poll failed (%r), retrying", worker.name, exc)
-                await asyncio.sleep(1.0)
-                continue
-            for tp, messages in batches.items():
-                for msg in messages:
-                    # Stop between records; skip what is left of a partition taken away by a rebalance
-                    # (its new owner starts from the committed offset).
-                    if worker.stopping or tp not in consumer.assignment():
-                        break
-                    if not await self._handle(sub, worker, tp, msg):
-                        break
-
-    async def _handle(self, sub: _Subscription, worker: Worker, tp: TopicPartition, msg: Any) -> bool:
-        """Deliver one record and commit it; False if the rest of its partition's batch must wait."""
-        record = Record(
-            topic=msg.topic,
-            key=msg.key.decode("utf-8", "replace") if msg.key is not None else "",
-            value=msg.value if msg.value is not None else b"",
-            partition=msg.partition,
-            offset=msg.offset,
-        )
-        consumer = sub.consumer
-        with worker.busy():
+    def _consumer(self, group: str, handler: RecordHandler) -> Callable[[KafkaMessage], Awaitable[None]]:
+        async def consume(message: KafkaMessage) -> None:
+            raw = cast("ConsumerRecord[bytes | None, bytes | None]", message.raw_message)
+            record = Record(
+                topic=raw.topic,
+                key=raw.key.decode("utf-8", "replace") if raw.key is not None else "",
+                value=raw.value if raw.value is not None else b"",
+                partition=raw.partition,
+                offset=raw.offset,
+            )
             try:
                 await deliver(
                     self,
-                    sub.group,
+                    group,
                     record,
-                    sub.handler,
+                    handler,
+                    system=MESSAGING_SYSTEM,
                     attempts=self._deliver_attempts,
                     backoff_s=self._deliver_backoff_s,
                 )
             except Exception:
-                failed = True
-            else:
-                failed = False
-                try:
-                    await consumer.commit({tp: msg.offset + 1})
-                except KafkaError as exc:
-                    # Handled but not committed: a later commit covers it, or (after a rebalance) the new
-                    # owner redelivers it. At-least-once either way.
-                    log.warning("%s: commit of %s@%d failed: %r", worker.name, tp, msg.offset, exc)
-        if failed:
-            # Neither handled nor dead-lettered (the dead-letter publish failed, logged by deliver):
-            # rewind so that this record, and the ones after it in order, come again.
-            with suppress(IllegalStateError):  # partition no longer ours: its new owner redelivers
-                consumer.seek(tp, msg.offset)
-            await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
-            return False
-        return True
+                # Neither handled nor dead-lettered (logged by deliver): raising seeks back (no commit), so
+                # the record comes again; wait a little so a broker that is down is not hammered.
+                await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
+                raise
+
+        return consume
 
     # -- clients ---------------------------------------------------------------------------------
 
-    def _lock(self) -> asyncio.Lock:
+    def _topic(self, name: str) -> Topic:
+        return Topic(
+            name,
+            num_partitions=self._num_partitions,
+            replication_factor=self._replication_factor,
+            declare=self._create_topics,
+        )
+
+    async def _connect(self) -> None:
+        if self._connected:
+            return
         if self._connect_lock is None:
             self._connect_lock = asyncio.Lock()
-        return self._connect_lock
-
-    async def _get_producer(self) -> Any:
-        if self._producer is not None:
-            return self._producer
-        async with self._lock():
-            if self._producer is None:
-                producer = AIOKafkaProducer(
-                    bootstrap_servers=self._bootstrap,
-                    client_id=self._client_id,
-                    acks="all",
-                    enable_idempotence=True,
-                    request_timeout_ms=self._request_timeout_ms,
-                )
-                try:
-                    await producer.start()
-                except BaseException:
-                    # A half-started producer cannot be restarted: drop it, the next publish makes a new one.
-                    await _quietly(producer.stop(), self._stop_timeout_s)
-                    raise
-                self._producer = producer
-        return self._producer
-
-    async def _get_admin(self) -> Any:
-        if self._admin is not None:
-            return self._admin
-        async with self._lock():
-            if self._admin is None:
-                admin = AIOKafkaAdminClient(
-                    bootstrap_servers=self._bootstrap,
-                    client_id=self._client_id,
-                    request_timeout_ms=self._request_timeout_ms,
-                )
-                try:
-                    await admin.start()
-                except BaseException:
-                    await _quietly(admin.close(), self._stop_timeout_s)
-                    raise
-                self._admin = admin
-        return self._admin
+        async with self._connect_lock:
+            if self._connected:
+                return
+            try:
+                await self.broker.connect()
+            except BaseException:
+                # Drop what did start (producer, admin client): the next publish connects afresh.
+                await _quietly(self.broker.config.broker_config.disconnect(), self._stop_timeout_s)
+                raise
+            self._connected = True
 
     async def _ensure_topics(self, names: Iterable[str]) -> None:
-        """Create missing topics with our partition count (the broker's auto-create would use its own
-        default). Done once per topic per bus; off when topics are managed outside (create_topics=False)."""
+        """Create missing topics with our partition count: FastStream never creates the topics it publishes
+        to, and the broker's auto-create would use its own default. Once per topic per bus; off when topics
+        are managed outside (create_topics=False)."""
         missing = [n for n in names if n not in self._known_topics]
         if not missing or not self._create_topics:
             return
-        admin = await self._get_admin()
-        response = await admin.create_topics(
-            [NewTopic(n, self._num_partitions, self._replication_factor) for n in missing],
-            timeout_ms=self._request_timeout_ms,
-        )
-        for topic_error in response.topic_errors:
-            name, code = topic_error[0], topic_error[1]
-            if code and for_code(code) is not TopicAlreadyExistsError:
-                error = for_code(code)
-                raise error(f"could not create topic {name}: {topic_error[2:]}")
+        results = await self.broker.config.broker_config.admin.create_topics([self._topic(n) for n in missing])
+        for result in results:  # "already exists" is not an error here
+            if result.error is not None:
+                raise result.error
         self._known_topics.update(missing)
 
-    async def _close_clients(self) -> None:
-        for sub in self._subscriptions:
-            consumer, sub.consumer = sub.consumer, None
-            if consumer is not None:
-                await _quietly(consumer.stop(), self._stop_timeout_s)  # leaves the group: fast rebalance
-        producer, self._producer = self._producer, None
-        if producer is not None:
-            await _quietly(producer.stop(), self._stop_timeout_s)
-        admin, self._admin = self._admin, None
-        if admin is not None:
-            await _quietly(admin.close(), self._stop_timeout_s)
 
-
-async def _quietly(closing: Any, timeout_s: float) -> None:
+async def _quietly(closing: Awaitable[Any], timeout_s: float) -> None:
     """Close a client without letting a dead broker hang or fail shutdown."""
     try:
         async with asyncio.timeout(timeout_s):
