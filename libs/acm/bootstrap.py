@@ -64,7 +64,7 @@ async def open_relational(url: str, timeout_s: float = 5.0) -> Relational:
         from acm.adapters.sqlite_store import SqliteStore
         from acm.adapters.working_memory_sql import SqliteWorkingMemoryRepo
 
-        lite = await SqliteStore.open(_sqlite_path(url))
+        lite = await SqliteStore.open(_sqlite_path(url), timeout_s=timeout_s)
         lite_working = SqliteWorkingMemoryRepo(lite.executor)
         await lite_working.migrate()
         return Relational(

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from acm.domain.compaction.engine import Rules, SessionTurn, WorkingMemory
 from acm.domain.models import Layer, Memory
-from acm.domain.schema import DEFAULT_AGENT, AgentSchema, CompactionRules, default_schema
+from acm.domain.schema import AgentSchema, CompactionRules
 from acm.domain.scope import Scope
 from acm.ports.stores import Cache, MemoryRepo, SchemaRepo
 from acm.ports.working_memory import WorkingMemoryRepo
+from acm.schemas import latest_schema
 
 _ROLES = ("user", "assistant", "system", "tool")
 TURN_LAYERS = (Layer.SHORT,)  # turn previews (and flagged episodes) live in SHORT; facts are not turns
@@ -95,7 +96,7 @@ class LoadSession:
     max_session_turns: int
 
     async def schema(self, scope: Scope) -> AgentSchema:
-        return await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
+        return await latest_schema(self.schemas, scope)
 
     async def __call__(self, scope: Scope, budget_tokens: int = 0, schema: AgentSchema | None = None) -> SessionState:
         """`schema`: the agent's schema when the caller has just read it."""

@@ -8,8 +8,6 @@ PREFETCH_POOLS = "acm.prefetch.pools.v1"  # hints for gateways: a session's pool
 SCHEMAS = "acm.schemas.v1"
 FORGET = "acm.forget.v1"
 
-ALL = (TURNS, MEMORIES, COMPACTION_REQUESTS, PREFETCH_SIGNALS, PREFETCH_POOLS, SCHEMAS, FORGET)
-
 
 def dead_letter(group: str) -> str:
     """One dead-letter topic per consumer group."""

@@ -8,12 +8,12 @@ import grpc
 
 from acm import topics
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.forget import ForgetHandler
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm_anticipate import GROUP
-from acm_anticipate.handlers.forget import ForgetHandler
 from acm_anticipate.handlers.memories import MemoriesHandler
 from acm_anticipate.handlers.prefetch_signals import PrefetchSignalsHandler
 from acm_anticipate.retrieve_client import GrpcRetriever

@@ -6,13 +6,13 @@ from acm import topics
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.forget import ForgetHandler
 from acm.ports.bus import EventBus
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.session_memory import LoadSession
 from acm_compact import GROUP
 from acm_compact.handlers.compaction_requests import CompactionRequestsHandler
-from acm_compact.handlers.forget import ForgetHandler
 from acm_compact.settings import CompactSettings
 from acm_compact.usecases import CompactSession, DropWorkingContext
 

@@ -8,6 +8,7 @@ from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
 from acm.domain.models import utcnow
+from acm.forget import ForgetHandler, ForgetJob
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
@@ -15,7 +16,6 @@ from acm.ports.stores import Cache, GraphStore
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm_ingest import GROUP
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
-from acm_ingest.handlers.forget import ForgetHandler
 from acm_ingest.handlers.turns import TurnsHandler
 from acm_ingest.llm_extraction import LlmFactExtractor
 from acm_ingest.settings import IngestSettings
@@ -46,8 +46,6 @@ def register(
         tokens=TiktokenCounter(),
         schemas=rel.schemas,
         audit=rel.audit,
-        session_budget_tokens=settings.session_budget_tokens,
-        session_soft_ratio=settings.session_soft_ratio,
         extractor=extractor(settings),
         expire=expire,
     )
@@ -59,7 +57,12 @@ def register(
     bus.subscribe(
         topics.FORGET,
         GROUP,
-        ForgetHandler(ForgetScope(rel.memories, graph, cache, bus), rel.jobs, rel.processed, rel.audit, rel.api_keys),
+        ForgetHandler(
+            ForgetScope(rel.memories, graph, cache, bus),
+            rel.api_keys,
+            rel.audit,
+            ForgetJob(GROUP, rel.jobs, rel.processed),
+        ),
     )
     sweep = SweepIdle(rel.memories, rel.schemas, expire, settings.expiry_idle_sweep_max_users)
 

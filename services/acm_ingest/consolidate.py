@@ -18,12 +18,13 @@ from opentelemetry import metrics
 from acm import topics
 from acm.domain.models import stable_id
 from acm.domain.retention import expiry_cutoffs
-from acm.domain.schema import Retention, default_schema
+from acm.domain.schema import Retention
 from acm.domain.scope import Scope, Tier
 from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.prefetch_state import bump_generations
+from acm.schemas import latest_schema
 from acm.v1 import events_pb2
 
 log = logging.getLogger("acm.ingest.consolidate")
@@ -114,7 +115,7 @@ class SweepIdle:
         for client_id in await self.memories.clients_with_memories():
             for agent_id in await self.memories.agents(Scope(client_id, _SWEEPER, _SWEEPER)):
                 scope = Scope(client_id, _SWEEPER, _SWEEPER, agent_id)
-                schema = await self.schemas.latest(scope, agent_id) or default_schema(agent_id)
+                schema = await latest_schema(self.schemas, scope)
                 cutoffs = expiry_cutoffs(schema.retention, now)
                 for user in await self.memories.expiry_due(scope, cutoffs, self.max_users - users):
                     users += 1

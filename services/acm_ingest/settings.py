@@ -13,9 +13,6 @@ class IngestSettings(ServiceSettings):
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     max_turn_bytes: int = Field(65536, gt=0)
-    # Session working-memory budget; crossing soft_ratio of it asks compact to shrink the session.
-    session_budget_tokens: int = Field(4000, gt=0)
-    session_soft_ratio: float = Field(0.7, gt=0, le=1)
     # The consolidator's TTL sweep runs for a writing user at most this often.
     expiry_sweep_every_s: float = Field(3600.0, gt=0)
     # ...and for every user, writing or not, every this many seconds (0: off), at most max_users per run.

@@ -27,7 +27,7 @@ from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Rol
 from acm.domain.pii import redact_turn
 from acm.domain.placement import Placement, place, promoted
 from acm.domain.records import MAX_RECORD_WEIGHT, Record, merged, parse_fields, weight
-from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
+from acm.domain.schema import AgentSchema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.envelopes import envelope
@@ -35,6 +35,7 @@ from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.prefetch_state import bump_generations, forget_prefetch
+from acm.schemas import latest_schema
 from acm.session_memory import touch_session
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import events_pb2
@@ -65,8 +66,6 @@ class IngestTurn:
     tokens: TokenCounter
     schemas: SchemaRepo
     audit: AuditLog
-    session_budget_tokens: int  # used until the agent's schema exists
-    session_soft_ratio: float
     extractor: LlmFactExtractor | None = None  # set when an LLM endpoint is configured
     expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
 
@@ -75,9 +74,7 @@ class IngestTurn:
         # own traceparent is their parent only when no span is current (called outside a consumer).
         parent = traceparent_of_current_span() or traceparent
         scope = turn.scope
-        agent_id = scope.agent_id or DEFAULT_AGENT
-        stored = await self.schemas.latest(scope, agent_id)
-        schema = stored or default_schema(agent_id)
+        schema = await latest_schema(self.schemas, scope)
         seen = await self._seen_errors(scope)
         # Every string the turn carries (content, metadata, tool name, JSON decoded) is redacted before any
         # step reads it: the gateway did so already, a direct Kafka publisher may not have.
@@ -92,7 +89,7 @@ class IngestTurn:
             await self._remember_error(scope, seen, plan.gate.fingerprint)
 
         owner = scope.owner(Tier.USER)
-        turn_memory = self._turn_memory(turn, plan, owner, stored.version if stored else 0)
+        turn_memory = self._turn_memory(turn, plan, owner, schema.version)
         await self.memories.upsert([turn_memory])
         await touch_session(self.cache, scope)
         await self._account(scope, turn_memory.token_count, schema, parent)
@@ -466,16 +463,6 @@ def _value_of(memory: Memory) -> str:
     speaker, _, sentence = memory.text.partition(": ")
     found = slot_of(speaker, sentence)
     return normalised(found[1]) if found else ""
-
-
-def _new_entity(owner: Owner, m: Mention) -> Entity:
-    return Entity(
-        entity_id=stable_id(owner.client_id, owner.customer_id, owner.user_id, m.type, normalise_name(m.text)),
-        owner=owner,
-        name=m.text,
-        type=m.type,
-        aliases=tuple(sorted(aliases(m.text, m.type))),
-    )
 
 
 @dataclass

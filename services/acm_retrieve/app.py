@@ -8,6 +8,7 @@ from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_graph, open_relational, open_vectors
+from acm.forget import ForgetHandler
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import GraphStore, VectorStore
@@ -16,7 +17,6 @@ from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
-from acm_retrieve.handlers.forget import ForgetHandler
 from acm_retrieve.handlers.memories import MemoriesHandler
 from acm_retrieve.settings import RetrieveSettings
 from acm_retrieve.usecases import Retrieve
@@ -30,7 +30,7 @@ def build_api(rel: Relational, vectors: VectorStore, graph: GraphStore, embedder
 
 def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder) -> None:
     bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(vectors, embedder.dim))
-    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(vectors, rel.api_keys, rel.audit))
+    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(vectors.forget, rel.api_keys, rel.audit))
 
 
 async def run(settings: RetrieveSettings) -> None:

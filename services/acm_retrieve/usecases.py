@@ -22,11 +22,11 @@ from acm.domain.retrieval import (
     spread_to_adjacent_turns,
     weighted_rrf,
 )
-from acm.domain.schema import DEFAULT_AGENT
 from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter, pack
 from acm.ports.embedder import Embedder
 from acm.ports.stores import GraphStore, MemoryRepo, SchemaRepo, VectorStore
+from acm.schemas import latest_schema
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 MAX_QUERY_NAMES = 24
@@ -71,10 +71,7 @@ class Retrieve:
     tokens: TokenCounter
 
     async def strategy(self, scope: Scope) -> RetrievalPreset:
-        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT)
-        if schema is None:
-            return preset("balanced")
-        r = schema.retrieval
+        r = (await latest_schema(self.schemas, scope)).retrieval
         return preset(r.preset, r.alpha_similarity, r.beta_recency, r.gamma_frequency)
 
     async def __call__(

@@ -57,8 +57,6 @@ async def test_a_reply_is_embedded_after_the_question_it_answers(acm: EmbeddedAc
         tokens=TiktokenCounter(),
         schemas=acm.rel.schemas,
         audit=acm.rel.audit,
-        session_budget_tokens=8000,
-        session_soft_ratio=0.7,
     )
     said = [
         ("Caroline", "How was the camping trip with your family?"),

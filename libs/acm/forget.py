@@ -1,0 +1,51 @@
+"""The one acm.forget.v1 handler. Every service that holds data of a scope subscribes it with what it erases
+(its own data only); the service that owns forget jobs (ingest) also passes a ForgetJob."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from acm.auth import verify_envelope
+from acm.convert import forget_level
+from acm.domain.models import JobStatus
+from acm.domain.scope import ForgetLevel, Scope
+from acm.envelopes import decode
+from acm.ports.bus import Record
+from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
+
+# What a service erases for a Forget: idempotent (erasing twice is a no-op), returning counts by kind, a
+# count, or nothing.
+Erase = Callable[[Scope, ForgetLevel], Awaitable[Mapping[str, int] | int | None]]
+
+
+@dataclass(frozen=True)
+class ForgetJob:
+    """The forget job's owner: handles an event once, audits the erasure and finishes the job with its
+    counts."""
+
+    group: str
+    jobs: JobRepo
+    processed: ProcessedEvents
+
+
+@dataclass
+class ForgetHandler:
+    erase: Erase
+    api_keys: ApiKeyRepo
+    audit: AuditLog
+    job: ForgetJob | None = None
+
+    async def __call__(self, record: Record) -> None:
+        env, scope = decode(record.value, "forget_requested")
+        if self.job is not None and await self.job.processed.seen(self.job.group, env.event_id):
+            return
+        await verify_envelope(env, scope, self.api_keys, self.audit)
+        level = forget_level(env)
+        erased = await self.erase(scope, level)
+        if self.job is None:
+            return
+        counts = dict(erased) if isinstance(erased, Mapping) else {}
+        await self.audit.record(scope.client_id, "forget", f"{level.value} of {scope.session_key}: {counts}")
+        await self.job.jobs.finish(scope, env.forget_requested.job_id, JobStatus.DONE, counts)
+        await self.job.processed.mark(self.job.group, env.event_id)
