@@ -23,6 +23,7 @@ from aiokafka import ConsumerRecord
 from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError, RequestTimedOutError
 from faststream.kafka import KafkaBroker, Topic
 from faststream.kafka.annotations import KafkaMessage
+from faststream.message import StreamMessage
 from faststream.middlewares import AckPolicy
 
 from acm.adapters.delivery import deliver
@@ -140,7 +141,7 @@ class KafkaBus:
             description=description,
             **self._consumer_options,
         )
-        subscriber(self._consumer(group, handler))
+        subscriber(self._consumer(group, handler), decoder=_raw_body)
 
     async def start(self) -> None:
         """Create the subscribed topics and start consuming. The producer connects here or on the first
@@ -172,8 +173,9 @@ class KafkaBus:
 
     # -- consuming -------------------------------------------------------------------------------
 
-    def _consumer(self, group: str, handler: RecordHandler) -> Callable[[KafkaMessage], Awaitable[None]]:
-        async def consume(message: KafkaMessage) -> None:
+    def _consumer(self, group: str, handler: RecordHandler) -> Callable[[bytes, KafkaMessage], Awaitable[None]]:
+        # `body` is unused (the record is built from the raw message) but typed: the AsyncAPI payload.
+        async def consume(body: bytes, message: KafkaMessage) -> None:
             raw = cast("ConsumerRecord[bytes | None, bytes | None]", message.raw_message)
             record = Record(
                 topic=raw.topic,
@@ -238,6 +240,11 @@ class KafkaBus:
             if result.error is not None:
                 raise result.error
         self._known_topics.update(missing)
+
+
+async def _raw_body(message: StreamMessage[Any]) -> bytes:
+    """The value as it is: FastStream would otherwise decode it by its content-type header."""
+    return message.body
 
 
 async def _quietly(closing: Awaitable[Any], timeout_s: float) -> None:
