@@ -1,5 +1,12 @@
-"""`acm bench locomo`: evidence recall of ACM's Fetch on LoCoMo-format conversations, beside two baselines
-over the raw turns (BM25, and cosine over the same embedder ACM uses).
+"""`acm bench locomo`: evidence recall of ACM's Fetch on LoCoMo-format conversations, beside four baselines
+that read no gold data:
+
+- bm25: BM25 over the turns, unstemmed;
+- bm25_stem: the same, with the words stemmed as ACM's keyword index stems them (Snowball English);
+- vector: cosine over the turns, with the embedder ACM uses;
+- hybrid_sent: every turn split into sentences (ACM's items are sentences too), stemmed BM25 and the same
+  embedder over the sentences, fused by reciprocal rank (k = 60); each sentence is credited to its whole turn,
+  as each of ACM's memories is credited to its source turns. ACM's lead is measured against the strongest.
 
     acm bench locomo --data locomo.json --json results/locomo-dev.json [--limit-conversations 1]
 
@@ -8,7 +15,8 @@ LoCoMo session) every turn goes through the real pipeline (gRPC Ingest into an e
 then every question with evidence is asked through gRPC Fetch in the user's scope, as an agent would.
 Scores (LoCoMo paper's turn-level recall): the fraction of a question's evidence turns present in the
 returned memories' source_turn_ids, in a bundle of 1,000 and 2,000 tokens, and among the first 5 / 10
-items of an unbounded fetch; averaged per category and overall.
+items of an unbounded fetch; averaged per category and overall. A baseline's bundle is its items in rank
+order until the next one does not fit (fill_budget), each item counting for the turn it comes from.
 
 The first half of this module is pure (loading, evidence normalisation, recall, BM25, packing, summaries);
 the runner below it does the IO and keeps its heavy imports local, so `acm --help` stays fast.
@@ -17,16 +25,19 @@ the runner below it does the IO and keeps its heavy imports local, so `acm --hel
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+import Stemmer
 
 from acm_benchmarks.plotting import pyplot
 
@@ -39,7 +50,10 @@ if TYPE_CHECKING:
 
 CATEGORIES: dict[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 GROUPS: tuple[str, ...] = ("all", *(str(c) for c in CATEGORIES))
-SYSTEMS: tuple[str, ...] = ("acm", "bm25", "vector")
+SYSTEMS: tuple[str, ...] = ("acm", "bm25", "bm25_stem", "vector", "hybrid_sent")
+BASELINES: tuple[str, ...] = SYSTEMS[1:]
+LEAD_GROUPS: dict[str, str] = {"all": "overall", "1": "multi-hop", "2": "temporal"}  # ACM's lead is reported on
+RRF_K = 60  # hybrid_sent's reciprocal rank fusion constant (the usual one, Cormack et al. 2009)
 BUDGETS: tuple[int, ...] = (1000, 2000)
 TIMED_BUDGET = 2000  # the budget whose query latency is reported
 AT_K: tuple[int, ...] = (5, 10)
@@ -283,6 +297,27 @@ def by_conversation(outcomes: Mapping[str, Sequence[Outcome]]) -> dict[str, dict
     }
 
 
+def lead_over_best_baseline(systems: Mapping[str, Summary]) -> dict[str, dict[str, Any]]:
+    """Per LEAD_GROUPS group: the baseline with the highest recall@1000 there, and ACM's recall minus its (in
+    points). A group no system has figures for is left out."""
+    out: dict[str, dict[str, Any]] = {}
+    for group in LEAD_GROUPS:
+        scored = {name: systems[name][group]["recall_1000"] for name in BASELINES}
+        acm = systems["acm"][group]["recall_1000"]
+        known = {name: float(v) for name, v in scored.items() if v is not None}
+        if acm is None or not known:
+            continue
+        best = max(known, key=lambda name: known[name])
+        out[group] = {"baseline": best, "points": round(float(acm) - known[best], 1)}
+    return out
+
+
+def lead_line(lead: Mapping[str, Mapping[str, Any]]) -> str:
+    """'ACM − best baseline: +5.2 overall (hybrid_sent), -1.0 multi-hop (hybrid_sent), …'"""
+    parts = [f"{row['points']:+.1f} {LEAD_GROUPS[g]} ({row['baseline']})" for g, row in lead.items()]
+    return f"ACM − best baseline (recall@{BUDGETS[0]}): " + ", ".join(parts)
+
+
 def mean_bundle_tokens(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
     return {
         str(b): round(sum(o.bundle_tokens[b] for o in outcomes) / len(outcomes), 1) if outcomes else None
@@ -291,7 +326,7 @@ def mean_bundle_tokens(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Baselines over raw turns
+# Baselines over raw turns and their sentences
 
 # NLTK's English stop words (a fixed list, so the baseline does not drift with a package version).
 STOP_WORDS = frozenset(
@@ -313,15 +348,40 @@ def tokenize(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
 
 
+@functools.cache
+def _stemmer() -> Stemmer.Stemmer:
+    # One per process: a Stemmer is not thread-safe, and the benchmark ranks from one thread.
+    return Stemmer.Stemmer("english")
+
+
+def stemmed_tokens(text: str) -> list[str]:
+    """tokenize()'s words, stemmed by Snowball English (PyStemmer), as ACM's keyword index and prefetch pool
+    stem theirs: "painted" meets "painting", "dogs" meets "dog"."""
+    return list(_stemmer().stemWords(tokenize(text)))
+
+
+class Ranker(Protocol):
+    def rank(self, query: str) -> list[int]:
+        """Item indices, best first."""
+
+
 class BM25:
     """BM25 Okapi over a fixed corpus, with the non-negative (Lucene) idf: log(1 + (N - df + .5) / (df + .5)).
+    ``analyzer`` makes a text's terms, for the documents and the query alike (default: unstemmed words).
 
     rank() returns only documents sharing a term with the query: the others are not retrieved at all.
     """
 
-    def __init__(self, documents: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(
+        self,
+        documents: Sequence[str],
+        k1: float = 1.5,
+        b: float = 0.75,
+        analyzer: Callable[[str], list[str]] = tokenize,
+    ) -> None:
         self.k1, self.b = k1, b
-        tokenized = [tokenize(d) for d in documents]
+        self._analyze = analyzer
+        tokenized = [analyzer(d) for d in documents]
         self._lengths = [len(t) for t in tokenized]
         self._avg_length = (sum(self._lengths) / len(tokenized)) if tokenized else 0.0
         self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
@@ -334,7 +394,7 @@ class BM25:
     def scores(self, query: str) -> dict[int, float]:
         out: dict[int, float] = defaultdict(float)
         avg = self._avg_length or 1.0
-        for term in tokenize(query):  # a repeated query term counts each time (as in rank_bm25)
+        for term in self._analyze(query):  # a repeated query term counts each time (as in rank_bm25)
             idf = self._idf.get(term)
             if idf is None:
                 continue
@@ -374,6 +434,50 @@ def _unit(m: Any) -> Any:
     return m / np.where(norms == 0, 1, norms)
 
 
+def rrf(rankings: Iterable[Sequence[int]], k: int = RRF_K) -> list[int]:
+    """Reciprocal rank fusion: items by Σ 1 / (k + rank) over the rankings that hold them, best first (ties:
+    item order)."""
+    scores: dict[int, float] = defaultdict(float)
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] += 1 / (k + rank)
+    return sorted(scores, key=lambda item: (-scores[item], item))
+
+
+@dataclass(frozen=True, slots=True)
+class Sentences:
+    """The sentences of a conversation's turns as retrieval items, each knowing the turn it came from."""
+
+    texts: tuple[str, ...]  # "<speaker>: <sentence>", as ACM's facts are written
+    turn_ids: tuple[str, ...]  # the whole turn each sentence is credited to
+
+
+def split_turns(turns: Sequence[Turn]) -> Sentences:
+    """Every turn's content (a shared photo's caption included) split by ACM's own sentence splitter; a turn
+    with no text has no sentence."""
+    from acm.domain import sentences
+
+    texts: list[str] = []
+    turn_ids: list[str] = []
+    for turn in turns:
+        for sentence in sentences.split(turn.content):
+            texts.append(f"{turn.speaker}: {sentence}")
+            turn_ids.append(turn.turn_id)
+    return Sentences(tuple(texts), tuple(turn_ids))
+
+
+class SentenceHybrid:
+    """Stemmed BM25 and cosine over the sentences (``items.texts``), fused by RRF: the plain sentence-level
+    system ACM must beat."""
+
+    def __init__(self, embedder: Embedder, items: Sentences) -> None:
+        self._bm25 = BM25(items.texts, analyzer=stemmed_tokens)
+        self._vector = VectorIndex(embedder, items.texts)
+
+    def rank(self, query: str) -> list[int]:
+        return rrf([self._bm25.rank(query), self._vector.rank(query)])
+
+
 # ---------------------------------------------------------------------------------------------------
 # Runner (IO)
 
@@ -402,9 +506,10 @@ class IngestStats:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "locomo",
-        help="evidence recall of Fetch on LoCoMo-format data, beside BM25 and vector baselines",
-        description="Evidence recall of ACM's Fetch on LoCoMo-format conversations, beside BM25 and vector baselines "
-        "over the raw turns. Runs its own embedded ACM.",
+        help="evidence recall of Fetch on LoCoMo-format data, beside BM25, vector and sentence-hybrid baselines",
+        description="Evidence recall of ACM's Fetch on LoCoMo-format conversations, beside baselines over the raw "
+        "turns (BM25 unstemmed and stemmed, vector) and their sentences (stemmed BM25 + vector, RRF). Runs its own "
+        "embedded ACM.",
     )
     p.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     p.add_argument("--json", dest="json_out", type=Path, help="write the results here")
@@ -418,7 +523,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         choices=["cl100k_base", "o200k_base"],
         help="tokenizer of the budgets (default o200k_base)",
     )
-    p.add_argument("--embedder", help="embedder of ACM and the vector baseline (default: embedded ACM's)")
+    p.add_argument("--embedder", help="embedder of ACM and the vector baselines (default: embedded ACM's)")
     p.add_argument("--data-dir", type=Path, help="embedded ACM's data (default: a fresh temporary folder)")
     p.add_argument(
         "--reuse-ingest",
@@ -504,7 +609,7 @@ async def _run_all(
 
     outcomes: dict[str, list[Outcome]] = {s: [] for s in SYSTEMS}
     stats = IngestStats()
-    # The vector baseline embeds with the model ACM uses (same name): same vectors, so only retrieval differs.
+    # The vector baselines embed with the model ACM uses (same name): same vectors, so only retrieval differs.
     embedder = build_embedder(options.embedder)
     counter = TiktokenCounter()
     settings = EmbeddedSettings(data_dir=data_dir, listen_addr="127.0.0.1:0", embedder=options.embedder)
@@ -524,14 +629,11 @@ async def _run_all(
                 f"{percentile(stats.job_ms[before[0] :], 50):.0f} ms); asking {len(conv.questions)} questions "
                 f"[{time.perf_counter() - t0:.0f} s]"
             )
-            turns = list(conv.turns)
-            items = [t.item_text for t in turns]
-            sizes = [counter.count(text, options.encoding) for text in items]
-            baselines: dict[str, BM25 | VectorIndex] = {"bm25": BM25(items), "vector": VectorIndex(embedder, items)}
+            baselines = _baselines(conv, embedder, lambda text: counter.count(text, options.encoding))
             for i, question in enumerate(conv.questions, start=1):
                 outcomes["acm"].append(await _ask_acm(client, conv.sample_id, question, options.encoding))
-                for name, index in baselines.items():
-                    outcomes[name].append(_ask_baseline(index, turns, sizes, question))
+                for name, baseline in baselines.items():
+                    outcomes[name].append(_ask_baseline(baseline, question, conv.sample_id))
                 if i % PROGRESS_EVERY == 0 or i == len(conv.questions):
                     done = summarise(outcomes["acm"])["all"]
                     console.print(
@@ -539,6 +641,29 @@ async def _run_all(
                         f"{done['recall_1000']} % [{time.perf_counter() - t0:.0f} s]"
                     )
     return outcomes, stats
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    ranker: Ranker
+    turn_ids: Sequence[str]  # per item, the turn it is credited to
+    sizes: Sequence[int]  # per item, its tokens
+
+
+def _baselines(conv: Conversation, embedder: Embedder, count: Callable[[str], int]) -> dict[str, Baseline]:
+    """The BASELINES over one conversation, in that order."""
+    items = [t.item_text for t in conv.turns]
+    turn_ids = [t.turn_id for t in conv.turns]
+    sizes = [count(text) for text in items]
+    sentences = split_turns(conv.turns)
+    return {
+        "bm25": Baseline(BM25(items), turn_ids, sizes),
+        "bm25_stem": Baseline(BM25(items, analyzer=stemmed_tokens), turn_ids, sizes),
+        "vector": Baseline(VectorIndex(embedder, items), turn_ids, sizes),
+        "hybrid_sent": Baseline(
+            SentenceHybrid(embedder, sentences), sentences.turn_ids, [count(text) for text in sentences.texts]
+        ),
+    }
 
 
 def _scope(sample_id: str, session_id: str = "") -> Any:
@@ -646,16 +771,17 @@ async def _ask_acm(client: AcmClient, sample_id: str, question: Question, encodi
     return Outcome(question.category, recall, at_k, latency_ms, tokens, detail, sample_id)
 
 
-def _ask_baseline(index: BM25 | VectorIndex, turns: Sequence[Turn], sizes: Sequence[int], q: Question) -> Outcome:
+def _ask_baseline(baseline: Baseline, q: Question, sample_id: str) -> Outcome:
     start = time.perf_counter()
-    ranking = index.rank(q.text)
+    ranking = baseline.ranker.rank(q.text)
+    sizes, turn_ids = baseline.sizes, baseline.turn_ids
     timed = fill_budget(ranking, sizes, TIMED_BUDGET)
     latency_ms = (time.perf_counter() - start) * 1000
     bundles = {b: timed if b == TIMED_BUDGET else fill_budget(ranking, sizes, b) for b in BUDGETS}
-    recall = {b: evidence_recall(q.evidence, ([turns[i].turn_id] for i in kept)) for b, kept in bundles.items()}
-    at_k = {k: evidence_recall(q.evidence, ([turns[i].turn_id] for i in ranking[:k])) for k in AT_K}
+    recall = {b: evidence_recall(q.evidence, ([turn_ids[i]] for i in kept)) for b, kept in bundles.items()}
+    at_k = {k: evidence_recall(q.evidence, ([turn_ids[i]] for i in ranking[:k])) for k in AT_K}
     tokens = {b: sum(sizes[i] for i in kept) for b, kept in bundles.items()}
-    return Outcome(q.category, recall, at_k, latency_ms, tokens, sample_id=turns[0].sample_id if turns else "")
+    return Outcome(q.category, recall, at_k, latency_ms, tokens, sample_id=sample_id)
 
 
 def _result(
@@ -666,8 +792,10 @@ def _result(
     started_at: datetime,
     duration_s: float,
 ) -> dict[str, Any]:
+    systems = {name: summarise(outcomes[name]) for name in SYSTEMS}
     return {
-        "systems": {name: summarise(outcomes[name]) for name in SYSTEMS},
+        "systems": systems,
+        "lead_over_best_baseline": lead_over_best_baseline(systems),
         "by_conversation": by_conversation({name: outcomes[name] for name in SYSTEMS}),
         "run": {
             "data": options.data.name,
@@ -722,6 +850,7 @@ def _print_tables(console: Console, result: Mapping[str, Any]) -> None:
     )
     console.print(f"mean bundle tokens (budget 1,000 / 2,000): {tokens}")
     console.print(f"{run_info['questions']} questions, duration {run_info['duration_s']} s")
+    console.print(f"[bold]{lead_line(result['lead_over_best_baseline'])}[/bold]")
 
 
 def write_plot(result: Mapping[str, Any], path: Path) -> bool:
@@ -732,7 +861,7 @@ def write_plot(result: Mapping[str, Any], path: Path) -> bool:
     groups = [*(str(c) for c in CATEGORIES), "all"]
     labels = [f"{CATEGORIES[int(g)]}\n(n={result['systems']['acm'][g]['n']})" if g != "all" else "all" for g in groups]
     width = 0.8 / len(SYSTEMS)
-    fig, ax = plt.subplots(figsize=(10, 5))
+    fig, ax = plt.subplots(figsize=(12, 5))
     for s, name in enumerate(SYSTEMS):
         values = [result["systems"][name][g]["recall_1000"] or 0.0 for g in groups]
         xs = [i + (s - (len(SYSTEMS) - 1) / 2) * width for i in range(len(groups))]
@@ -740,10 +869,14 @@ def write_plot(result: Mapping[str, Any], path: Path) -> bool:
         ax.bar_label(bars, fmt="%.0f", fontsize=7, padding=2)
     ax.set_xticks(range(len(groups)), labels)
     ax.set_ylabel("evidence recall in a 1,000-token bundle (%)")
-    ax.set_ylim(0, 105)
+    ax.set_ylim(0, 118)  # room for the legend above the bars
     run_info = result["run"]
-    ax.set_title(f"LoCoMo {run_info['data']}: recall@1000 tokens ({run_info['encoding']}, {run_info['embedder']})")
-    ax.legend()
+    ax.set_title(
+        f"LoCoMo {run_info['data']}: recall@1000 tokens ({run_info['encoding']}, {run_info['embedder']})\n"
+        + lead_line(result["lead_over_best_baseline"]),
+        fontsize=10,
+    )
+    ax.legend(ncols=len(SYSTEMS), loc="upper center", fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

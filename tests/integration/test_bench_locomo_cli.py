@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SYSTEMS = {"acm", "bm25", "vector"}
+SYSTEMS = {"acm", "bm25", "bm25_stem", "vector", "hybrid_sent"}
 GROUPS = {"all", "1", "2", "3", "4", "5"}
 METRICS = {"recall_1000", "recall_2000", "recall_at_5", "recall_at_10", "fetch_p50_ms", "fetch_p95_ms", "n"}
 
@@ -124,7 +124,7 @@ def test_bench_locomo_runs_end_to_end(tmp_path: Path) -> None:
     assert "5/5 questions" in proc.stdout and "3/3 questions" in proc.stdout, proc.stdout
 
     result = json.loads(out.read_text())
-    assert set(result) == {"systems", "by_conversation", "run"}
+    assert set(result) == {"systems", "lead_over_best_baseline", "by_conversation", "run"}
     assert set(result["systems"]) == SYSTEMS
     for name, groups in result["systems"].items():
         assert set(groups) == GROUPS, name
@@ -148,6 +148,9 @@ def test_bench_locomo_runs_end_to_end(tmp_path: Path) -> None:
             assert set(groups) == GROUPS, (sample, name)
             assert groups["3"] == (100.0 if sample == "syn-a" else None), (sample, name, groups)
     assert "syn-a recall@1000: acm " in proc.stdout, proc.stdout
+    lead = result["lead_over_best_baseline"]
+    assert set(lead) == {"all", "1", "2"} and all(row["baseline"] in SYSTEMS - {"acm"} for row in lead.values())
+    assert "ACM − best baseline (recall@1000): " in proc.stdout, proc.stdout
 
     run = result["run"]
     assert run["data"] == data.name and run["encoding"] == "o200k_base" and run["embedder"]
