@@ -12,6 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from acm.domain.errors import InvalidRequest
 from acm.domain.models import Layer, Memory, Role, Turn
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.ports.bus import PermanentError
@@ -89,7 +90,7 @@ def tiers_from_pb(values: Sequence[int]) -> tuple[Tier, ...]:
         return (Tier.USER, Tier.CUSTOMER, Tier.CLIENT)
     unknown = [v for v in values if v not in TIER_FROM_PB]
     if unknown:
-        raise ValueError(f"unknown tier value(s) {unknown}; use TIER_USER, TIER_CUSTOMER or TIER_CLIENT")
+        raise InvalidRequest(f"unknown tier value(s) {unknown}; use TIER_USER, TIER_CUSTOMER or TIER_CLIENT")
     return tuple(dict.fromkeys(TIER_FROM_PB[v] for v in values))  # type: ignore[index]
 
 
@@ -112,7 +113,7 @@ def memory_to_pb(memory: Memory, tokens: int, score: float) -> common_pb2.Memory
     )
 
 
-class InvalidTurn(ValueError):
+class InvalidTurn(InvalidRequest):
     """A turn that cannot be accepted; the message says what to change."""
 
 

@@ -5,13 +5,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Protocol, TypeVar
+import uuid
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from acm.domain.errors import (
+    InternalFault,
+    InvalidRequest,
+    NotFound,
+    PermissionDenied,
+    Rejected,
+    TooLarge,
+    Unauthenticated,
+    Unavailable,
+)
 from acm.settings import ServiceSettings, load
 from acm.telemetry import configure_metrics, configure_tracing
 
@@ -48,6 +59,65 @@ class HealthServer:
         for name in ("", *self._names):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.server.stop(grace_s)
+
+
+# The one mapping from an error to the status a caller gets, used by every servicer. Only the domain's
+# error types have a status of their own; anything else is a bug of ours (see status_of).
+_STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
+    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (Rejected, grpc.StatusCode.FAILED_PRECONDITION),
+    (TooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (InternalFault, grpc.StatusCode.INTERNAL),
+)
+# What an internal service's status means to its caller. Not here, so Unavailable naming the service:
+# UNAUTHENTICATED and PERMISSION_DENIED (from an internal service they say the service token is wrong, not
+# the caller's key) and UNAVAILABLE itself.
+_ERROR_OF_STATUS: dict[grpc.StatusCode, type[Exception]] = {
+    code: kind for kind, code in _STATUS if kind not in (Unauthenticated, PermissionDenied, Unavailable)
+}
+
+
+def status_of(exc: Exception, log: logging.Logger) -> tuple[grpc.StatusCode, str]:
+    """The status code and message a caller gets for ``exc``.
+
+    A domain error (acm.domain.errors) has its own code and its message names what to change. Anything
+    else (a ValueError, KeyError, TypeError...) is a bug of ours: INTERNAL with a fresh error id, and the
+    same id logged with the traceback, so a caller's report leads to the log line."""
+    for kind, code in _STATUS:
+        if isinstance(exc, kind):
+            if kind is InternalFault:  # already logged, with its id, by the service where it happened
+                log.error("%s", exc)
+            return code, str(exc)
+    error_id = uuid.uuid4().hex[:16]
+    log.error("internal error %s", error_id, exc_info=exc)
+    return grpc.StatusCode.INTERNAL, f"internal error {error_id}; see the server log for this id"
+
+
+async def abort_with_status(context: grpc.aio.ServicerContext, exc: Exception, log: logging.Logger) -> NoReturn:
+    """End the RPC with ``exc``'s status (status_of)."""
+    code, message = status_of(exc, log)
+    await context.abort(code, message)
+    raise AssertionError("unreachable: abort raises")
+
+
+def error_of_status(
+    exc: grpc.aio.AioRpcError, service: str, kinds: Mapping[grpc.StatusCode, type[Exception]] | None = None
+) -> Exception:
+    """The domain error for an internal service's failed call, to raise in its caller (status_of turns it back
+    into the same code): INVALID_ARGUMENT stays InvalidRequest, INTERNAL stays internal with the service's
+    error id; ``kinds`` names narrower types for some codes. A code that says nothing about the request
+    (UNAVAILABLE, DEADLINE_EXCEEDED, a wrong service token...) is Unavailable."""
+    code, details = exc.code(), exc.details() or ""
+    kind = (kinds or {}).get(code) or _ERROR_OF_STATUS.get(code)
+    if kind is None:
+        return Unavailable(f"{service} service: {code.name}: {details}")
+    if kind is InternalFault:
+        return InternalFault(f"{details} (in the {service} service)")
+    return kind(details)
 
 
 async def wait_for_stop_signal() -> None:

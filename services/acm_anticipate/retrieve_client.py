@@ -1,10 +1,12 @@
-"""Retriever over gRPC for the anticipate process (distributed mode), with a deadline on every call."""
+"""Retriever over gRPC for the anticipate process (distributed mode), with a deadline on every call; status
+codes back to errors."""
 
 from __future__ import annotations
 
 import grpc
 
 from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
+from acm.runtime import error_of_status
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 
 
@@ -17,7 +19,10 @@ class GrpcRetriever:
 
     async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
         metadata = ((SERVICE_TOKEN_HEADER, service_token(self._secret, "Retrieve", request.scope)),)
-        response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
-            request, timeout=self._timeout_s, metadata=metadata if self._secret else None
-        )
+        try:
+            response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
+                request, timeout=self._timeout_s, metadata=metadata if self._secret else None
+            )
+        except grpc.aio.AioRpcError as exc:
+            raise error_of_status(exc, "retrieve") from exc
         return response

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+
 import grpc
 
 from acm.auth import check_service_call, required_service_secret
 from acm.convert import scope_from_pb
+from acm.domain.errors import InvalidRequest
 from acm.domain.schema import AgentSchema
-from acm.domain.scope import ScopeError
-from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
+from acm.runtime import abort_with_status
 from acm.v1 import architect_pb2_grpc, gateway_pb2
 from acm_architect.usecases import DefineAgent, GetAgent, ListAgents, schema_json
+
+log = logging.getLogger("acm.architect")
 
 
 def info(schema: AgentSchema, rationale: str = "") -> gateway_pb2.AgentSchemaInfo:
@@ -34,7 +38,7 @@ class ArchitectApi:
     async def define_agent(self, request: gateway_pb2.DefineAgentRequest) -> gateway_pb2.AgentSchemaInfo:
         scope = scope_from_pb(request.scope)
         if not scope.agent_id:
-            raise ValueError("scope.agent_id is required: it names the agent being defined")
+            raise InvalidRequest("scope.agent_id is required: it names the agent being defined")
         defined = await self._define(scope, request.description, request.overrides_json, request.archetype)
         return info(defined.schema, defined.rationale)
 
@@ -53,22 +57,14 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
         self._api = api
         self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
-    async def _abort(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
-        if isinstance(exc, AgentNotFoundError):
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
-        if isinstance(exc, SchemaRejectedError):
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-
     async def DefineAgent(
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
         await check_service_call(context, self._secret, "DefineAgent", request.scope)
         try:
             return await self._api.define_agent(request)
-        except (ScopeError, ValueError, AgentNotFoundError) as exc:
-            await self._abort(context, exc)
-            raise
+        except Exception as exc:
+            await abort_with_status(context, exc, log)
 
     async def GetAgent(
         self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
@@ -76,9 +72,8 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
         await check_service_call(context, self._secret, "GetAgent", request.scope)
         try:
             return await self._api.get_agent(request)
-        except (ScopeError, ValueError, AgentNotFoundError) as exc:
-            await self._abort(context, exc)
-            raise
+        except Exception as exc:
+            await abort_with_status(context, exc, log)
 
     async def ListAgents(
         self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
@@ -86,6 +81,5 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
         await check_service_call(context, self._secret, "ListAgents", request.scope)
         try:
             return await self._api.list_agents(request)
-        except (ScopeError, ValueError) as exc:
-            await self._abort(context, exc)
-            raise
+        except Exception as exc:
+            await abort_with_status(context, exc, log)

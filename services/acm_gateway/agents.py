@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acm.convert import scope_to_pb
+from acm.domain.errors import InvalidRequest
 from acm.domain.scope import Scope
 from acm.ports.architect import Architect
 from acm.v1 import gateway_pb2
@@ -17,7 +18,7 @@ class Agents:
 
     async def define(self, scope: Scope, request: gateway_pb2.DefineAgentRequest) -> gateway_pb2.AgentSchemaInfo:
         if not scope.agent_id:
-            raise ValueError("scope.agent_id is required: it names the agent being defined")
+            raise InvalidRequest("scope.agent_id is required: it names the agent being defined")
         checked = gateway_pb2.DefineAgentRequest()
         checked.CopyFrom(request)
         checked.scope.CopyFrom(scope_to_pb(scope))

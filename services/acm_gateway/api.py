@@ -10,16 +10,15 @@ import grpc
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from acm.convert import InvalidTurn, ts
-from acm.domain.compaction.engine import ContextDoesNotFit
+from acm.convert import ts
 from acm.domain.models import Job, JobStatus
-from acm.domain.scope import Action, ScopeError
-from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
+from acm.domain.scope import Action
 from acm.ports.stores import ApiKey
+from acm.runtime import status_of
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_gateway.agents import Agents
-from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
+from acm_gateway.errors import Unavailable
 from acm_gateway.usecases import (
     AcceptTurn,
     Authenticator,
@@ -35,18 +34,6 @@ tracer = trace.get_tracer(__name__)
 R = TypeVar("R")
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name  # acm.v1.Gateway
 
-_STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
-    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
-    (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
-    (NotFound, grpc.StatusCode.NOT_FOUND),
-    (ContextDoesNotFit, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (AgentNotFoundError, grpc.StatusCode.NOT_FOUND),
-    (SchemaRejectedError, grpc.StatusCode.FAILED_PRECONDITION),
-    (Unavailable, grpc.StatusCode.UNAVAILABLE),
-    (ScopeError, grpc.StatusCode.INVALID_ARGUMENT),
-    (InvalidTurn, grpc.StatusCode.INVALID_ARGUMENT),
-    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
-]
 # Codes that are the server's fault: only these mark a SERVER span as failed (OTel gRPC conventions).
 _SERVER_FAULTS = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL}
 
@@ -78,13 +65,6 @@ def job_to_pb(job: Job) -> gateway_pb2.Job:
         created_at=ts(job.created_at),
         updated_at=ts(job.updated_at),
     )
-
-
-def _status_of(exc: Exception) -> tuple[grpc.StatusCode, str]:
-    for kind, code in _STATUS:
-        if isinstance(exc, kind):
-            return code, str(exc)
-    return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__}); see server logs"
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
@@ -127,13 +107,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 key = await self._auth.authenticate(_secret(md))
                 result = await work(key, traceparent_of_current_span())
             except Exception as exc:
-                code, message = _status_of(exc)
+                code, message = status_of(exc, log)  # logs an internal error with its id
                 span.set_attribute("rpc.grpc.status_code", code.value[0])
                 if code in _SERVER_FAULTS:
                     span.record_exception(exc)
                     span.set_status(Status(StatusCode.ERROR, message))
-                if code is grpc.StatusCode.INTERNAL:
-                    log.exception("internal error")
                 await context.abort(code, message)
                 raise  # unreachable: abort raises
             span.set_attribute("rpc.grpc.status_code", grpc.StatusCode.OK.value[0])

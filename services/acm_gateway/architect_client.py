@@ -6,20 +6,16 @@ import grpc
 
 from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
 from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
+from acm.runtime import error_of_status
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import architect_pb2_grpc, common_pb2, gateway_pb2
-from acm_gateway.errors import Unavailable
+
+# The port's own types where it names them (acm.ports.architect); the other codes as every client maps them.
+_KINDS = {grpc.StatusCode.NOT_FOUND: AgentNotFoundError, grpc.StatusCode.FAILED_PRECONDITION: SchemaRejectedError}
 
 
 def _raise(exc: grpc.aio.AioRpcError) -> None:
-    code, details = exc.code(), exc.details() or ""
-    if code == grpc.StatusCode.INVALID_ARGUMENT:
-        raise ValueError(details) from exc
-    if code == grpc.StatusCode.NOT_FOUND:
-        raise AgentNotFoundError(details) from exc
-    if code == grpc.StatusCode.FAILED_PRECONDITION:
-        raise SchemaRejectedError(details) from exc
-    raise Unavailable(f"architect service: {code.name}: {details}") from exc
+    raise error_of_status(exc, "architect", _KINDS) from exc
 
 
 class GrpcArchitect:

@@ -1,17 +1,6 @@
-"""Errors the gateway's use cases raise; the gRPC layer maps each to its status code."""
+"""Errors the gateway's use cases raise: the domain's (acm.domain.errors), which every servicer maps to
+its status code with acm.runtime.status_of."""
 
+from acm.domain.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 
-class Unauthenticated(Exception):
-    pass
-
-
-class PermissionDenied(Exception):
-    pass
-
-
-class NotFound(Exception):
-    pass
-
-
-class Unavailable(Exception):
-    pass
+__all__ = ["NotFound", "PermissionDenied", "Unauthenticated", "Unavailable"]

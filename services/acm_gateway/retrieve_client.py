@@ -1,13 +1,13 @@
-"""Retriever over gRPC (distributed mode), with a deadline on every call."""
+"""Retriever over gRPC (distributed mode), with a deadline on every call; status codes back to errors."""
 
 from __future__ import annotations
 
 import grpc
 
 from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
+from acm.runtime import error_of_status
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
-from acm_gateway.errors import Unavailable
 
 
 class GrpcRetriever:
@@ -28,6 +28,4 @@ class GrpcRetriever:
             )
             return response
         except grpc.aio.AioRpcError as exc:
-            if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:
-                raise ValueError(exc.details()) from exc
-            raise Unavailable(f"retrieve service: {exc.code().name}: {exc.details()}") from exc
+            raise error_of_status(exc, "retrieve") from exc

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from acm import topics
 from acm.auth import key_id_of
 from acm.convert import scope_from_pb, scope_to_pb, turn_from_pb
+from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, new_id
 from acm.domain.pii import PiiRules, redact_turn
 from acm.domain.schema import DEFAULT_AGENT, default_schema
@@ -82,7 +83,7 @@ def forget_level(name: str) -> ForgetLevel:
     try:
         return ForgetLevel(name or "user")
     except ValueError:
-        raise ValueError(f"level {name[:32]!r} is not one of: session, user, customer, client") from None
+        raise InvalidRequest(f"level {name[:32]!r} is not one of: session, user, customer, client") from None
 
 
 def _signed(env: events_pb2.Envelope, key: ApiKey) -> bytes:
@@ -156,7 +157,7 @@ class FetchContext:
     async def __call__(self, scope: Scope, request: gateway_pb2.FetchRequest) -> gateway_pb2.FetchResponse:
         budget = request.budget_tokens or self.default_budget
         if budget < 0 or budget > self.max_budget:
-            raise ValueError(f"budget_tokens must be between 1 and {self.max_budget} (got {budget})")
+            raise InvalidRequest(f"budget_tokens must be between 1 and {self.max_budget} (got {budget})")
         if scope.session_id and self.session is not None:
             assembled = await self.session(scope, request, budget)
             if assembled is not None:
@@ -190,9 +191,9 @@ class CompactNow:
 
     async def __call__(self, scope: Scope, budget_tokens: int) -> gateway_pb2.CompactResponse:
         if not scope.session_id:
-            raise ValueError("Compact needs scope.session_id")
+            raise InvalidRequest("Compact needs scope.session_id")
         if budget_tokens < 0:
-            raise ValueError(f"budget_tokens must be ≥ 0 (got {budget_tokens})")
+            raise InvalidRequest(f"budget_tokens must be ≥ 0 (got {budget_tokens})")
         try:
             record, _ = await self.compactor(scope, budget_tokens)
         except SessionNotFound as exc:
@@ -209,7 +210,7 @@ class RequestForget:
     async def __call__(self, key: ApiKey, scope: Scope, level_name: str, traceparent: str) -> str:
         level = forget_level(level_name)
         if level is ForgetLevel.SESSION and not scope.session_id:
-            raise ValueError("forgetting a session needs scope.session_id")
+            raise InvalidRequest("forgetting a session needs scope.session_id")
         # The forgotten scope's jobs go now (their ids and counts are about it); the forget job is made after.
         await self.jobs.forget(scope, level)
         job_id = new_id()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 import grpc
@@ -9,14 +10,16 @@ from opentelemetry import trace
 
 from acm.auth import check_service_call, required_service_secret
 from acm.convert import from_ts, memory_to_pb, scope_from_pb, tiers_from_pb
-from acm.domain.scope import ScopeError
+from acm.domain.errors import InvalidRequest
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, ENCODINGS
+from acm.runtime import abort_with_status
 from acm.telemetry import context_from_traceparent
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve.usecases import Retrieve
 
 _tracer = trace.get_tracer("acm.retrieve")
+_log = logging.getLogger("acm.retrieve")
 
 
 class RetrieveApi:
@@ -30,9 +33,9 @@ class RetrieveApi:
         tiers = tiers_from_pb(list(request.tiers))
         encoding = request.encoding or DEFAULT_ENCODING
         if encoding not in ENCODINGS:
-            raise ValueError(f"encoding {encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
+            raise InvalidRequest(f"encoding {encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
         if request.budget_tokens <= 0:
-            raise ValueError("budget_tokens must be positive")
+            raise InvalidRequest("budget_tokens must be positive")
         as_of = from_ts(request.as_of) or datetime.now(UTC)
         window = query_window(request.query, as_of) if request.query and not request.from_context else None
         bundle = await self._retrieve(scope, request.query, request.budget_tokens, tiers, encoding, window)
@@ -62,6 +65,5 @@ class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
                 kind=trace.SpanKind.SERVER,
             ):
                 return await self._api.retrieve(request)
-        except (ScopeError, ValueError) as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-            raise  # unreachable: abort raises
+        except Exception as exc:
+            await abort_with_status(context, exc, _log)

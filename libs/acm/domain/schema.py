@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any
 
+from acm.domain.errors import InvalidRequest
 from acm.domain.retrieval import PRESETS
 from acm.domain.scope import Tier
 
@@ -20,7 +21,7 @@ DEFAULT_AGENT = "default"  # the agent id of turns that name none
 DEFAULT_CATEGORIES = ("turn", "fact", "preference")
 
 
-class SchemaInvalid(ValueError):
+class SchemaInvalid(InvalidRequest):
     """An agent schema that cannot be used; the message names the field."""
 
 

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
+from acm.domain.errors import InvalidRequest
+
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$")
 
 
-class ScopeError(ValueError):
+class ScopeError(InvalidRequest):
     """A scope or owner is missing a part or has a malformed id."""
 
 

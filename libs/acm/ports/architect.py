@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from acm.domain.errors import NotFound, Rejected
 from acm.v1 import gateway_pb2
 
 
-class AgentNotFoundError(LookupError):
+class AgentNotFoundError(NotFound):
     """No such agent (or version) in the caller's client."""
 
 
-class SchemaRejectedError(ValueError):
+class SchemaRejectedError(Rejected):
     """A drafted schema could not be used; the previous version stays active."""
 
 

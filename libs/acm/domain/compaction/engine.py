@@ -17,10 +17,11 @@ from acm.domain.compaction import atoms as A
 from acm.domain.compaction import pinned as P
 from acm.domain.compaction.summary import SpanTurn, span_turn, summarise
 from acm.domain.compaction.verify import Verdict, verify
+from acm.domain.errors import TooLarge
 from acm.domain.tokens import TokenCounter
 
 
-class ContextDoesNotFit(Exception):
+class ContextDoesNotFit(TooLarge):
     """Even the degraded context (the pinned state, which is never dropped) exceeds the budget."""
 
     def __init__(self, needed: int, budget: int, detail: str) -> None:
