@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from acm.adapters.postgres_store import PgExecutor
+from acm.adapters.sql_repos import Tx
 from acm.adapters.sqlite_store import SqliteExecutor
 from acm.domain.compaction.engine import WorkingMemory
 from acm.domain.compaction.record import CompactionRecord
@@ -49,9 +50,9 @@ class SqliteWorkingMemoryRepo:
         self._ex = ex
 
     async def migrate(self) -> None:
-        async with self._ex.transaction() as conn:
+        async with self._ex.transaction() as tx:
             for ddl in _SQLITE_DDL:
-                conn.execute(ddl)
+                await tx.execute(ddl)
 
     async def get(self, scope: Scope) -> WorkingMemory | None:
         row = await self._ex.fetchone(
@@ -63,27 +64,27 @@ class SqliteWorkingMemoryRepo:
 
     async def swap(self, scope: Scope, memory: WorkingMemory, record: CompactionRecord) -> bool:
         key = _session(scope)
-        async with self._ex.transaction() as conn:
-            row = conn.execute(
+        async with self._ex.transaction() as tx:
+            rows = await tx.fetch(
                 "SELECT version FROM working_memory WHERE client_id = :client_id AND customer_id = :customer_id "
                 "AND user_id = :user_id AND session_id = :session_id",
                 key,
-            ).fetchone()
-            if (row["version"] if row else 0) != memory.version - 1:
+            )
+            if (rows[0]["version"] if rows else 0) != memory.version - 1:
                 return False
-            conn.execute(
+            await tx.execute(
                 "INSERT INTO working_memory (client_id, customer_id, user_id, session_id, version, body, updated_at) "
                 "VALUES (:client_id, :customer_id, :user_id, :session_id, :version, :body, :at) "
                 "ON CONFLICT (client_id, customer_id, user_id, session_id) DO UPDATE SET "
                 "version = excluded.version, body = excluded.body, updated_at = excluded.updated_at",
                 {**key, "version": memory.version, "body": memory.to_json(), "at": record.created_at.isoformat()},
             )
-            self._insert_record(conn, key, record)
+            await self._insert_record(tx, key, record)
         return True
 
     @staticmethod
-    def _insert_record(conn: Any, key: dict[str, Any], record: CompactionRecord) -> None:
-        conn.execute(
+    async def _insert_record(tx: Tx, key: dict[str, Any], record: CompactionRecord) -> None:
+        await tx.execute(
             "INSERT INTO compactions (compaction_id, client_id, customer_id, user_id, session_id, body, created_at) "
             "VALUES (:id, :client_id, :customer_id, :user_id, :session_id, :body, :at) ON CONFLICT DO NOTHING",
             {**key, "id": record.compaction_id, "body": record.to_json(), "at": record.created_at.isoformat()},
@@ -91,8 +92,8 @@ class SqliteWorkingMemoryRepo:
 
     async def record(self, scope: Scope, record: CompactionRecord) -> None:
         key = _session(scope)
-        async with self._ex.transaction() as conn:
-            self._insert_record(conn, key, record)
+        async with self._ex.transaction() as tx:
+            await self._insert_record(tx, key, record)
 
     async def compactions(self, scope: Scope, limit: int = 20) -> list[CompactionRecord]:
         rows = await self._ex.fetch(
@@ -104,9 +105,9 @@ class SqliteWorkingMemoryRepo:
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         where, params = _forget_where(scope, level, "?")
-        async with self._ex.transaction() as conn:
-            conn.execute(f"DELETE FROM compactions WHERE {where}", params)
-            erased = int(conn.execute(f"DELETE FROM working_memory WHERE {where}", params).rowcount)
+        async with self._ex.transaction() as tx:
+            await tx.execute(f"DELETE FROM compactions WHERE {where}", params)
+            erased = await tx.execute(f"DELETE FROM working_memory WHERE {where}", params)
         await self._ex.purge()  # the zeroed pages into the file, the WAL that held the turns emptied
         return erased
 
