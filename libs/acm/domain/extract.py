@@ -28,7 +28,8 @@ _STOP = frozenset(
     Please Also Just Then There Here Do Does Did Is Are Was Were Be Been Can Could Would Should Will Let
     Oh Wow Great Good Nice Sorry Maybe Today Yesterday Tomorrow Not Any Some All Both Each Every As At In On
     Last Next This Tonight Once Now Later Soon Anyway Actually Really Totally Definitely Absolutely Hope Love
-    By For From To Of With About After Before Since Until Into Over Under Monday Tuesday Wednesday Thursday
+    By For From To Of With About After Before Since Until Into Over Under Around Across Through Near Between
+    During Within Without According Has Have Had Whose Whom Monday Tuesday Wednesday Thursday
     Friday Saturday Sunday January February March April May June July August September October November
     December""".split()
 )

@@ -123,17 +123,51 @@ def rescore(
     return scored
 
 
+# What stands just before a name that makes it a place or a thing rather than a person: a preposition of
+# place ("a trip in Oregon", "at Acme"), "to" or "from" after a word of going ("been to Portugal", "moved
+# from Sweden"; "a gift to Anna" is a person's), an article ("the Grand Canyon", "a Nintendo game": people
+# take none) or an opening quote (a title: "Becoming Nicole").
+_GOING = (
+    r"been|go|goes|going|gone|went|trip|trips|travel\w*|move|moved|moving|relocat\w+|flew|fly|flying|flight|"
+    r"drive|drove|driving|ride|rode|return\w*|came|come|comes|coming|back|head\w*|way|road|journey\w*|"
+    r"arriv\w+|emigrat\w+|commut\w+"
+)
+_NOT_A_PERSON_BEFORE = re.compile(
+    rf"""(?:\b(?:in|at|near|around|across|through|into|inside|outside|via|visit|visits|visited|visiting|the|a|an)"""
+    rf"""|\b(?:{_GOING})\s+(?:to|from))\s+$|["“‘]$""",
+    re.I,
+)
+_POSSESSIVE = re.compile(r"^(?:'s|’s)(?!\w)")
+
+
+def person_names(query: str) -> list[str]:
+    """The names of ``query`` that denote people, told by grammar alone (no list of names or places): a
+    name is a person unless what precedes it marks a place or a thing (_NOT_A_PERSON_BEFORE) or it is an
+    acronym (organisations, groups, countries: "HR", "LGBTQ", "US"); a possessive ("Anna's") is a person's
+    whatever precedes it. "Has Anna ever been to Portugal?" names one person, Anna."""
+    people: list[str] = []
+    for m in mentions(query):
+        if m.type != "name" or (m.text.isupper() and len(m.text) > 1):
+            continue
+        for hit in re.finditer(rf"(?<!\w){re.escape(m.text)}(?!\w)", query):
+            before, after = query[: hit.start()], query[hit.end() :]
+            if _POSSESSIVE.match(after) or not _NOT_A_PERSON_BEFORE.search(before):
+                people.append(m.text)
+                break
+    return people
+
+
 def semantic_query(query: str) -> str:
-    """The query as the vector search sees it: without the names of people and things.
+    """The query as the vector search sees it: without the names of people.
 
     Memories are stored as "<speaker>: <sentence>", so a query that names a person is close to every short
     thing that person said, and the name drowns out what is asked. Who is asked about is the keyword and
-    entity-graph searches' job; the vector search looks for the what. A query that is nothing but names
-    is kept as it is."""
+    entity-graph searches' job; the vector search looks for the what, and a place or a thing is part of the
+    what ("Has Anna ever been to Portugal?" is searched as "Has ever been to Portugal?"). A query that is
+    nothing but names is kept as it is."""
     stripped = query
-    for m in mentions(query):
-        if m.type == "name":
-            stripped = re.sub(rf"\b{re.escape(m.text)}(?:'s|’s)?(?!\w)", " ", stripped)
+    for name in person_names(query):
+        stripped = re.sub(rf"\b{re.escape(name)}(?:'s|’s)?(?!\w)", " ", stripped)
     stripped = re.sub(r"\s+", " ", stripped).strip()
     return stripped if re.search(r"\w{3,}", stripped) else query
 
