@@ -150,19 +150,23 @@ class EdgeVectorStore:
     def _exists(self) -> bool:
         return (self._path / "edge_config.json").exists()
 
+    def _stored_dim(self) -> int | None:
+        """The vector size the shard on disk was made with (the config qdrant-edge keeps beside it)."""
+        size = json.loads((self._path / "edge_config.json").read_text()).get("vectors", {}).get("", {}).get("size")
+        return size if isinstance(size, int) else None
+
     async def ensure(self, dim: int) -> None:
         async with self._open_lock:
             self._check_open()
             if self._shard is None:
                 config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine))
                 if self._exists():
-                    try:
-                        # With a config, load checks it against the stored vectors: a dim mismatch fails.
-                        self._shard = await asyncio.to_thread(qe.EdgeShard.load, str(self._path), config)
-                    except Exception as e:
-                        if "ncompatible" in str(e):
-                            raise ValueError(f"vector shard at {self._path}: {e}") from e
-                        raise
+                    # Checked here: load would fail on another size too, but with a bare Exception that only
+                    # its message tells apart from any other failure.
+                    stored = self._stored_dim()
+                    if stored is not None and stored != dim:
+                        raise ValueError(f"vector shard at {self._path} holds {stored}-d vectors, not {dim}-d")
+                    self._shard = await asyncio.to_thread(qe.EdgeShard.load, str(self._path), config)
                 else:
                     self._shard = await asyncio.to_thread(qe.EdgeShard.create, str(self._path), config)
                 self._dim = dim
