@@ -8,7 +8,9 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -18,6 +20,7 @@ from acm.adapters.embedders import build_embedder
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
+from acm.domain.models import utcnow
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
@@ -101,8 +104,9 @@ class Urls:
 class EmbeddedAcm:
     """`async with EmbeddedAcm(settings) as acm:` serves the gateway on acm.port until the block ends."""
 
-    def __init__(self, settings: EmbeddedSettings) -> None:
+    def __init__(self, settings: EmbeddedSettings, *, clock: Callable[[], datetime] = utcnow) -> None:
         self.settings = settings
+        self.clock = clock  # what memories' TTLs count on (a test advances its own instead of sleeping)
         self.urls = Urls.under(settings.data_dir, settings.vector_backend)
         self.port = 0
         self.api_key = ""
@@ -168,7 +172,9 @@ class EmbeddedAcm:
             llm_model=s.llm_model,
             llm_api_key=s.llm_api_key,
         )
-        self.idle_sweep = register_ingest(self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings)
+        self.idle_sweep = register_ingest(
+            self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings, now=self.clock
+        )
         register_retrieve(self.bus, self.rel, self.vectors, embedder)
         self.full_retriever = build_api(self.rel, self.vectors, self.graph, embedder)
         architect = register_architect(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.openai_llm import llm_from_settings
@@ -34,8 +37,10 @@ def register(
     cache: Cache,
     embedder: Embedder,
     settings: IngestSettings,
+    now: Callable[[], datetime] = utcnow,
 ) -> Periodic:
-    """Subscribes the handlers; returns the idle expiry sweep, for the caller to start and stop."""
+    """Subscribes the handlers; returns the idle expiry sweep, for the caller to start and stop. ``now`` is
+    the clock memories' TTLs count on."""
     expire = ExpireMemories(rel.memories, graph, cache, bus, every_s=settings.expiry_sweep_every_s)
     ingest = IngestTurn(
         memories=rel.memories,
@@ -48,6 +53,7 @@ def register(
         audit=rel.audit,
         extractor=extractor(settings),
         expire=expire,
+        now=now,
     )
     bus.subscribe(
         topics.TURNS,
@@ -67,7 +73,7 @@ def register(
     sweep = SweepIdle(rel.memories, rel.schemas, expire, settings.expiry_idle_sweep_max_users)
 
     async def sweep_now() -> SweepReport:
-        return await sweep(utcnow())
+        return await sweep(now())
 
     return Periodic("idle expiry sweep", sweep_now, settings.expiry_idle_sweep_every_s)
 

@@ -6,8 +6,9 @@ import asyncio
 import itertools
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from acm import topics
 from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
@@ -68,6 +69,7 @@ class IngestTurn:
     audit: AuditLog
     extractor: LlmFactExtractor | None = None  # set when an LLM endpoint is configured
     expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
+    now: Callable[[], datetime] = utcnow  # the clock TTLs count on (a test advances its own)
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         # Follow-up events are children of the span handling this turn (the consumer span); the turn's
@@ -138,7 +140,7 @@ class IngestTurn:
         replied_to = await self._replied_to(turn, plan.speaker) if facts else ""
         await self._publish(scope, job_id, facts, mentions_by_fact, parent, replied_to)
         if self.expire is not None:
-            expired = await self.expire(scope, schema.retention, utcnow(), parent)
+            expired = await self.expire(scope, schema.retention, self.now(), parent)
             if expired:
                 counts["expired"] = expired
         not_kept = len(plan.facts) - len(kept)
@@ -165,7 +167,7 @@ class IngestTurn:
             agent_id=turn.scope.agent_id,
             session_id=turn.scope.session_id,
             valid_from=turn.occurred_at,
-            updated_at=utcnow(),  # TTLs count from when ACM wrote it, not when the turn happened
+            updated_at=self.now(),  # TTLs count from when ACM wrote it, not when the turn happened
             token_count=self.tokens.count(text),
             schema_version=schema_version,
             role=turn.role.value,
@@ -201,7 +203,7 @@ class IngestTurn:
                     session_id=turn.scope.session_id,
                     valid_from=draft.valid_from,
                     valid_to=draft.valid_to,
-                    updated_at=utcnow(),
+                    updated_at=self.now(),
                     token_count=self.tokens.count(draft.text),
                     schema_version=schema_version,
                     slot=draft.slot,
@@ -223,7 +225,7 @@ class IngestTurn:
                         old,
                         source_turn_ids=(*old.source_turn_ids, turn.turn_id),
                         mention_count=old.mention_count + 1,
-                        updated_at=utcnow(),
+                        updated_at=self.now(),
                         role=source.role,
                         tool_name=source.tool_name,
                         trust=source.trust,
@@ -292,7 +294,7 @@ class IngestTurn:
                         status=MemoryStatus.STALE,
                         superseded_by=fact.memory_id,
                         valid_to=fact.valid_from or new_at,
-                        updated_at=utcnow(),
+                        updated_at=self.now(),
                     )
                 else:
                     changed[fact.memory_id] = replace(

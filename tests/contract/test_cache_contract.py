@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -17,6 +17,7 @@ from acm.adapters.memory_cache import MemoryCache
 from acm.adapters.redis_cache import RedisCache
 from acm.domain.scope import ForgetLevel, Scope
 from acm.ports.stores import Cache
+from tests.support.clock import ShiftedClock
 
 AnyCache = RedisCache | MemoryCache
 
@@ -25,6 +26,8 @@ AnyCache = RedisCache | MemoryCache
 class Harness:
     cache: AnyCache
     kind: str
+    # Lets a TTL pass: the in-process cache's clock jumps; Redis counts TTLs on its own clock, so there it sleeps.
+    advance: Callable[[float], Awaitable[None]] = asyncio.sleep
     clients: list[str] = field(default_factory=list)
 
     def client(self, suffix: str = "") -> str:
@@ -40,14 +43,18 @@ def _as_port(cache: AnyCache) -> Cache:
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.infra)])
 async def cache(request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
-    c: AnyCache
+    clock = ShiftedClock()
+
+    async def advance(seconds: float) -> None:
+        clock.advance(seconds)
+
     if request.param == "redis":
         url: str = request.getfixturevalue("redis_url")
-        c = await RedisCache.open(url)
+        harness = Harness(await RedisCache.open(url), request.param)
     else:
-        c = MemoryCache()
+        harness = Harness(MemoryCache(clock=clock.monotonic), request.param, advance)
+    c = harness.cache
     _as_port(c)
-    harness = Harness(c, request.param)
     try:
         yield harness
     finally:
@@ -97,14 +104,14 @@ async def test_ttl_expiry(cache: Harness) -> None:
     await c.set(s, "long", b"y", ttl_s=60)
     await c.set(s, "forever", b"z")
     assert await c.get(s, "short") == b"x"
-    await asyncio.sleep(0.6)
+    await cache.advance(0.6)
     assert await c.get(s, "short") is None
     assert await c.get(s, "long") == b"y"
     assert await c.get(s, "forever") == b"z"
     # A new set without a TTL makes the key permanent again.
     await c.set(s, "long", b"y2", ttl_s=0.3)
     await c.set(s, "long", b"y3")
-    await asyncio.sleep(0.6)
+    await cache.advance(0.6)
     assert await c.get(s, "long") == b"y3"
     with pytest.raises(ValueError):
         await c.set(s, "bad", b"x", ttl_s=0)
@@ -125,7 +132,7 @@ async def test_incr(cache: Harness) -> None:
     # incr keeps a key's TTL, as INCRBY does.
     await c.set(s, "t", b"1", ttl_s=0.3)
     assert await c.incr(s, "t") == 2
-    await asyncio.sleep(0.6)
+    await cache.advance(0.6)
     assert await c.get(s, "t") is None
     assert await c.incr(s, "t") == 1
 
@@ -189,7 +196,7 @@ async def test_clear_removes_exactly_the_level(cache: Harness, level: ForgetLeve
         await c.set(scope, "k2:sub", b"2")
     await c.set(neighbour, "k1", b"n")
     await c.set(scopes["a1_s1"], "gone-already", b"x", ttl_s=0.1)
-    await asyncio.sleep(0.3)
+    await cache.advance(0.3)
 
     removed = await c.clear(Scope(cid, "X", "a1", session_id="s1"), level)
 

@@ -21,13 +21,20 @@ from acm.domain.scope import Scope, Tier
 from acm.v1 import common_pb2, gateway_pb2
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
+from tests.support.clock import ShiftedClock
 
-TTL_S = 2.0
+TTL_S = 3600.0
 
 
 @pytest.fixture
-async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
-    async with EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")) as running:
+def clock() -> ShiftedClock:
+    return ShiftedClock()
+
+
+@pytest.fixture
+async def acm(tmp_path: Path, clock: ShiftedClock) -> AsyncIterator[EmbeddedAcm]:
+    settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")
+    async with EmbeddedAcm(settings, clock=clock) as running:
         yield running
 
 
@@ -64,7 +71,9 @@ async def _indexed_once_written(acm: EmbeddedAcm, user: str) -> set[str]:
     raise AssertionError(f"nothing of {user} was indexed")
 
 
-async def test_a_user_who_stopped_writing_loses_expired_memories_everywhere(acm: EmbeddedAcm) -> None:
+async def test_a_user_who_stopped_writing_loses_expired_memories_everywhere(
+    acm: EmbeddedAcm, clock: ShiftedClock
+) -> None:
     ttl_days = TTL_S / 86400
     assert await acm.rel.schemas.put(
         "local", replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
@@ -73,7 +82,7 @@ async def test_a_user_who_stopped_writing_loses_expired_memories_everywhere(acm:
     alice = _ids_of(acm, "alice")
     assert alice and alice & _linked(acm) and await _indexed_once_written(acm, "alice") <= alice
 
-    await asyncio.sleep(TTL_S + 0.5)  # alice never writes again; her TTL passes
+    clock.advance(TTL_S + 60)  # alice never writes again; her TTL passes
     await _ingest(acm, "bob", "Our new office is in Utrecht near the central station.")
     bob = _ids_of(acm, "bob")
     assert bob and bob & _linked(acm)

@@ -16,6 +16,7 @@ from acm.domain.models import Layer
 from acm.domain.scope import Scope
 from acm.v1 import common_pb2, events_pb2, gateway_pb2
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+from tests.support.clock import ShiftedClock
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SCOPE_PB = common_pb2.Scope(customer_id="acme", user_id="alice", agent_id="bot", session_id="s1")
@@ -27,8 +28,14 @@ def corpus(name: str) -> list[dict[str, object]]:
 
 
 @pytest.fixture
-async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
-    async with EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")) as running:
+def clock() -> ShiftedClock:
+    return ShiftedClock()
+
+
+@pytest.fixture
+async def acm(tmp_path: Path, clock: ShiftedClock) -> AsyncIterator[EmbeddedAcm]:
+    settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")
+    async with EmbeddedAcm(settings, clock=clock) as running:  # the clock memories' TTLs count on
         yield running
 
 
@@ -252,7 +259,7 @@ async def test_local_only_turns_never_reach_the_endpoint(tmp_path: Path) -> None
 # --- the consolidator's TTL sweep -----------------------------------------------------------------------
 
 
-async def test_expired_memories_leave_every_store(acm: EmbeddedAcm) -> None:
+async def test_expired_memories_leave_every_store(acm: EmbeddedAcm, clock: ShiftedClock) -> None:
     import asyncio
     from dataclasses import replace
 
@@ -260,7 +267,7 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm) -> None:
     from acm.domain.scope import ALL_TIERS
     from acm_ingest.consolidate import LAST_SWEEP_KEY
 
-    ttl_days = 1.0 / 86400  # one second
+    ttl_days = 1.0 / 24  # an hour, which the clock jumps over
     schema = replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
     assert await acm.rel.schemas.put("local", schema)
     (first,) = await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
@@ -268,7 +275,7 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm) -> None:
     old = await _facts_of(acm)
     assert any("Max" in f for f in old)
 
-    await asyncio.sleep(1.5)
+    clock.advance(3600 + 60)
     user = Scope("local", "acme", "alice", "bot")
     await acm.cache.delete(user, LAST_SWEEP_KEY)  # the hourly throttle, skipped for the test
     (second,) = await _ingest_all(acm, ["Our new office is in Utrecht near the central station."])
@@ -288,24 +295,22 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm) -> None:
     assert len(vectors) == 1  # only the Utrecht fact is still indexed
 
 
-async def test_an_expiry_makes_the_users_prefetched_bundles_stale(acm: EmbeddedAcm) -> None:
+async def test_an_expiry_makes_the_users_prefetched_bundles_stale(acm: EmbeddedAcm, clock: ShiftedClock) -> None:
     """A pool (or a session the gateway kept) built before the sweep may hold what expired: the sweep moves
     the user's generation, so neither is served again."""
-    import asyncio
     from dataclasses import replace
-    from datetime import UTC, datetime
 
     from acm.domain.schema import Retention, default_schema
     from acm.domain.scope import Tier
     from acm.prefetch_state import read_generation
     from acm_ingest.consolidate import LAST_SWEEP_KEY, ExpireMemories
 
-    ttl_days = 1.0 / 86400
+    ttl_days = 1.0 / 24
     schema = replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
     await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
     before = await read_generation(acm.cache, SCOPE, Tier.USER)
-    await asyncio.sleep(1.5)
+    clock.advance(3600 + 60)
     sweep = ExpireMemories(acm.rel.memories, acm.graph, acm.cache, acm.bus)
     await acm.cache.delete(Scope("local", "acme", "alice", "bot"), LAST_SWEEP_KEY)  # the hourly throttle
-    assert await sweep(SCOPE, schema.retention, datetime.now(UTC)) == 2
+    assert await sweep(SCOPE, schema.retention, clock()) == 2
     assert await read_generation(acm.cache, SCOPE, Tier.USER) not in {before, ""}

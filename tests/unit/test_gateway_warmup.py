@@ -11,6 +11,7 @@ from acm.domain.scope import Scope
 from acm.envelopes import envelope
 from acm.ports.bus import PermanentError, Record
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
+from tests.support.clock import ShiftedClock
 
 SCOPE = Scope("c1", "acme", "alice", "bot", "s1")
 
@@ -40,6 +41,17 @@ async def test_a_late_hint_is_skipped_and_counted() -> None:
     handler = PoolReadyHandler(warm, max_age_s=30)
     await handler(_hint(31))
     assert warm.calls == [] and handler.skipped_late == 1
+
+
+async def test_a_hint_is_late_by_the_handlers_clock() -> None:
+    warm, clock = Warm(), ShiftedClock()
+    handler = PoolReadyHandler(warm, max_age_s=30, now=clock)
+    hint = _hint(0)
+    clock.advance(29)
+    await handler(hint)
+    clock.advance(2)
+    await handler(hint)
+    assert warm.calls == [(SCOPE, "v7")] and handler.skipped_late == 1
 
 
 async def test_a_record_that_is_not_a_pool_hint_is_a_permanent_error() -> None:
