@@ -17,7 +17,7 @@ from acm.client import AcmClient
 from acm.v1 import common_pb2
 from acm_gateway.app import build_server, build_servicer
 from acm_gateway.retrieve_client import GrpcRetriever
-from acm_gateway.settings import GatewaySettings
+from tests.support.gateway import gateway_settings
 
 
 def closed_port() -> int:
@@ -30,13 +30,7 @@ async def test_ingest_is_unavailable_when_kafka_is_down(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'acm.db'}"
     rel = await open_relational(db)
     bus = KafkaBus(f"127.0.0.1:{closed_port()}", client_id="test", publish_timeout_s=2.0)
-    settings = GatewaySettings(
-        database_url=db,
-        bus_url="kafka://unused",
-        retrieve_addr="unused:1",
-        architect_addr="unused:1",
-        cache_url="memory://",
-    )
+    settings = gateway_settings(db)
     channel = grpc.aio.insecure_channel("127.0.0.1:1")
     cache = MemoryCache()
     server = build_server(

@@ -22,9 +22,9 @@ from acm.client import AcmClient
 from acm.v1 import common_pb2, retrieve_pb2_grpc
 from acm_gateway.app import build_server, build_servicer
 from acm_gateway.retrieve_client import GrpcRetriever
-from acm_gateway.settings import GatewaySettings
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
 from acm_retrieve.usecases import Retrieve
+from tests.support.gateway import gateway_settings
 
 SCOPE = common_pb2.Scope(customer_id="acme", user_id="alice")  # no session: Fetch asks the retrieve service
 INTERNAL = re.compile(r"^internal error ([0-9a-f]{16}); ")
@@ -44,13 +44,7 @@ class Stack:
 @pytest.fixture
 async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
     db = f"sqlite:///{tmp_path / 'acm.db'}"
-    settings = GatewaySettings(
-        database_url=db,
-        bus_url="sqlite:///unused",
-        retrieve_addr="unused:1",
-        architect_addr="unused:1",
-        cache_url="memory://",
-    )
+    settings = gateway_settings(db)
     rel = await open_relational(db)
     bus = EmbeddedBus(tmp_path / "bus.db")  # never started: these calls publish nothing
     retrieve = grpc.aio.server()
