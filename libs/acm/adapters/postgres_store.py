@@ -21,6 +21,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+from acm.adapters.sql_migrations import POSTGRES, migrate
 from acm.adapters.sql_repos import Dialect, Params, SqlMemoryRepo, SqlStore, Tx, pyformat
 from acm.domain.models import Memory
 
@@ -30,134 +31,6 @@ _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Letters and digits only: whatever else a user types (quotes, !, &, :*) never reaches the tsquery parser.
 _WORD = re.compile(r"[^\W_]+")
 _MAX_TERMS = 64
-
-# Idempotent: every statement is IF NOT EXISTS, and open() runs them under an advisory lock because two
-# concurrent CREATE TABLE IF NOT EXISTS can still collide on the catalog's unique indexes.
-_MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE IF NOT EXISTS memories (
-        memory_id       text PRIMARY KEY,
-        client_id       text NOT NULL,
-        tier            text NOT NULL CHECK (tier IN ('user', 'customer', 'client')),
-        customer_id     text NOT NULL DEFAULT '',
-        user_id         text NOT NULL DEFAULT '',
-        agent_id        text NOT NULL DEFAULT '',
-        session_id      text NOT NULL DEFAULT '',
-        text            text NOT NULL,
-        layer           text NOT NULL,
-        kind            text NOT NULL,
-        source_turn_ids text[] NOT NULL DEFAULT '{}',
-        created_at      timestamptz NOT NULL,
-        updated_at      timestamptz,
-        valid_from      timestamptz,
-        valid_to        timestamptz,
-        token_count     integer NOT NULL DEFAULT 0,
-        mention_count   integer NOT NULL DEFAULT 1,
-        access_count    integer NOT NULL DEFAULT 0,
-        status          text NOT NULL DEFAULT 'active',
-        superseded_by   text NOT NULL DEFAULT '',
-        schema_version  integer NOT NULL DEFAULT 0,
-        slot            text NOT NULL DEFAULT '',
-        role            text NOT NULL DEFAULT '',
-        tool_name       text NOT NULL DEFAULT '',
-        trust           text NOT NULL DEFAULT 'normal',
-        tsv             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED
-    )
-    """,
-    "CREATE INDEX IF NOT EXISTS memories_scope_idx ON memories (client_id, customer_id, user_id)",
-    """
-    CREATE INDEX IF NOT EXISTS memories_session_idx
-        ON memories (client_id, customer_id, user_id, session_id, created_at DESC)
-    """,
-    "CREATE INDEX IF NOT EXISTS memories_tsv_idx ON memories USING gin (tsv)",
-    # Added after the first release of the table: a database created before keeps working.
-    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS slot text NOT NULL DEFAULT ''",
-    "CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot <> ''",
-    # Provenance and trust (issue 18): rows stored before them read as trusted, of an unknown role.
-    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT ''",
-    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS tool_name text NOT NULL DEFAULT ''",
-    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS trust text NOT NULL DEFAULT 'normal'",
-    # The idle expiry sweep: distinct clients / agents by index seeks, due users as a range per layer.
-    """
-    CREATE INDEX IF NOT EXISTS memories_expiry_idx
-        ON memories (client_id, agent_id, layer, (COALESCE(updated_at, created_at)), customer_id, user_id)
-        WHERE tier = 'user'
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS jobs (
-        job_id      text PRIMARY KEY,
-        client_id   text NOT NULL,
-        customer_id text NOT NULL,
-        user_id     text NOT NULL,
-        agent_id    text NOT NULL DEFAULT '',
-        session_id  text NOT NULL DEFAULT '',
-        kind        text NOT NULL,
-        status      text NOT NULL,
-        error       text NOT NULL DEFAULT '',
-        counts      jsonb NOT NULL DEFAULT '{}',
-        created_at  timestamptz NOT NULL,
-        updated_at  timestamptz NOT NULL
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS api_keys (
-        key_id     text PRIMARY KEY,
-        client_id  text NOT NULL,
-        key_hash   text NOT NULL UNIQUE,
-        name       text NOT NULL,
-        created_at timestamptz NOT NULL,
-        revoked    boolean NOT NULL DEFAULT false
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS processed_events (
-        group_name text NOT NULL,
-        event_id   text NOT NULL,
-        at         timestamptz NOT NULL DEFAULT clock_timestamp(),
-        PRIMARY KEY (group_name, event_id)
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS audit_log (
-        id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        client_id text NOT NULL,
-        action    text NOT NULL,
-        detail    text NOT NULL,
-        at        timestamptz NOT NULL DEFAULT clock_timestamp()
-    )
-    """,
-    # Roles (added after the first release): keys stored before them keep working as admin keys.
-    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'admin'",
-    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS customers text[] NOT NULL DEFAULT '{}'",
-    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS users text[] NOT NULL DEFAULT '{}'",
-    "CREATE INDEX IF NOT EXISTS audit_log_client_idx ON audit_log (client_id, at DESC, id DESC)",
-    """
-    CREATE TABLE IF NOT EXISTS agent_schemas (
-        client_id  text NOT NULL,
-        agent_id   text NOT NULL,
-        version    integer NOT NULL,
-        body       jsonb NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        PRIMARY KEY (client_id, agent_id, version)
-    )
-    """,
-)
-
-
-# Who said each customer- and client-tier memory (one row per user who stated it; a memory id is shared by
-# every user who says the same fact): a user-level Forget erases what that user alone said at those tiers.
-_AUTHORS_MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE IF NOT EXISTS memory_authors (
-        memory_id   text NOT NULL,
-        client_id   text NOT NULL,
-        customer_id text NOT NULL,
-        user_id     text NOT NULL,
-        PRIMARY KEY (memory_id, client_id, customer_id, user_id)
-    )
-    """,
-    "CREATE INDEX IF NOT EXISTS memory_authors_user ON memory_authors (client_id, customer_id, user_id)",
-)
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -353,13 +226,9 @@ class PostgresStore(SqlStore):
         return store
 
     async def _migrate(self, schema: str | None) -> None:
-        async with self.executor.cursor(transaction=True) as cur:
-            # Transaction-scoped, so it is released even if a statement fails.
-            await cur.execute("SELECT pg_advisory_xact_lock(hashtext('acm.relational.migrate'))")
-            if schema is not None:
-                await cur.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")  # validated identifier
-            for ddl in (*_MIGRATIONS, *_AUTHORS_MIGRATIONS):
-                await cur.execute(ddl)
+        # The schema is created under the migrations' lock: two concurrent CREATE SCHEMA IF NOT EXISTS can
+        # still collide on the catalog's unique index.
+        await migrate(self.executor, POSTGRES, [f"CREATE SCHEMA IF NOT EXISTS {schema}"] if schema else [])
 
     async def close(self) -> None:
         await self.pool.close()

@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acm.adapters.sql_migrations import SQLITE as SQLITE_MIGRATIONS
+from acm.adapters.sql_migrations import migrate
 from acm.adapters.sql_repos import Dialect, Params, SqlMemoryRepo, SqlStore, Tx
 from acm.domain.models import Memory
 
@@ -35,103 +37,6 @@ _STOP_WORDS = frozenset(
     "their them then there these they this to too up us was we were what when where which who whom why "
     "will with would you your".split()
 )
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memories (
-    rid             INTEGER PRIMARY KEY,  -- stable rowid for the external-content FTS table
-    memory_id       TEXT NOT NULL UNIQUE,
-    client_id       TEXT NOT NULL,
-    tier            TEXT NOT NULL CHECK (tier IN ('user', 'customer', 'client')),
-    customer_id     TEXT NOT NULL DEFAULT '',
-    user_id         TEXT NOT NULL DEFAULT '',
-    agent_id        TEXT NOT NULL DEFAULT '',
-    session_id      TEXT NOT NULL DEFAULT '',
-    text            TEXT NOT NULL,
-    layer           TEXT NOT NULL,
-    kind            TEXT NOT NULL,
-    source_turn_ids TEXT NOT NULL DEFAULT '[]',  -- JSON array
-    created_at      TEXT NOT NULL,  -- ISO 8601 UTC, fixed width, so text order is time order
-    updated_at      TEXT,
-    valid_from      TEXT,
-    valid_to        TEXT,
-    token_count     INTEGER NOT NULL DEFAULT 0,
-    mention_count   INTEGER NOT NULL DEFAULT 1,
-    access_count    INTEGER NOT NULL DEFAULT 0,
-    status          TEXT NOT NULL DEFAULT 'active',
-    superseded_by   TEXT NOT NULL DEFAULT '',
-    schema_version  INTEGER NOT NULL DEFAULT 0,
-    slot            TEXT NOT NULL DEFAULT '',
-    role            TEXT NOT NULL DEFAULT '',
-    tool_name       TEXT NOT NULL DEFAULT '',
-    trust           TEXT NOT NULL DEFAULT 'normal'
-);
-CREATE INDEX IF NOT EXISTS memories_scope_idx ON memories (client_id, customer_id, user_id);
-CREATE INDEX IF NOT EXISTS memories_session_idx
-    ON memories (client_id, customer_id, user_id, session_id, created_at);
-
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-    text, content='memories', content_rowid='rid', tokenize='porter unicode61'
-);
-CREATE TRIGGER IF NOT EXISTS memories_fts_ai AFTER INSERT ON memories BEGIN
-    INSERT INTO memories_fts (rowid, text) VALUES (new.rid, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_fts_ad AFTER DELETE ON memories BEGIN
-    INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.rid, old.text);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_fts_au AFTER UPDATE OF text ON memories BEGIN
-    INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.rid, old.text);
-    INSERT INTO memories_fts (rowid, text) VALUES (new.rid, new.text);
-END;
-
-CREATE TABLE IF NOT EXISTS jobs (
-    job_id      TEXT PRIMARY KEY,
-    client_id   TEXT NOT NULL,
-    customer_id TEXT NOT NULL,
-    user_id     TEXT NOT NULL,
-    agent_id    TEXT NOT NULL DEFAULT '',
-    session_id  TEXT NOT NULL DEFAULT '',
-    kind        TEXT NOT NULL,
-    status      TEXT NOT NULL,
-    error       TEXT NOT NULL DEFAULT '',
-    counts      TEXT NOT NULL DEFAULT '{}',  -- JSON object
-    created_at  TEXT NOT NULL,
-    updated_at  TEXT NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS api_keys (
-    key_id     TEXT PRIMARY KEY,
-    client_id  TEXT NOT NULL,
-    key_hash   TEXT NOT NULL UNIQUE,
-    name       TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    revoked    INTEGER NOT NULL DEFAULT 0
-);
-
-CREATE TABLE IF NOT EXISTS processed_events (
-    group_name TEXT NOT NULL,
-    event_id   TEXT NOT NULL,
-    at         TEXT NOT NULL,
-    PRIMARY KEY (group_name, event_id)
-);
-
-CREATE TABLE IF NOT EXISTS audit_log (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    client_id TEXT NOT NULL,
-    action    TEXT NOT NULL,
-    detail    TEXT NOT NULL,
-    at        TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS audit_log_client_idx ON audit_log (client_id, at, id);
-
-CREATE TABLE IF NOT EXISTS agent_schemas (
-    client_id  TEXT NOT NULL,
-    agent_id   TEXT NOT NULL,
-    version    INTEGER NOT NULL,
-    body       TEXT NOT NULL,  -- AgentSchema.to_json()
-    created_at TEXT NOT NULL,
-    PRIMARY KEY (client_id, agent_id, version)
-);
-"""
 
 
 def _ts(value: datetime | None) -> str | None:
@@ -245,31 +150,6 @@ class SqliteExecutor:
             self._conn.close()
 
 
-def _add_missing_columns(conn: sqlite3.Connection) -> None:
-    """Columns added after a database was first created (CREATE TABLE IF NOT EXISTS keeps the old shape)."""
-    have = {row["name"] for row in conn.execute("PRAGMA table_info(memories)")}
-    for column, ddl in (
-        ("slot", "slot TEXT NOT NULL DEFAULT ''"),
-        # Provenance and trust (issue 18): rows stored before them read as trusted, of an unknown role.
-        ("role", "role TEXT NOT NULL DEFAULT ''"),
-        ("tool_name", "tool_name TEXT NOT NULL DEFAULT ''"),
-        ("trust", "trust TEXT NOT NULL DEFAULT 'normal'"),
-    ):
-        if column not in have:
-            conn.execute(f"ALTER TABLE memories ADD COLUMN {ddl}")
-    conn.execute("CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot != ''")
-    conn.execute(_EXPIRY_INDEX)
-    # Roles: keys stored before them keep working as admin keys.
-    key_columns = {row["name"] for row in conn.execute("PRAGMA table_info(api_keys)")}
-    for column, ddl in (
-        ("role", "role TEXT NOT NULL DEFAULT 'admin'"),
-        ("customers", "customers TEXT NOT NULL DEFAULT '[]'"),  # JSON array
-        ("users", "users TEXT NOT NULL DEFAULT '[]'"),  # JSON array
-    ):
-        if column not in key_columns:
-            conn.execute(f"ALTER TABLE api_keys ADD COLUMN {ddl}")
-
-
 # --- memories: full-text search and the upsert check ------------------------------------------------
 
 
@@ -324,26 +204,6 @@ class SqliteMemoryRepo(SqlMemoryRepo):
         return "VALUES " + ", ".join(f"(:s{i}, :t{i})" for i in range(len(turns))), params
 
 
-# A covering index for the sweep's reads: the distinct clients and agents are walked with one index seek
-# each (MIN ... > previous), and the due users of an agent are a range per layer on the last-write time.
-_EXPIRY_INDEX = """
-CREATE INDEX IF NOT EXISTS memories_expiry_idx
-    ON memories (client_id, agent_id, layer, COALESCE(updated_at, created_at), customer_id, user_id)
-    WHERE tier = 'user'
-"""
-# Who said each customer- and client-tier memory (one row per user who stated it; a memory id is shared by
-# every user who says the same fact): a user-level Forget erases what that user alone said at those tiers.
-_AUTHORS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory_authors (
-    memory_id   TEXT NOT NULL,
-    client_id   TEXT NOT NULL,
-    customer_id TEXT NOT NULL,
-    user_id     TEXT NOT NULL,
-    PRIMARY KEY (memory_id, client_id, customer_id, user_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS memory_authors_user ON memory_authors (client_id, customer_id, user_id);
-"""
-
 # --- the holder -----------------------------------------------------------------------------------------
 
 
@@ -368,14 +228,12 @@ class SqliteStore(SqlStore):
             conn.execute("PRAGMA synchronous=NORMAL")  # durable across app crashes in WAL mode
             conn.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed in the file, not only unlinked
             conn.execute(f"PRAGMA busy_timeout={max(1, int(timeout_s * 1000))}")
-            # Idempotent DDL; BEGIN IMMEDIATE serialises two processes opening the same file at once.
-            conn.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nCOMMIT;")
-            _add_missing_columns(conn)
-            conn.executescript(f"BEGIN IMMEDIATE;\n{_AUTHORS_SCHEMA}\nCOMMIT;")
+            store = cls(conn, timeout_s)
+            await migrate(store.executor, SQLITE_MIGRATIONS)
         except BaseException:
             conn.close()
             raise
-        return cls(conn, timeout_s)
+        return store
 
     async def close(self) -> None:
         await self.executor.close()

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from acm.adapters import sql_migrations
 from acm.adapters.postgres_store import PG, PgExecutor
+from acm.adapters.sql_migrations import Migrations, migrate
 from acm.adapters.sql_repos import Dialect, Executor, Tx
 from acm.adapters.sqlite_store import SQLITE, SqliteExecutor
 from acm.domain.compaction.engine import WorkingMemory
@@ -34,16 +36,14 @@ def _forget_where(scope: Scope, level: ForgetLevel) -> tuple[str, dict[str, str]
 
 
 class SqlWorkingMemoryRepo:
-    DDL: tuple[str, ...] = ()  # run in one transaction by migrate()
-
-    def __init__(self, ex: Executor, dialect: Dialect) -> None:
+    def __init__(self, ex: Executor, dialect: Dialect, migrations: Migrations) -> None:
         self._ex = ex
         self._d = dialect
+        self._migrations = migrations
 
     async def migrate(self) -> None:
-        async with self._ex.transaction() as tx:
-            for ddl in self.DDL:
-                await tx.execute(ddl)
+        """The store's migrations (its tables include these); a no-op once the store has opened."""
+        await migrate(self._ex, self._migrations)
 
     async def get(self, scope: Scope) -> WorkingMemory | None:
         row = await self._ex.fetchone(
@@ -111,43 +111,11 @@ class SqlWorkingMemoryRepo:
         return erased
 
 
-_SQLITE_DDL = (
-    """CREATE TABLE IF NOT EXISTS working_memory (
-        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
-        version INTEGER NOT NULL, body TEXT NOT NULL, updated_at TEXT NOT NULL,
-        PRIMARY KEY (client_id, customer_id, user_id, session_id))""",
-    """CREATE TABLE IF NOT EXISTS compactions (
-        compaction_id TEXT PRIMARY KEY,
-        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
-        body TEXT NOT NULL, created_at TEXT NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS compactions_session_idx ON compactions "
-    "(client_id, customer_id, user_id, session_id, created_at)",
-)
-
-
 class SqliteWorkingMemoryRepo(SqlWorkingMemoryRepo):
-    DDL = _SQLITE_DDL
-
     def __init__(self, ex: SqliteExecutor) -> None:
-        super().__init__(ex, SQLITE)
-
-
-_PG_DDL = (
-    """CREATE TABLE IF NOT EXISTS working_memory (
-        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
-        version INTEGER NOT NULL, body JSONB NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-        PRIMARY KEY (client_id, customer_id, user_id, session_id))""",
-    """CREATE TABLE IF NOT EXISTS compactions (
-        compaction_id TEXT PRIMARY KEY,
-        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
-        body JSONB NOT NULL, created_at TIMESTAMPTZ NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS compactions_session_idx ON compactions "
-    "(client_id, customer_id, user_id, session_id, created_at)",
-)
+        super().__init__(ex, SQLITE, sql_migrations.SQLITE)
 
 
 class PgWorkingMemoryRepo(SqlWorkingMemoryRepo):
-    DDL = ("SELECT pg_advisory_xact_lock(hashtext('acm.working_memory.migrate'))", *_PG_DDL)
-
     def __init__(self, ex: PgExecutor) -> None:
-        super().__init__(ex, PG)
+        super().__init__(ex, PG, sql_migrations.POSTGRES)

@@ -1,0 +1,409 @@
+"""Versioned migrations of the relational store (memories, jobs, keys, events, audit, schemas, working
+memory), for Postgres and SQLite, applied by the stores' open() at every start (and so in CI, by every test
+that opens a store).
+
+A numbered list per dialect, and a schema_migrations table recording which numbers a database has had: a
+start runs only the ones it has not, in order, once, in one transaction under a lock, so two processes
+starting together neither collide nor run one twice. Number 1 is the schema of the releases before this
+table, written so that it also brings any database they made up to date. A change to the schema is a new
+number at the end of both lists; a released number is never edited.
+
+A small runner of our own rather than Alembic: the DDL is dialect text either way (FTS5 and its triggers,
+tsvector), nothing here is an ORM model to autogenerate from, and Alembic would bring SQLAlchemy into every
+service for this alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from acm.adapters.sql_repos import Executor, Tx
+from acm.domain.models import utcnow
+
+Step = str | Callable[[Tx], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Migrations:
+    """One dialect's list, and the statement that serialises concurrent runs ("" when the transaction does)."""
+
+    lock: str
+    steps: tuple[Migration, ...]
+
+
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations "
+    "(version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)"
+)
+
+
+async def migrate(ex: Executor, migrations: Migrations, before: Sequence[str] = ()) -> list[int]:
+    """Applies the migrations this database has not had; their numbers. ``before``: statements to run first,
+    under the same lock (e.g. creating the Postgres schema the tables live in)."""
+    async with ex.transaction() as tx:
+        if migrations.lock:
+            await tx.execute(migrations.lock)
+        for statement in (*before, _TABLE):
+            await tx.execute(statement)
+        done = {int(r["version"]) for r in await tx.fetch("SELECT version FROM schema_migrations")}
+        applied = []
+        for m in migrations.steps:
+            if m.version in done:
+                continue
+            for step in m.steps:
+                await (tx.execute(step) if isinstance(step, str) else step(tx))
+            await tx.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (:version, :name, :at)",
+                {"version": m.version, "name": m.name, "at": utcnow().isoformat()},
+            )
+            applied.append(m.version)
+    return applied
+
+
+# --- Postgres -------------------------------------------------------------------------------------------
+
+# The schema as the releases before versioned migrations made it, written so that it also brings any of
+# their databases up to date (every statement IF NOT EXISTS).
+_PG_BASE: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS memories (
+        memory_id       text PRIMARY KEY,
+        client_id       text NOT NULL,
+        tier            text NOT NULL CHECK (tier IN ('user', 'customer', 'client')),
+        customer_id     text NOT NULL DEFAULT '',
+        user_id         text NOT NULL DEFAULT '',
+        agent_id        text NOT NULL DEFAULT '',
+        session_id      text NOT NULL DEFAULT '',
+        text            text NOT NULL,
+        layer           text NOT NULL,
+        kind            text NOT NULL,
+        source_turn_ids text[] NOT NULL DEFAULT '{}',
+        created_at      timestamptz NOT NULL,
+        updated_at      timestamptz,
+        valid_from      timestamptz,
+        valid_to        timestamptz,
+        token_count     integer NOT NULL DEFAULT 0,
+        mention_count   integer NOT NULL DEFAULT 1,
+        access_count    integer NOT NULL DEFAULT 0,
+        status          text NOT NULL DEFAULT 'active',
+        superseded_by   text NOT NULL DEFAULT '',
+        schema_version  integer NOT NULL DEFAULT 0,
+        slot            text NOT NULL DEFAULT '',
+        role            text NOT NULL DEFAULT '',
+        tool_name       text NOT NULL DEFAULT '',
+        trust           text NOT NULL DEFAULT 'normal',
+        tsv             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS memories_scope_idx ON memories (client_id, customer_id, user_id)",
+    """
+    CREATE INDEX IF NOT EXISTS memories_session_idx
+        ON memories (client_id, customer_id, user_id, session_id, created_at DESC)
+    """,
+    "CREATE INDEX IF NOT EXISTS memories_tsv_idx ON memories USING gin (tsv)",
+    # Added after the first release of the table: a database created before keeps working.
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS slot text NOT NULL DEFAULT ''",
+    "CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot <> ''",
+    # Provenance and trust (issue 18): rows stored before them read as trusted, of an unknown role.
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT ''",
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS tool_name text NOT NULL DEFAULT ''",
+    "ALTER TABLE memories ADD COLUMN IF NOT EXISTS trust text NOT NULL DEFAULT 'normal'",
+    # The idle expiry sweep: distinct clients / agents by index seeks, due users as a range per layer.
+    """
+    CREATE INDEX IF NOT EXISTS memories_expiry_idx
+        ON memories (client_id, agent_id, layer, (COALESCE(updated_at, created_at)), customer_id, user_id)
+        WHERE tier = 'user'
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS jobs (
+        job_id      text PRIMARY KEY,
+        client_id   text NOT NULL,
+        customer_id text NOT NULL,
+        user_id     text NOT NULL,
+        agent_id    text NOT NULL DEFAULT '',
+        session_id  text NOT NULL DEFAULT '',
+        kind        text NOT NULL,
+        status      text NOT NULL,
+        error       text NOT NULL DEFAULT '',
+        counts      jsonb NOT NULL DEFAULT '{}',
+        created_at  timestamptz NOT NULL,
+        updated_at  timestamptz NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS api_keys (
+        key_id     text PRIMARY KEY,
+        client_id  text NOT NULL,
+        key_hash   text NOT NULL UNIQUE,
+        name       text NOT NULL,
+        created_at timestamptz NOT NULL,
+        revoked    boolean NOT NULL DEFAULT false
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS processed_events (
+        group_name text NOT NULL,
+        event_id   text NOT NULL,
+        at         timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (group_name, event_id)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS audit_log (
+        id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        client_id text NOT NULL,
+        action    text NOT NULL,
+        detail    text NOT NULL,
+        at        timestamptz NOT NULL DEFAULT clock_timestamp()
+    )
+    """,
+    # Roles (added after the first release): keys stored before them keep working as admin keys.
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'admin'",
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS customers text[] NOT NULL DEFAULT '{}'",
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS users text[] NOT NULL DEFAULT '{}'",
+    "CREATE INDEX IF NOT EXISTS audit_log_client_idx ON audit_log (client_id, at DESC, id DESC)",
+    """
+    CREATE TABLE IF NOT EXISTS agent_schemas (
+        client_id  text NOT NULL,
+        agent_id   text NOT NULL,
+        version    integer NOT NULL,
+        body       jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (client_id, agent_id, version)
+    )
+    """,
+)
+
+
+# Who said each customer- and client-tier memory (one row per user who stated it; a memory id is shared by
+# every user who says the same fact): a user-level Forget erases what that user alone said at those tiers.
+_PG_AUTHORS: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS memory_authors (
+        memory_id   text NOT NULL,
+        client_id   text NOT NULL,
+        customer_id text NOT NULL,
+        user_id     text NOT NULL,
+        PRIMARY KEY (memory_id, client_id, customer_id, user_id)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS memory_authors_user ON memory_authors (client_id, customer_id, user_id)",
+)
+
+_PG_WORKING = (
+    """CREATE TABLE IF NOT EXISTS working_memory (
+        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+        version INTEGER NOT NULL, body JSONB NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (client_id, customer_id, user_id, session_id))""",
+    """CREATE TABLE IF NOT EXISTS compactions (
+        compaction_id TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+        body JSONB NOT NULL, created_at TIMESTAMPTZ NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS compactions_session_idx ON compactions "
+    "(client_id, customer_id, user_id, session_id, created_at)",
+)
+
+POSTGRES = Migrations(
+    # Transaction-scoped, so it is released even if a statement fails; two concurrent CREATE TABLE IF NOT
+    # EXISTS could otherwise still collide on the catalog's unique indexes.
+    lock="SELECT pg_advisory_xact_lock(hashtext('acm.relational.migrate'))",
+    steps=(Migration(1, "the schema before versions", (*_PG_BASE, *_PG_AUTHORS, *_PG_WORKING)),),
+)
+
+
+# --- SQLite ---------------------------------------------------------------------------------------------
+
+_SQLITE_BASE = (
+    """
+CREATE TABLE IF NOT EXISTS memories (
+    rid             INTEGER PRIMARY KEY,  -- stable rowid for the external-content FTS table
+    memory_id       TEXT NOT NULL UNIQUE,
+    client_id       TEXT NOT NULL,
+    tier            TEXT NOT NULL CHECK (tier IN ('user', 'customer', 'client')),
+    customer_id     TEXT NOT NULL DEFAULT '',
+    user_id         TEXT NOT NULL DEFAULT '',
+    agent_id        TEXT NOT NULL DEFAULT '',
+    session_id      TEXT NOT NULL DEFAULT '',
+    text            TEXT NOT NULL,
+    layer           TEXT NOT NULL,
+    kind            TEXT NOT NULL,
+    source_turn_ids TEXT NOT NULL DEFAULT '[]',  -- JSON array
+    created_at      TEXT NOT NULL,  -- ISO 8601 UTC, fixed width, so text order is time order
+    updated_at      TEXT,
+    valid_from      TEXT,
+    valid_to        TEXT,
+    token_count     INTEGER NOT NULL DEFAULT 0,
+    mention_count   INTEGER NOT NULL DEFAULT 1,
+    access_count    INTEGER NOT NULL DEFAULT 0,
+    status          TEXT NOT NULL DEFAULT 'active',
+    superseded_by   TEXT NOT NULL DEFAULT '',
+    schema_version  INTEGER NOT NULL DEFAULT 0,
+    slot            TEXT NOT NULL DEFAULT '',
+    role            TEXT NOT NULL DEFAULT '',
+    tool_name       TEXT NOT NULL DEFAULT '',
+    trust           TEXT NOT NULL DEFAULT 'normal'
+)
+    """,
+    "CREATE INDEX IF NOT EXISTS memories_scope_idx ON memories (client_id, customer_id, user_id)",
+    """
+CREATE INDEX IF NOT EXISTS memories_session_idx
+    ON memories (client_id, customer_id, user_id, session_id, created_at)
+    """,
+    """
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    text, content='memories', content_rowid='rid', tokenize='porter unicode61'
+)
+    """,
+    """
+CREATE TRIGGER IF NOT EXISTS memories_fts_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (rowid, text) VALUES (new.rid, new.text);
+END
+    """,
+    """
+CREATE TRIGGER IF NOT EXISTS memories_fts_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.rid, old.text);
+END
+    """,
+    """
+CREATE TRIGGER IF NOT EXISTS memories_fts_au AFTER UPDATE OF text ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', old.rid, old.text);
+    INSERT INTO memories_fts (rowid, text) VALUES (new.rid, new.text);
+END
+    """,
+    """
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id      TEXT PRIMARY KEY,
+    client_id   TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    user_id     TEXT NOT NULL,
+    agent_id    TEXT NOT NULL DEFAULT '',
+    session_id  TEXT NOT NULL DEFAULT '',
+    kind        TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    error       TEXT NOT NULL DEFAULT '',
+    counts      TEXT NOT NULL DEFAULT '{}',  -- JSON object
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+)
+    """,
+    """
+CREATE TABLE IF NOT EXISTS api_keys (
+    key_id     TEXT PRIMARY KEY,
+    client_id  TEXT NOT NULL,
+    key_hash   TEXT NOT NULL UNIQUE,
+    name       TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked    INTEGER NOT NULL DEFAULT 0
+)
+    """,
+    """
+CREATE TABLE IF NOT EXISTS processed_events (
+    group_name TEXT NOT NULL,
+    event_id   TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    PRIMARY KEY (group_name, event_id)
+)
+    """,
+    """
+CREATE TABLE IF NOT EXISTS audit_log (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    client_id TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    detail    TEXT NOT NULL,
+    at        TEXT NOT NULL
+)
+    """,
+    "CREATE INDEX IF NOT EXISTS audit_log_client_idx ON audit_log (client_id, at, id)",
+    """
+CREATE TABLE IF NOT EXISTS agent_schemas (
+    client_id  TEXT NOT NULL,
+    agent_id   TEXT NOT NULL,
+    version    INTEGER NOT NULL,
+    body       TEXT NOT NULL,  -- AgentSchema.to_json()
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (client_id, agent_id, version)
+)
+    """,
+)
+
+
+async def _add_missing_columns(tx: Tx) -> None:
+    """Columns added after a database was first created (CREATE TABLE IF NOT EXISTS keeps the old shape)."""
+    have = {row["name"] for row in await tx.fetch("PRAGMA table_info(memories)")}
+    for column, ddl in (
+        ("slot", "slot TEXT NOT NULL DEFAULT ''"),
+        # Provenance and trust (issue 18): rows stored before them read as trusted, of an unknown role.
+        ("role", "role TEXT NOT NULL DEFAULT ''"),
+        ("tool_name", "tool_name TEXT NOT NULL DEFAULT ''"),
+        ("trust", "trust TEXT NOT NULL DEFAULT 'normal'"),
+    ):
+        if column not in have:
+            await tx.execute(f"ALTER TABLE memories ADD COLUMN {ddl}")
+    await tx.execute("CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot != ''")
+    await tx.execute(_SQLITE_EXPIRY_INDEX)
+    # Roles: keys stored before them keep working as admin keys.
+    key_columns = {row["name"] for row in await tx.fetch("PRAGMA table_info(api_keys)")}
+    for column, ddl in (
+        ("role", "role TEXT NOT NULL DEFAULT 'admin'"),
+        ("customers", "customers TEXT NOT NULL DEFAULT '[]'"),  # JSON array
+        ("users", "users TEXT NOT NULL DEFAULT '[]'"),  # JSON array
+    ):
+        if column not in key_columns:
+            await tx.execute(f"ALTER TABLE api_keys ADD COLUMN {ddl}")
+
+
+# A covering index for the sweep's reads: the distinct clients and agents are walked with one index seek
+# each (MIN ... > previous), and the due users of an agent are a range per layer on the last-write time.
+_SQLITE_EXPIRY_INDEX = """
+CREATE INDEX IF NOT EXISTS memories_expiry_idx
+    ON memories (client_id, agent_id, layer, COALESCE(updated_at, created_at), customer_id, user_id)
+    WHERE tier = 'user'
+"""
+
+# Who said each customer- and client-tier memory (one row per user who stated it; a memory id is shared by
+# every user who says the same fact): a user-level Forget erases what that user alone said at those tiers.
+_SQLITE_AUTHORS = (
+    """
+    CREATE TABLE IF NOT EXISTS memory_authors (
+        memory_id   TEXT NOT NULL,
+        client_id   TEXT NOT NULL,
+        customer_id TEXT NOT NULL,
+        user_id     TEXT NOT NULL,
+        PRIMARY KEY (memory_id, client_id, customer_id, user_id)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX IF NOT EXISTS memory_authors_user ON memory_authors (client_id, customer_id, user_id)",
+)
+
+
+_SQLITE_WORKING = (
+    """CREATE TABLE IF NOT EXISTS working_memory (
+        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+        version INTEGER NOT NULL, body TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (client_id, customer_id, user_id, session_id))""",
+    """CREATE TABLE IF NOT EXISTS compactions (
+        compaction_id TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL, customer_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+        body TEXT NOT NULL, created_at TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS compactions_session_idx ON compactions "
+    "(client_id, customer_id, user_id, session_id, created_at)",
+)
+
+SQLITE = Migrations(
+    lock="",  # the transaction is BEGIN IMMEDIATE: a second process waits for the first (busy_timeout)
+    steps=(
+        Migration(
+            1,
+            "the schema before versions",
+            (*_SQLITE_BASE, _add_missing_columns, *_SQLITE_AUTHORS, *_SQLITE_WORKING),
+        ),
+    ),
+)
