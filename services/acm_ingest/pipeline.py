@@ -4,6 +4,7 @@ The IO around it (schema, seen errors, entity lookups, writes) lives in usecases
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from acm.domain.compaction.noise import clean
@@ -15,6 +16,13 @@ from acm.domain.pii import PiiRules, redact
 from acm.domain.records import Record, cut, outside_json, tool_records, weight
 from acm.domain.schema import AgentSchema
 from acm.domain.text import strip_control
+
+# Turn.metadata key for an image the turn shares: what it shows, as the sender's client or a captioning
+# model described it (alt text; "a photo of a cup with a dog face on it"). It is text of the turn: a line of
+# its own after the content, so it is a fact and part of what the session shows. The sender writes it; the
+# instruction check reads it apart from the content, as it is not the speaker's own words (a description's
+# "that says ..." must not join the content's wording into an order, nor hide one).
+IMAGE_CAPTION = "image_caption"
 
 # The most a turn memory holds (a turn as the session's context shows it, ~300 tokens): a 64 KiB tool output
 # is its records, each a memory of its own, and the turn shows the first of them.
@@ -87,6 +95,19 @@ def stored_view(role: Role, text: str, records: list[Record], named: frozenset[s
     return shown_turn(clean(outside_json(text) if records else text), ordered)
 
 
+def caption_line(caption: str) -> str:
+    """How a shared image's caption reads as a line of its turn ("" without one)."""
+    caption = " ".join(caption.split())
+    return f"[shared an image: {caption}]" if caption else ""
+
+
+def _joined(content: str, caption: str) -> str:
+    return "\n".join(part for part in (content, caption) if part.strip())
+
+
+_SEVERITY = (Trust.NORMAL, Trust.UNTRUSTED, Trust.INSTRUCTION)
+
+
 def plan_turn(
     turn: Turn,
     schema: AgentSchema,
@@ -98,13 +119,23 @@ def plan_turn(
     omits its own id: get_user(user_id=X) returns {name, email, …}); ``named``: ids the session's latest user
     and agent turns named, whose records the turn shows first."""
     speaker = turn.metadata.get("speaker") or _speaker_of(turn)
-    content = strip_control(turn.content)  # terminal escapes (whole) and control bytes are not content
-    decision = decide(content, turn.role.value, gate_rules(schema), seen_errors)
+    # Terminal escapes (whole) and control bytes are not content.
+    content, caption = strip_control(turn.content), caption_line(strip_control(turn.metadata.get(IMAGE_CAPTION, "")))
+    decision = decide(_joined(content, caption), turn.role.value, gate_rules(schema), seen_errors)
     if not decision.keep:
         return TurnPlan(decision, speaker)
     # Redact before anything else looks at the text, so no later step (or log) sees a secret.
-    redaction = redact(content, pii_rules(schema))
-    verdict = instruction_verdict(redaction.text, turn.role.value)
+    said, shared = redact(content, pii_rules(schema)), redact(caption, pii_rules(schema))
+    redaction = replace(
+        said,
+        text=_joined(said.text, shared.text),
+        counts=dict(Counter(said.counts) + Counter(shared.counts)),
+    )
+    verdict = max(
+        instruction_verdict(said.text, turn.role.value),
+        instruction_verdict(shared.text, turn.role.value),
+        key=lambda v: _SEVERITY.index(v.trust),
+    )
     if verdict.flagged:
         # Kept only as a flagged episode of the session: never a fact, never retrievable.
         return TurnPlan(decision, speaker, redaction.text, redaction.counts, verdict.reasons, shown=redaction.text)
@@ -113,7 +144,6 @@ def plan_turn(
         keyless = [i for i, r in enumerate(records) if not r.key]
         if call_key and len(keyless) == 1 and len(records) == 1:
             records[0] = Record(call_key, records[0].fields)
-        # What the tool wrote around its JSON ("PO-7 status is now approved.") is said too: facts, and shown.
         # What the tool wrote around its JSON ("PO-7 status is now approved.") is said too: facts, and shown.
         around = clean(outside_json(redaction.text))
         drafts = record_drafts(speaker, records, turn.occurred_at)
