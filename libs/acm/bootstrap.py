@@ -102,7 +102,7 @@ async def open_graph(url: str, timeout_s: float = 5.0) -> GraphStore:
     if scheme == "sqlite":
         from acm.adapters.sqlite_graph import SqliteGraphStore
 
-        return SqliteGraphStore(_sqlite_path(url))
+        return SqliteGraphStore(_sqlite_path(url), timeout_s=timeout_s)
     raise ConfigError(f"graph url {url!r}: use bolt://host:7687 or sqlite:///path")
 
 
