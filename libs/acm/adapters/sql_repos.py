@@ -66,7 +66,8 @@ class Executor(Protocol):
 
 @lru_cache(maxsize=1024)
 def pyformat(sql: str) -> str:
-    """``:name`` → ``%(name)s`` (psycopg); ``::type`` casts and ``%s`` are left as they are."""
+    """``:name`` → ``%(name)s`` (psycopg); ``::type`` casts and ``%s`` are left as they are. A shared query
+    therefore holds no literal ``%`` (psycopg would read it as a placeholder)."""
     return _NAMED.sub(r"%(\1)s", sql)
 
 
