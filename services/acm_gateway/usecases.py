@@ -14,6 +14,7 @@ from acm.domain.models import Job, new_id
 from acm.domain.pii import PiiRules, redact_turn
 from acm.domain.schema import DEFAULT_AGENT, default_schema
 from acm.domain.scope import Action, ForgetLevel, Scope, denial
+from acm.domain.tokens import ENCODINGS
 from acm.envelopes import envelope, key_hash, sign
 from acm.ports.bus import EventBus
 from acm.ports.compactor import Compactor
@@ -160,6 +161,8 @@ class FetchContext:
         budget = request.budget_tokens or self.default_budget
         if budget < 0 or budget > self.max_budget:
             raise InvalidRequest(f"budget_tokens must be between 1 and {self.max_budget} (got {budget})")
+        if request.encoding and request.encoding not in ENCODINGS:  # the gateway counts a session's context in it
+            raise InvalidRequest(f"encoding {request.encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
         if scope.session_id and self.session is not None:
             assembled = await self.session(scope, request, budget)
             if assembled is not None:

@@ -20,6 +20,7 @@ from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_relational
 from acm.client import AcmClient
 from acm.v1 import common_pb2, retrieve_pb2_grpc
+from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_gateway.app import build_server, build_servicer
 from acm_gateway.retrieve_client import GrpcRetriever
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
@@ -87,6 +88,20 @@ async def test_a_mistake_the_retrieve_service_finds_stays_invalid_argument(stack
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await client.fetch(SCOPE, "where do I work?", encoding="klingon")
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "encoding 'klingon' is not supported" in (err.value.details() or "")
+
+
+async def test_an_unknown_encoding_is_invalid_argument_for_a_session_the_gateway_assembles(tmp_path: Path) -> None:
+    scope = common_pb2.Scope(customer_id="acme", user_id="alice", session_id="s1")
+    async with (
+        EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")) as acm,
+        AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client,
+    ):
+        accepted = await client.ingest(scope, "I work at the harbour office.")
+        await client.wait_job(scope, accepted.job_id, timeout_s=60)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await client.fetch(scope, "where do I work?", encoding="klingon")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # not the tokenizer's ValueError as INTERNAL
     assert "encoding 'klingon' is not supported" in (err.value.details() or "")
 
 
