@@ -1,6 +1,7 @@
 """`acm bench prefetch` end to end on the tiny synthetic LoCoMo-format file of the locomo smoke test:
-turns replayed into sessions, each question asked after its last evidence turn through both gateways; the
-JSON has the promised shape and a question repeating its evidence turn is served from the prefetch pool."""
+turns replayed into sessions, each question asked (after its last evidence turn, at a drawn session's end,
+after a drawn turn) through both gateways; the JSON has the promised shape per placement and a question
+repeating its evidence turn is served from the prefetch pool."""
 
 from __future__ import annotations
 
@@ -28,6 +29,17 @@ KEYS = {
     "cache_bytes_per_session_max",
     "cache_bytes_bound",
     "n",
+    "n_scored",
+}
+PLACEMENT_KEYS = {
+    "rule",
+    "uses_gold",
+    "systems",
+    "recall_difference_pts",
+    "served_from_prefetch",
+    "sessions",
+    "gateway_outcomes",
+    "duration_s",
 }
 
 
@@ -51,22 +63,30 @@ def test_bench_prefetch_runs_end_to_end(tmp_path: Path) -> None:
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "5/5 asked" in proc.stdout and "3/3 asked" in proc.stdout, proc.stdout
+    assert proc.stdout.count("5/5 asked") == 3 and proc.stdout.count("3/3 asked") == 3, proc.stdout
 
     result = json.loads(out.read_text())
-    assert set(result) == {"systems", "run"}
-    assert set(result["systems"]) == {"prefetch", "no_prefetch"}
-    for name, row in result["systems"].items():
-        assert set(row) == KEYS, name
-        assert row["n"] == 8, name
-        assert 0 <= row["recall_pct"] <= 100 and row["fetch_p95_ms"] >= row["fetch_p50_ms"] > 0, name
-    with_prefetch, without = result["systems"]["prefetch"], result["systems"]["no_prefetch"]
-    assert without["served_from_prefetch_pct"] == 0.0 and without["cache_bytes_per_session"] == 0
-    assert without["fetch_p50_ms_on_hit"] is None
-    assert with_prefetch["hit_rate_pct"] == 0 or with_prefetch["fetch_p50_ms_on_hit"] > 0
-    assert with_prefetch["served_from_prefetch_pct"] > 0  # the verbatim question at least
-    assert 0 < with_prefetch["cache_bytes_per_session_max"] <= with_prefetch["cache_bytes_bound"]
-    assert result["run"]["questions"] == 8 and result["run"]["sessions"] >= 2
+    assert set(result) == {"placements", "run"}
+    assert list(result["placements"]) == ["evidence", "session-end", "random"]
+    for placement, block in result["placements"].items():
+        assert set(block) == PLACEMENT_KEYS, placement
+        assert block["uses_gold"] == (placement == "evidence")
+        assert set(block["systems"]) == {"prefetch", "no_prefetch"}
+        for name, row in block["systems"].items():
+            assert set(row) == KEYS, (placement, name)
+            assert row["n"] == 8 and 0 < row["n_scored"] <= 8, (placement, name)
+            assert 0 <= row["recall_pct"] <= 100 and row["fetch_p95_ms"] >= row["fetch_p50_ms"] > 0, name
+        with_prefetch, without = block["systems"]["prefetch"], block["systems"]["no_prefetch"]
+        assert without["served_from_prefetch_pct"] == 0.0 and without["cache_bytes_per_session"] == 0
+        assert without["fetch_p50_ms_on_hit"] is None
+        assert with_prefetch["hit_rate_pct"] == 0 or with_prefetch["fetch_p50_ms_on_hit"] > 0
+        assert 0 < with_prefetch["cache_bytes_per_session_max"] <= with_prefetch["cache_bytes_bound"]
+        assert block["recall_difference_pts"] == round(with_prefetch["recall_pct"] - without["recall_pct"], 1)
+        assert block["sessions"] >= 2
+    evidence = result["placements"]["evidence"]
+    assert evidence["systems"]["prefetch"]["n_scored"] == 8  # all the evidence is said by then
+    assert evidence["systems"]["prefetch"]["served_from_prefetch_pct"] > 0  # the verbatim question at least
+    assert result["run"]["questions"] == 8 and result["run"]["seed"] == 22
 
 
 def test_fetch_layers_script_times_the_served_fetches_from_the_benchmarks_loop(tmp_path: Path) -> None:
