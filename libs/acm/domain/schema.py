@@ -9,7 +9,7 @@ every error names the field, so a bad override gets an actionable message."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
@@ -328,7 +328,3 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
-
-
-def next_version(schema: AgentSchema, previous: AgentSchema | None) -> AgentSchema:
-    return replace(schema, version=(previous.version + 1) if previous else 1)

@@ -75,9 +75,6 @@ class Scope:
             return Owner(self.client_id, tier, self.customer_id)
         return Owner(self.client_id, tier, self.customer_id, self.user_id)
 
-    def sees(self, owner: Owner) -> bool:
-        return visible(self, owner)
-
     @property
     def session_key(self) -> str:
         """Partition key: keeps one session's events in order on the bus."""
