@@ -101,7 +101,7 @@ class SqliteExecutor:
         try:
             yield
         except sqlite3.OperationalError as exc:
-            if "interrupted" in str(exc):
+            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT:
                 raise TimeoutError(f"sqlite statement exceeded {self._timeout_s}s") from exc
             raise
         finally:
