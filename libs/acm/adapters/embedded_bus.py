@@ -21,6 +21,7 @@ import asyncio
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,7 +82,10 @@ class EmbeddedBus:
         unconsumed_retention_s: float = 7 * 86400.0,
         reader_idle_s: float = 3600.0,
         prune_every_s: float = 1.0,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        # ``clock`` (wall seconds) stamps records and offsets and decides retention, so tests can advance it.
+        self._clock = clock
         self._path = Path(path)
         self._poll_interval_s = poll_interval_s
         self._batch_size = batch_size
@@ -105,7 +109,7 @@ class EmbeddedBus:
             # Autocommit mode: this single INSERT is its own transaction, committed (and, with
             # synchronous=FULL, synced) before execute() returns.
             self._db().execute(
-                "INSERT INTO records (topic, key, value, at) VALUES (?, ?, ?, ?)", (topic, key, value, time.time())
+                "INSERT INTO records (topic, key, value, at) VALUES (?, ?, ?, ?)", (topic, key, value, self._clock())
             )
         except sqlite3.OperationalError as exc:  # locked past busy_timeout, disk full, I/O error
             raise BusUnavailable(f"embedded bus {self._path}: could not append to {topic}: {exc}") from exc
@@ -201,7 +205,7 @@ class EmbeddedBus:
 
     def prune(self, now: float | None = None) -> int:
         """Delete what every group of its topic is done with (see the module doc); the number of records."""
-        now = time.time() if now is None else now
+        now = self._clock() if now is None else now
         db = self._db()
         mine: dict[str, list[str]] = {}
         for sub in self._subscriptions:
@@ -271,5 +275,5 @@ class EmbeddedBus:
         self._db().execute(
             "INSERT INTO offsets (consumer_group, topic, seq, at) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (consumer_group, topic) DO UPDATE SET seq = excluded.seq, at = excluded.at",
-            (sub.group, sub.topic, seq, time.time()),
+            (sub.group, sub.topic, seq, self._clock()),
         )
