@@ -15,6 +15,7 @@ from acm.domain.models import Memory, MemoryStatus
 from acm.domain.retrieval import (
     Candidate,
     RetrievalPreset,
+    asks,
     exact_first,
     preset,
     rescore,
@@ -170,6 +171,8 @@ class Retrieve:
                 [m.memory_id for m in around],
                 p.turn_anchors,
                 p.turn_weight,
+                {m.memory_id for m in anchors if asks(m.text)},
+                p.question_weight,
             )
         for memory in exact:
             known.setdefault(memory.memory_id, memory)

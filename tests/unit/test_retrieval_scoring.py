@@ -170,3 +170,18 @@ def test_anchors_give_but_keep_their_own_score() -> None:
     out = spread_to_adjacent_turns(ranked, turn_of, ["a", "b", "c", "after-c"], anchors=4, weight=0.3)
     assert out[:4] == ranked
     assert dict(out)["after-c"] == pytest.approx(0.3 * 0.8 * 3 / 4)
+
+
+def test_an_answered_question_ranks_through_its_answer() -> None:
+    from acm.domain.retrieval import asks
+
+    # q ("What got you into climbing?") ranks first; the reply after it ("My cousin took me once") did not rank.
+    turn_of = _turns(("q", "s", 1), ("reply", "s", 2), ("fact", "s2", 9), ("open", "s3", 5))
+    ranked = [("q", 1.0), ("fact", 0.9), ("open", 0.8)]
+    out = dict(spread_to_adjacent_turns(ranked, turn_of, ["reply"], 3, 0.3, {"q", "open"}, 0.5))
+    assert out["reply"] == pytest.approx(1.0)  # the answer takes the question's place
+    assert out["q"] == pytest.approx(0.5)  # the question stays, below it
+    assert out["open"] == pytest.approx(0.8)  # a question with no turn after it keeps its score
+    assert out["fact"] == pytest.approx(0.9)
+    assert asks("Lu: What got you into climbing?") and asks("Lu: Are you free then? (7 May 2023)")
+    assert not asks("Lu: I asked why.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
@@ -38,6 +38,9 @@ class RetrievalPreset:
     # session's share of them to the turns just before and after them (spread_to_adjacent_turns); 0 = off.
     turn_anchors: int = 15
     turn_weight: float = 0.3
+    # A question said in the conversation is context, not a fact: among the anchors, one with a turn after
+    # it ranks through that turn (its answer takes the question's score) and keeps this share of its own.
+    question_weight: float = 0.5
     # Facts and long-term memories; SHORT turn previews are the session's working set, not search results.
     layers: tuple[Layer, ...] = (Layer.MID, Layer.LONG)
 
@@ -181,6 +184,8 @@ def spread_to_adjacent_turns(
     neighbours: Sequence[str],
     anchors: int,
     weight: float,
+    questions: Collection[str] = frozenset(),
+    question_weight: float = 1.0,
 ) -> list[tuple[str, float]]:
     """Conversation context as a score. The turns just before and after a well-ranked memory are likely
     the same exchange, and the answer often sits in a reply that shares no word with the question ("How
@@ -191,7 +196,9 @@ def spread_to_adjacent_turns(
     the next match elsewhere is. A memory's score becomes its own (0 if it was not ranked) plus what it
     received; the anchors keep their own (in a run of matching turns they would otherwise lift each other
     above a better match said elsewhere). `neighbours` are those turns' memories
-    (MemoryRepo.turn_neighbours); `turn_of` gives each memory's turn. Best first."""
+    (MemoryRepo.turn_neighbours); `turn_of` gives each memory's turn. An anchor among `questions` (memories
+    that ask something) with a turn after it is context, not a fact: the memories of that turn (its answer)
+    score at least the question's score, and the question keeps question_weight x its own. Best first."""
     said: dict[str, list[datetime]] = {}
     for mid in neighbours:
         session, at = turn_of[mid]
@@ -199,6 +206,8 @@ def spread_to_adjacent_turns(
     top = [(mid, score) for mid, score in ranked[:anchors] if mid in turn_of]
     per_session = Counter(turn_of[mid][0] for mid, _ in top)
     received: dict[Turn, float] = {}
+    answered: dict[Turn, float] = {}  # a turn right after an anchoring question: the question's score
+    scores = dict(ranked)
     for mid, score in top:
         session, at = turn_of[mid]
         gift = weight * score * per_session[session] / len(top)
@@ -208,15 +217,27 @@ def spread_to_adjacent_turns(
         for t in (before, after):
             if t is not None:
                 received[(session, t)] = received.get((session, t), 0.0) + gift
-    scores = dict(ranked)
+        if mid in questions and after is not None:
+            answered[(session, after)] = max(answered.get((session, after), 0.0), score)
+            scores[mid] = question_weight * score
     for mid in neighbours:
         scores.setdefault(mid, 0.0)
     givers = {mid for mid, _ in top}
-    spread = {
-        mid: s + received.get(turn_of[mid], 0.0) if mid in turn_of and mid not in givers else s
-        for mid, s in scores.items()
-    }
+    spread = {}
+    for mid, s in scores.items():
+        turn = turn_of.get(mid)
+        if turn is not None and mid not in givers:
+            s += received.get(turn, 0.0)
+        spread[mid] = max(s, answered.get(turn, 0.0)) if turn is not None else s
     return sorted(spread.items(), key=lambda kv: -kv[1])
+
+
+_ASKS = re.compile(r"\?\s*(?:\([^()]*\))?\s*$")  # ends with "?", or "?" and the time written after it
+
+
+def asks(text: str) -> bool:
+    """A memory that is a question ("Mara: What got you into pottery?"), told by its last sentence's mark."""
+    return _ASKS.search(text) is not None
 
 
 K = TypeVar("K", bound=Hashable)
