@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Callable
 
 from acm_benchmarks.coverage import add_parser as add_coverage
+from acm_benchmarks.fleet import add_parser as add_fleet
 from acm_benchmarks.locomo import add_parser as add_locomo
 from acm_benchmarks.prefetch import add_parser as add_prefetch
 from acm_benchmarks.retention import add_parser as add_retention
@@ -29,6 +30,7 @@ BENCHMARKS: dict[str, AddParser] = {
     "prefetch": add_prefetch,
     "safety": add_safety,
     "traces": add_traces,
+    "fleet": add_fleet,
 }
 
 
