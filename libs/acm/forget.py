@@ -11,6 +11,7 @@ from acm.convert import forget_level
 from acm.domain.models import JobStatus
 from acm.domain.scope import ForgetLevel, Scope
 from acm.envelopes import decode
+from acm.metrics import job_reached
 from acm.ports.bus import Record
 from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
 
@@ -48,4 +49,5 @@ class ForgetHandler:
         counts = dict(erased) if isinstance(erased, Mapping) else {}
         await self.audit.record(scope.client_id, "forget", f"{level.value} of {scope.session_key}: {counts}")
         await self.job.jobs.finish(scope, env.forget_requested.job_id, JobStatus.DONE, counts)
+        job_reached("forget", JobStatus.DONE)
         await self.job.processed.mark(self.job.group, env.event_id)

@@ -10,11 +10,12 @@ Store and bus backends are picked by URL scheme, so one code path serves both mo
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import TypeVar
+from typing import Self, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -27,6 +28,8 @@ class ServiceSettings(BaseSettings):
     # Deadline for every outbound call to a store or the bus.
     store_timeout_s: float = Field(5.0, gt=0)
     health_addr: str = "127.0.0.1:0"
+    # Prometheus GET /metrics on this port, all interfaces (acm.metrics.serve_prometheus); unset: not served.
+    metrics_port: int | None = Field(None, ge=1, le=65535)
     # Compute threads of the embedder (ONNX Runtime's intra-op pool) and of numpy's BLAS. 1 by default: extra
     # threads fight the event loop, the stores and the other replicas for the cores.
     compute_threads: int = Field(1, ge=1)
@@ -35,6 +38,40 @@ class ServiceSettings(BaseSettings):
     # "files": the models folder only (no network at run time); "huggingface": the same files by name from
     # the Hub (huggingface_hub's cache), checked against the same SHA-256.
     models_source: str = Field("files", pattern="^(files|huggingface)$")
+    # Transport (docs/security.md "Transport"). This process's certificate and key (PEM): its gRPC API is served
+    # over TLS with them (re-read when the files change: cert-manager renews them), and it presents them to the
+    # internal services it calls.
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    # Set: the gRPC API requires a client certificate signed by this CA (mTLS between services).
+    tls_client_ca_file: Path | None = None
+    # Set: calls to the internal services (retrieve, architect) go over TLS, their certificates checked by it.
+    tls_ca_file: Path | None = None
+    # The name checked in those certificates instead of the address's host (empty: the host).
+    tls_server_name: str = ""
+    # Without a certificate the gRPC API listens on a loopback address only; true allows plaintext on any
+    # (docker compose's private network, or a cluster fenced by NetworkPolicy; never the open internet).
+    allow_plaintext: bool = False
+
+    @field_validator("tls_cert_file", "tls_key_file", "tls_client_ca_file", "tls_ca_file", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @field_validator("tls_cert_file", "tls_key_file", "tls_client_ca_file", "tls_ca_file")
+    @classmethod
+    def _readable(cls, path: Path | None) -> Path | None:
+        if path is not None and not (path.is_file() and os.access(path, os.R_OK)):
+            raise ValueError(f"{path} is not a readable file")
+        return path
+
+    @model_validator(mode="after")
+    def _certificate_with_its_key(self) -> Self:
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            raise ValueError("ACM_TLS_CERT_FILE and ACM_TLS_KEY_FILE: set both (a certificate and its key) or neither")
+        if self.tls_client_ca_file is not None and self.tls_cert_file is None:
+            raise ValueError("ACM_TLS_CLIENT_CA_FILE needs ACM_TLS_CERT_FILE and ACM_TLS_KEY_FILE (mTLS is over TLS)")
+        return self
 
 
 # ACM_EMBEDDER: bge-small-en-v1.5, bge-small-en-v1.5-int8, bge-small-zh-v1.5-int8 or all-minilm-l6-v2 (ingest
@@ -55,7 +92,9 @@ def load(cls: type[S]) -> S:
         prefix = str(cls.model_config.get("env_prefix", ""))
         lines = [f"{cls.__name__}: cannot start, fix these environment variables:"]
         for err in exc.errors():
-            name = prefix + "_".join(str(p) for p in err["loc"]).upper()
-            lines.append(f"  {name}: {err['msg']}")
+            if err["loc"]:
+                lines.append(f"  {prefix + '_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}")
+            else:  # a rule over several variables: its message names them
+                lines.append(f"  {err['msg'].removeprefix('Value error, ')}")
         print("\n".join(lines), file=sys.stderr)
         raise SystemExit(2) from None

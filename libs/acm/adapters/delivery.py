@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
 from acm import topics
+from acm.metrics import DEAD_LETTERS, HANDLER_DURATION
 from acm.ports.bus import EventBus, PermanentError, Record, RecordHandler
 from acm.telemetry import context_from_traceparent
 from acm.v1 import events_pb2
@@ -71,18 +73,23 @@ async def _with_retries(
     attempt = 0
     while True:
         attempt += 1
+        started = time.perf_counter()
         try:
             await handler(record)
+            _took(record, group, started, "ok")
             return
         except PermanentError as exc:
             # Retrying input that can never succeed only delays the records behind it.
+            _took(record, group, started, "dead_letter")
             await _give_up(bus, group, record, span, exc, f"{_describe(exc)} (permanent)", attempt)
             return
         except Exception as exc:  # CancelledError is a BaseException: a stopping bus passes through
             if attempt >= attempts:
+                _took(record, group, started, "dead_letter")
                 reason = f"{_describe(exc)} (gave up after {attempt} attempts)"
                 await _give_up(bus, group, record, span, exc, reason, attempt)
                 return
+            _took(record, group, started, "retry")
             span.record_exception(exc, attributes={"acm.delivery.attempt": attempt})
             delay = backoff_s * 2 ** (attempt - 1)
             log.info(
@@ -96,6 +103,12 @@ async def _with_retries(
                 delay,
             )
             await asyncio.sleep(delay)
+
+
+def _took(record: Record, group: str, started: float, outcome: str) -> None:
+    """acm.bus.handler.duration of one attempt (ok, retry, dead_letter)."""
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    HANDLER_DURATION.record(elapsed_ms, {"topic": record.topic, "group": group, "outcome": outcome})
 
 
 async def _give_up(
@@ -138,6 +151,7 @@ async def dead_letter(bus: EventBus, group: str, record: Record, reason: str, at
             exc_info=True,
         )
         raise
+    DEAD_LETTERS.add(1, {"topic": record.topic, "group": group})
     log.warning(
         "group %s: dead-lettered %s@%d/%d (key %r, event_id %r) to %s: %s",
         group,

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, cast
 
-from aiokafka import ConsumerRecord
+from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError, RequestTimedOutError
 from faststream.kafka import KafkaBroker, Topic
 from faststream.kafka.annotations import KafkaMessage
@@ -27,6 +27,7 @@ from faststream.message import StreamMessage
 from faststream.middlewares import AckPolicy
 
 from acm.adapters.delivery import deliver
+from acm.metrics import forget_lag, report_lag
 from acm.ports.bus import BusUnavailable, Record, RecordHandler
 
 log = logging.getLogger("acm.bus")
@@ -62,6 +63,7 @@ class KafkaBus:
         deliver_backoff_s: float = 0.2,
         namespace: str = "",
         description: str | None = None,
+        lag_every_s: float = 15.0,
     ) -> None:
         self._bootstrap = bootstrap_servers
         # Prefixed to every topic and consumer group: several ACM deployments (or test runs) can share
@@ -95,6 +97,10 @@ class KafkaBus:
             description=description,
         )
         self._subscribed: set[tuple[str, str]] = set()
+        # (group, FastStream subscriber) per subscription, for the lag sampler; lag_every_s 0: no sampling.
+        self._subscribers: list[tuple[str, Any]] = []
+        self._lag_every_s = lag_every_s
+        self._lag_task: asyncio.Task[None] | None = None
         self._connect_lock: asyncio.Lock | None = None  # made lazily: it must belong to the running loop
         self._connected = False
         self._known_topics: set[str] = set()
@@ -142,6 +148,7 @@ class KafkaBus:
             **self._consumer_options,
         )
         subscriber(self._consumer(group, handler), decoder=_raw_body)
+        self._subscribers.append((group, subscriber))
 
     async def start(self) -> None:
         """Create the subscribed topics and start consuming. The producer connects here or on the first
@@ -159,10 +166,24 @@ class KafkaBus:
             await self.stop()
             raise
         self._started = True
+        if self._lag_every_s > 0 and self._subscribers:
+            self._lag_task = asyncio.create_task(self._sample_lag_forever(), name="kafka consumer lag")
+
+    async def ping(self) -> None:
+        """Return when the broker answers a metadata request; raise BusUnavailable otherwise (readiness)."""
+        if not self._connected:
+            raise BusUnavailable(f"Kafka at {self._bootstrap}: not connected")
+        if not await self.broker.ping(timeout=self._publish_timeout_s):
+            raise BusUnavailable(f"Kafka at {self._bootstrap} did not answer within {self._publish_timeout_s}s")
 
     async def stop(self) -> None:
         """Stop the consumers (the record being handled finishes and is committed, within stop_timeout_s),
         leave their groups, then close the producer."""
+        if self._lag_task is not None:
+            self._lag_task.cancel()
+            await asyncio.gather(self._lag_task, return_exceptions=True)
+            self._lag_task = None
+        forget_lag(self)
         try:
             async with asyncio.timeout(self._stop_timeout_s * 2):
                 await self.broker.stop()
@@ -201,6 +222,38 @@ class KafkaBus:
                 raise
 
         return consume
+
+    # -- consumer lag ----------------------------------------------------------------------------
+
+    async def _sample_lag_forever(self) -> None:
+        while True:
+            try:
+                await self.sample_lag()
+            except Exception as exc:  # a broker that is down: the next period tries again
+                log.debug("sampling consumer lag failed: %r", exc)
+            await asyncio.sleep(self._lag_every_s)
+
+    async def sample_lag(self) -> dict[tuple[str, str, int], int]:
+        """Report acm.consumer.lag for each partition this process' consumers own: the partition's end offset
+        minus the group's committed offset (its first offset when the group committed nothing yet), the lag
+        KEDA's Kafka scaler reads. Returns {(group, topic, partition): lag}."""
+        lags: dict[tuple[str, str, int], int] = {}
+        for group, subscriber in self._subscribers:
+            consumer: AIOKafkaConsumer | None = subscriber.consumer
+            partitions: list[TopicPartition] = list(consumer.assignment()) if consumer is not None else []
+            if consumer is None or not partitions:
+                continue
+            async with asyncio.timeout(self._publish_timeout_s):
+                ends = await consumer.end_offsets(partitions)
+                committed = {tp: await consumer.committed(tp) for tp in partitions}
+                never = [tp for tp, offset in committed.items() if offset is None]
+                firsts = await consumer.beginning_offsets(never) if never else {}
+            for tp in partitions:
+                start = committed[tp]
+                lag = max(0, ends[tp] - (start if start is not None else firsts[tp]))
+                lags[(group, tp.topic, tp.partition)] = lag
+        report_lag(self, lags)
+        return lags
 
     # -- clients ---------------------------------------------------------------------------------
 

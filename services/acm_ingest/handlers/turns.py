@@ -10,6 +10,7 @@ from acm.auth import verify_envelope
 from acm.convert import InvalidTurn, turn_from_pb
 from acm.domain.models import JobStatus
 from acm.envelopes import decode
+from acm.metrics import job_reached
 from acm.ports.bus import PermanentError, Record
 from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
 from acm_ingest import GROUP
@@ -37,8 +38,10 @@ class TurnsHandler:
             turn = turn_from_pb(body.turn, scope, self.max_turn_bytes, body.turn.turn_id or env.event_id)
         except InvalidTurn as exc:
             await self.jobs.finish(scope, body.job_id, JobStatus.FAILED, {}, str(exc))
+            job_reached("ingest", JobStatus.FAILED)
             raise PermanentError(str(exc)) from exc
         counts = await self.ingest(turn, body.job_id, env.traceparent)
         await self.jobs.finish(scope, body.job_id, JobStatus.DONE, counts)
+        job_reached("ingest", JobStatus.DONE)
         await self.processed.mark(GROUP, env.event_id)
         log.debug("ingested turn %s (job %s): %s", turn.turn_id, body.job_id, counts)
