@@ -7,16 +7,17 @@ import time
 from datetime import datetime
 from types import TracebackType
 
-import grpc
-
+from acm.channels import ClientTls, open_channel
 from acm.convert import ROLE_TO_PB, ts
 from acm.domain.models import Role
 from acm.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc
 
 
 class AcmClient:
-    def __init__(self, addr: str, api_key: str, timeout_s: float = 10.0) -> None:
-        self._channel = grpc.aio.insecure_channel(addr)
+    def __init__(self, addr: str, api_key: str, timeout_s: float = 10.0, tls: ClientTls | None = None) -> None:
+        """``tls``: None for plaintext (a gateway on this host), else the CA to trust (None: the system's) and,
+        for a gateway that requires one, this client's certificate."""
+        self._channel = open_channel(addr, tls)
         self._stub = gateway_pb2_grpc.GatewayStub(self._channel)
         self._metadata = (("authorization", f"Bearer {api_key}"),)
         self._timeout_s = timeout_s

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 import uuid
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, NoReturn, Protocol, TypeVar
@@ -25,6 +26,7 @@ from acm.domain.errors import (
 )
 from acm.settings import ServiceSettings, load
 from acm.telemetry import configure_metrics, configure_tracing
+from acm.transport import LOOPBACK_ONLY, ServerTls, TransportRefused
 
 S = TypeVar("S", bound=ServiceSettings)
 
@@ -38,20 +40,23 @@ def configure_logging(level: str) -> None:
 class HealthServer:
     """A gRPC server with standard health checking (and reflection); services add their own servicers."""
 
-    def __init__(self, addr: str, service_names: Sequence[str] = ()) -> None:
+    def __init__(self, addr: str, service_names: Sequence[str] = (), *, tls: ServerTls = LOOPBACK_ONLY) -> None:
         # Its port alone: with SO_REUSEPORT (grpcio's default) a second server on the same port would start
         # too and take half the calls; without it the second fails to bind, as it should.
         self.server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._names = [*service_names, health.SERVICE_NAME]
-        self.port = self.server.add_insecure_port(addr)
+        self.port = tls.listen(self.server, addr, service_names)
         if self.port == 0:
             raise OSError(f"cannot listen on {addr}")
+        self.probe = tls.probe_server(self.health, service_names)
 
     async def start(self) -> None:
         reflection.enable_server_reflection([*self._names, reflection.SERVICE_NAME], self.server)
         await self.server.start()
+        if self.probe is not None:
+            await self.probe.server.start()
         for name in ("", *self._names):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -59,6 +64,8 @@ class HealthServer:
         for name in ("", *self._names):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.server.stop(grace_s)
+        if self.probe is not None:
+            await self.probe.server.stop(grace_s)
 
 
 # The one mapping from an error to the status a caller gets, used by every servicer. Only the domain's
@@ -179,4 +186,8 @@ def service_main(
     configure_tracing(name)
     configure_metrics(name)
     limit_compute_threads(settings.compute_threads)
-    asyncio.run(run(settings))
+    try:
+        asyncio.run(run(settings))
+    except TransportRefused as exc:
+        print(f"{settings_cls.__name__}: cannot start: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import grpc
-
 from acm import topics
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.channels import ClientTls, open_channel
 from acm.forget import ForgetHandler
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
@@ -54,7 +53,7 @@ async def run(settings: AnticipateSettings) -> None:
     rel = await open_relational(settings.database_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-anticipate", timeout_s=timeout)
-    channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
+    channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
     register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
     await serve_until_stopped("anticipate", HealthServer(settings.health_addr), bus, [rel, cache], channels=[channel])
 

@@ -12,6 +12,7 @@ from acm.domain.archetypes import Embed
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.transport import ServerTls
 from acm.v1 import architect_pb2, architect_pb2_grpc
 from acm_architect import GROUP
 from acm_architect.api import ArchitectApi, ArchitectServicer
@@ -55,7 +56,7 @@ async def run(settings: ArchitectSettings) -> None:
     # Only archetype matching embeds here, always with ARCHETYPE_EMBEDDER ("" = keywords only).
     embedder = build_embedder(ARCHETYPE_EMBEDDER, settings.compute_threads) if settings.embedder else None
     api = register(bus, rel, settings, embedder)
-    server = HealthServer(settings.listen_addr, [SERVICE_NAME])
+    server = HealthServer(settings.listen_addr, [SERVICE_NAME], tls=ServerTls.of(settings))
     architect_pb2_grpc.add_ArchitectServicer_to_server(ArchitectServicer(api), server.server)
     await serve_until_stopped("architect", server, bus, [rel])
 

@@ -28,6 +28,7 @@ from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, limit_compute_threads
 from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
+from acm.transport import ServerTls
 from acm_anticipate.app import Anticipate
 from acm_anticipate.app import register as register_anticipate
 from acm_anticipate.settings import AnticipateSettings
@@ -36,6 +37,7 @@ from acm_architect.settings import ArchitectSettings
 from acm_cli.main import DEV_KEY_FILE, default_data_dir  # the CLI's paths, so both agree
 from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
+from acm_gateway.app import SERVICE_NAME as GATEWAY_SERVICE
 from acm_gateway.app import build_server, build_servicer, refuse_if_in_use
 from acm_gateway.settings import GatewaySettings
 from acm_ingest.app import register as register_ingest
@@ -123,15 +125,16 @@ class EmbeddedAcm:
         self._lock = -1
 
     def claim(self) -> None:
-        """Take the data folder (its lock, for as long as this runs) and check the port is free, before
-        anything loads: DataDirInUse or PortInUse (acm_gateway.app) otherwise. `async with` claims when
-        the caller has not."""
+        """Take the data folder (its lock, for as long as this runs) and check the port is free and may serve
+        (plaintext only on loopback), before anything loads: DataDirInUse, PortInUse (acm_gateway.app) or
+        TransportRefused (acm.transport) otherwise. `async with` claims when the caller has not."""
         if self._lock >= 0:
             return
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         self._lock = lock_data_dir(self.settings.data_dir)
         try:
             refuse_if_in_use(self.settings.listen_addr)
+            ServerTls.of(self.settings).check(self.settings.listen_addr, [GATEWAY_SERVICE])
         except BaseException:
             self._release()
             raise
@@ -200,7 +203,7 @@ class EmbeddedAcm:
         )
         self.retriever = PrefetchingRetriever(self.full_retriever, self.cache) if s.prefetch else self.full_retriever
         servicer = build_servicer(self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect)
-        self._server = build_server(servicer, s.listen_addr)
+        self._server = build_server(servicer, s.listen_addr, ServerTls.of(s))
         self.api_key = await self._dev_key()
         await self.bus.start()
         await self.idle_sweep.start()

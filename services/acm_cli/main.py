@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from acm.channels import ClientTls
 from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.domain.scope import ScopeError, check_id
@@ -66,7 +67,8 @@ _INPUT_CODES = {
     grpc.StatusCode.FAILED_PRECONDITION,
 }
 _HINTS = {
-    grpc.StatusCode.UNAVAILABLE: "is ACM running there? Start it with `acm serve`, or pass --addr (ACM_ADDR)",
+    grpc.StatusCode.UNAVAILABLE: "is ACM running there? Start it with `acm serve`, or pass --addr (ACM_ADDR); a "
+    "gateway that serves TLS needs --tls or --ca-file",
     grpc.StatusCode.DEADLINE_EXCEEDED: "the server did not answer in time; retry, or check its log",
     grpc.StatusCode.UNAUTHENTICATED: "pass a key of this server with --api-key (ACM_API_KEY), or --data-dir of "
     "the `acm serve` whose dev key to use",
@@ -171,7 +173,20 @@ def _scope(args: argparse.Namespace) -> common_pb2.Scope:
 
 
 def _client(args: argparse.Namespace) -> AcmClient:
-    return AcmClient(args.addr, _api_key(args))
+    return AcmClient(args.addr, _api_key(args), tls=_tls(args))
+
+
+def _tls(args: argparse.Namespace) -> ClientTls | None:
+    """TLS to the gateway: --tls (the system's CAs), or --ca-file; --cert-file and --key-file for a gateway
+    that requires a client certificate."""
+    if not (args.tls or args.ca_file or args.cert_file or args.key_file):
+        return None
+    if (args.cert_file is None) != (args.key_file is None):
+        raise UsageError("--cert-file and --key-file go together (ACM_TLS_CERT_FILE, ACM_TLS_KEY_FILE)")
+    for path in (args.ca_file, args.cert_file, args.key_file):
+        if path is not None and not path.is_file():
+            raise UsageError(f"{path}: no such file (--ca-file, --cert-file, --key-file)")
+    return ClientTls(args.ca_file, args.cert_file, args.key_file)
 
 
 def _acm_command() -> str:
@@ -196,9 +211,12 @@ def _client_addr(listen_addr: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def banner(api_key: str, addr: str, data_dir: Path) -> list[str]:
-    """What `acm serve` prints once it listens: the key and commands that work as printed, from here."""
+def banner(api_key: str, addr: str, data_dir: Path, tls: bool = False) -> list[str]:
+    """What `acm serve` prints once it listens: the key and commands that work as printed, from here (with
+    ``tls``, also given the CA: --ca-file or ACM_TLS_CA_FILE)."""
     flags = "" if addr == DEFAULT_ADDR else f" --addr {addr}"
+    if tls:
+        flags += " --tls"
     if data_dir.resolve() != default_data_dir().resolve():
         flags += f" --data-dir {shlex.quote(str(data_dir.resolve()))}"
     acm = _acm_command()
@@ -215,6 +233,7 @@ async def _serve(args: argparse.Namespace) -> None:
     from acm.runtime import configure_logging, wait_for_stop_signal
     from acm.settings import load
     from acm.telemetry import configure_metrics, configure_tracing
+    from acm.transport import TransportRefused
     from acm_cli.embedded import DataDirInUse, EmbeddedAcm, EmbeddedSettings
     from acm_gateway.app import CannotListen, PortInUse
 
@@ -230,7 +249,8 @@ async def _serve(args: argparse.Namespace) -> None:
         print(f"ACM embedded: loading models and stores in {settings.data_dir.resolve()} …", flush=True)
         async with acm:
             addr = _client_addr(settings.listen_addr, acm.port)
-            print("\n".join(banner(acm.api_key, addr, settings.data_dir)), flush=True)
+            lines = banner(acm.api_key, addr, settings.data_dir, tls=settings.tls_cert_file is not None)
+            print("\n".join(lines), flush=True)
             await wait_for_stop_signal()
     except DataDirInUse as exc:
         raise UsageError(f"{exc}: stop it, or give this one its own folder with --data-dir (ACM_DATA_DIR)") from None
@@ -241,6 +261,8 @@ async def _serve(args: argparse.Namespace) -> None:
         ) from None
     except CannotListen as exc:
         raise UsageError(f"{exc.strerror}; choose another with --listen HOST:PORT (ACM_LISTEN_ADDR)") from None
+    except TransportRefused as exc:
+        raise UsageError(str(exc)) from None
 
 
 async def _ingest(args: argparse.Namespace) -> None:
@@ -418,6 +440,14 @@ def parser() -> argparse.ArgumentParser:
             type=Path,
             help=f"data folder of the `acm serve` whose dev key to use (default {DATA_DEFAULT})",
         )
+        sp.add_argument("--tls", action="store_true", help="connect over TLS (implied by the three options below)")
+        for flag, var, what in (
+            ("--ca-file", "ACM_TLS_CA_FILE", "CA certificate (PEM) that signed the gateway's (default: the system's)"),
+            ("--cert-file", "ACM_TLS_CERT_FILE", "client certificate (PEM), for a gateway that requires one"),
+            ("--key-file", "ACM_TLS_KEY_FILE", "the client certificate's key (PEM)"),
+        ):
+            default = os.environ.get(var)
+            sp.add_argument(flag, type=Path, default=Path(default) if default else None, help=f"{what}; or {var}")
         if scoped:
             id_chars = "1-128 letters, digits, . _ @ -"
             sp.add_argument(

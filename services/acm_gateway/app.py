@@ -15,12 +15,14 @@ from acm import topics
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.channels import ClientTls, open_channel
 from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, serve_until_stopped, service_main
 from acm.session_memory import LoadSession
+from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_compact.app import build_compactor
 from acm_compact.settings import CompactSettings
@@ -126,24 +128,27 @@ class GatewayServer(HealthServer):
     own: gRPC sets SO_REUSEPORT by default, so a second gateway on the same port would start and share the
     calls with the first; here it is refused."""
 
-    def __init__(self, addr: str, service_names: Sequence[str] = ()) -> None:
+    def __init__(self, addr: str, service_names: Sequence[str] = (), tls: ServerTls = LOOPBACK_ONLY) -> None:
         refuse_if_in_use(addr)
         self.server = grpc.aio.server(interceptors=[RequestLog()], options=[("grpc.so_reuseport", 0)])
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._names = [*service_names, health.SERVICE_NAME]
         try:
-            self.port = self.server.add_insecure_port(addr)
+            self.port = tls.listen(self.server, addr, service_names)
         except RuntimeError:  # gRPC's "Failed to bind": taken between the check and the bind
             self.port = 0
         if self.port == 0:
             raise PortInUse(errno.EADDRINUSE, f"{addr} is already in use")
+        self.probe = tls.probe_server(self.health, service_names)
 
     async def start(self) -> None:
         names = [*self._names, reflection.SERVICE_NAME, REFLECTION_V1]
         reflection.enable_server_reflection(names, self.server)
         self.server.add_generic_rpc_handlers((_reflection_v1(names),))
         await self.server.start()
+        if self.probe is not None:
+            await self.probe.server.start()
         for name in ("", *self._names):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -177,8 +182,8 @@ def _reflection_v1(names: list[str]) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info})
 
 
-def build_server(servicer: GatewayServicer, listen_addr: str) -> HealthServer:
-    server = GatewayServer(listen_addr, [SERVICE_NAME])
+def build_server(servicer: GatewayServicer, listen_addr: str, tls: ServerTls = LOOPBACK_ONLY) -> HealthServer:
+    server = GatewayServer(listen_addr, [SERVICE_NAME], tls)
     gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server.server)
     return server
 
@@ -188,16 +193,13 @@ async def run(settings: GatewaySettings) -> None:
     rel = await open_relational(settings.database_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
-    # round_robin over every address the name resolves to (a headless Service in k8s), so one
-    # gateway spreads its calls over all retrieve replicas instead of pinning one.
-    channel = grpc.aio.insecure_channel(settings.retrieve_addr, options=[("grpc.lb_policy_name", "round_robin")])
-    architect_channel = grpc.aio.insecure_channel(
-        settings.architect_addr, options=[("grpc.lb_policy_name", "round_robin")]
-    )
+    tls = ClientTls.of(settings)
+    channel = open_channel(settings.retrieve_addr, tls, round_robin=True)
+    architect_channel = open_channel(settings.architect_addr, tls, round_robin=True)
     retriever = PrefetchingRetriever(GrpcRetriever(channel, settings.rpc_timeout_s), cache)
     architect = GrpcArchitect(architect_channel, settings.rpc_timeout_s)
     servicer = build_servicer(rel, bus, retriever, cache, settings, architect)
-    server = build_server(servicer, settings.listen_addr)
+    server = build_server(servicer, settings.listen_addr, ServerTls.of(settings))
     await serve_until_stopped("gateway", server, bus, [rel, cache], channels=[channel, architect_channel])
 
 

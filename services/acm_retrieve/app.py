@@ -14,6 +14,7 @@ from acm.ports.embedder import Embedder
 from acm.ports.stores import GraphStore, VectorStore
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.transport import ServerTls
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
@@ -43,7 +44,11 @@ async def run(settings: RetrieveSettings) -> None:
     await warn_other_models(vectors, embedder.name, log)
     bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
     register(bus, rel, vectors, embedder)
-    server = HealthServer(settings.listen_addr, [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name])
+    server = HealthServer(
+        settings.listen_addr,
+        [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name],
+        tls=ServerTls.of(settings),
+    )
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
         RetrieveServicer(build_api(rel, vectors, graph, embedder)), server.server
     )
