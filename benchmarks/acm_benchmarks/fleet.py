@@ -15,8 +15,9 @@ While it runs, and for up to ``--drain`` seconds after the load stops (so late j
   published to Kafka is NOT_FOUND until ingest finishes it);
 - consumer lag each second, read from the bus (Kafka's committed offsets of this run's groups, or the
   embedded log's file);
-- freshness: every ``--probe-every`` seconds a turn carrying a unique token goes into a probe session, then
-  Fetch asks for the token until the bundle holds it (accepted → returned by Fetch);
+- freshness: every ``--probe-every`` seconds (at most PROBES_IN_FLIGHT at once) a turn carrying a unique token
+  goes through the gateway into a probe session, then Fetch asks for the token until the bundle holds it
+  (accepted → returned by Fetch); the probes' Fetches are counted apart from the agents';
 - the agents' Fetch latency and every error by RPC and gRPC code;
 - CPU and RSS of each ACM process (and of the load generator) from /proc.
 
@@ -58,12 +59,15 @@ DEFAULT_BUDGET = 1000
 RPC_TIMEOUT_S = 30.0
 JOB_POLL_S = 0.25
 JOBS_CHECKED_PER_ROUND = 8  # per agent: the oldest pending jobs, so one stuck job does not hide the rest
-PROBE_POLL_S = 0.2
-PROBES_IN_FLIGHT = 2  # bounds the probes' own Fetch load
+# A probe asks every 10 % of the time it has waited, within these bounds: ±10 % resolution on freshness while
+# its own Fetches (at most PROBES_IN_FLIGHT probes at once) stay a small share of the agents' load.
+PROBE_POLL_MIN_S = 0.2
+PROBE_POLL_MAX_S = 1.0
+PROBES_IN_FLIGHT = 2
 PROGRESS_EVERY_S = 5.0
 
-# One turn → the job id (raises grpc.aio.AioRpcError or BusUnavailable when not accepted).
-Publish = Callable[[Any, FleetTurn, str], Awaitable[str]]
+# (agent, turn, turn id) → the job id (raises grpc.aio.AioRpcError or BusUnavailable when not accepted).
+Publish = Callable[[int, FleetTurn, str], Awaitable[str]]
 
 
 @dataclass(frozen=True)
@@ -300,7 +304,7 @@ async def _load(stack: Stack, turns: Sequence[Sequence[FleetTurn]], options: Opt
                 finally:
                     rec.fetch_ended(now(), ms)
                 try:
-                    pending[i].append(await publish(scope, turn, f"fleet-{i}-{k}-{uuid.uuid4().hex[:6]}"))
+                    pending[i].append(await publish(i, turn, f"fleet-{i}-{k}-{uuid.uuid4().hex[:6]}"))
                     rec.accepted.append(now())
                 except (grpc.aio.AioRpcError, BusUnavailable) as exc:
                     rec.error("Ingest", _code(exc))
@@ -378,11 +382,10 @@ async def _publisher(stack: Stack, options: Options, clients: Sequence[AcmClient
     from acm.domain.models import Role
 
     if options.via == "gateway":
-        by_scope = {_scope(i).SerializeToString(): c for i, c in enumerate(clients)}
 
-        async def ingest(scope: Any, turn: FleetTurn, turn_id: str) -> str:
-            response = await by_scope[scope.SerializeToString()].ingest(
-                scope,
+        async def ingest(agent: int, turn: FleetTurn, turn_id: str) -> str:
+            response = await clients[agent].ingest(
+                _scope(agent),
                 turn.content,
                 Role(turn.role),
                 turn_id=turn_id,
@@ -405,8 +408,8 @@ async def _publisher(stack: Stack, options: Options, clients: Sequence[AcmClient
     ctx.push_async_callback(bus.stop)
     key_id, hashed = key_id_of(stack.api_key), key_hash(stack.api_key)
 
-    async def to_kafka(scope: Any, turn: FleetTurn, turn_id: str) -> str:
-        domain_scope = scope_from_pb(scope, client_id=stack.client_id)
+    async def to_kafka(agent: int, turn: FleetTurn, turn_id: str) -> str:
+        domain_scope = scope_from_pb(_scope(agent), client_id=stack.client_id)
         env = envelope(domain_scope)
         job_id = new_id()
         env.turn_received.job_id = job_id
@@ -466,7 +469,8 @@ async def _probe(client: AcmClient, k: int, rec: Recorder, now: Callable[[], flo
         return
     accepted = now()
     rec.probes_sent += 1
-    while now() - accepted < options.probe_timeout_s:
+    while (waited := now() - accepted) < options.probe_timeout_s:
+        rec.probe_fetches += 1
         try:
             bundle = await client.fetch(scope, token, options.budget)
         except grpc.aio.AioRpcError as exc:
@@ -475,7 +479,7 @@ async def _probe(client: AcmClient, k: int, rec: Recorder, now: Callable[[], flo
             if any(token in m.text for m in bundle.memories):
                 rec.freshness.append((accepted, (now() - accepted) * 1000))
                 return
-        await asyncio.sleep(PROBE_POLL_S)
+        await asyncio.sleep(min(PROBE_POLL_MAX_S, max(PROBE_POLL_MIN_S, waited / 10)))
     rec.probes_timed_out += 1
 
 

@@ -100,6 +100,7 @@ class Recorder:
     freshness: list[tuple[float, float]] = field(default_factory=list)  # (probe accepted at, ms to fetched)
     probes_sent: int = 0
     probes_timed_out: int = 0
+    probe_fetches: int = 0  # the probes' own Fetches (load on top of the agents'; not in the agents' figures)
     errors: Counter[str] = field(default_factory=Counter)  # "Rpc:CODE" → count
     lag: list[tuple[float, int, dict[str, int]]] = field(default_factory=list)  # (t, total, by group)
     procs: dict[str, list[ProcSample]] = field(default_factory=dict)
@@ -214,6 +215,7 @@ def summarise(
             "sent": rec.probes_sent,
             "found": len(rec.freshness),
             "timed_out": rec.probes_timed_out,
+            "fetches": rec.probe_fetches,
         },
         "lag_by_group_max": _max_by_group(rec.lag),
         "services": proc_usage(rec.procs),

@@ -133,6 +133,7 @@ def _recorded() -> Recorder:
     rec.errors.update({"Fetch:UNAVAILABLE": 2, "Ingest:DEADLINE_EXCEEDED": 1})
     rec.probes_sent = 3
     rec.probes_timed_out = 1
+    rec.probe_fetches = 9
     rec.procs = {"embedded": [ProcSample(0.0, 1.0, 100 * 2**20), ProcSample(1.0, 1.5, 120 * 2**20)]}
     return rec
 
@@ -148,7 +149,7 @@ def test_the_summary_has_the_issues_shape_first() -> None:
     assert result["max_lag"] == 3 and result["lag_by_group_max"] == {"ingest": 2, "retrieve": 1}
     assert result["fetch_concurrency"] == 4 and result["replicas"] == 1
     assert result["freshness_ms"]["p50"] == 650.0
-    assert result["freshness_probes"] == {"sent": 3, "found": 2, "timed_out": 1}
+    assert result["freshness_probes"] == {"sent": 3, "found": 2, "timed_out": 1, "fetches": 9}
     assert len(result["timeline"]) == 5  # through the last job seen done (4.5 s)
 
 
