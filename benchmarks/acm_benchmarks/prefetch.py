@@ -341,9 +341,12 @@ async def _run_all(
     console: Console,
     t0: float,
 ) -> tuple[Tally, int, Mapping[str, int]]:
-    from acm.adapters.prefetching_retriever import PrefetchingRetriever
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
     from acm.client import AcmClient
     from acm.domain.schema import default_schema
+    from acm.telemetry import PREFETCH_OUTCOMES, counts_by
     from acm_benchmarks.fetch_process import FetchProcess
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
     from acm_gateway.app import build_server, build_servicer
@@ -351,7 +354,8 @@ async def _run_all(
 
     tally = Tally()
     settings = EmbeddedSettings(data_dir=data_dir, listen_addr="127.0.0.1:0", embedder=options.embedder)
-    async with EmbeddedAcm(settings) as acm:
+    reader = InMemoryMetricReader()  # the gateway's prefetch outcomes, as an exporter would read them
+    async with EmbeddedAcm(settings, meter_provider=MeterProvider(metric_readers=[reader])) as acm:
         # The same process and stores, a second gateway whose Fetch always runs the full retrieval.
         u = acm.urls
         plain_settings = GatewaySettings(
@@ -395,7 +399,7 @@ async def _run_all(
                     await _replay(conv, points, acm, with_prefetch, fetch, options, tally, console, t0)
         finally:
             await plain.stop()
-        outcomes = acm.retriever.outcomes if isinstance(acm.retriever, PrefetchingRetriever) else {}
+        outcomes = counts_by(reader, PREFETCH_OUTCOMES, "outcome")
         for key, size in acm.anticipate.warm.last_bytes.items():
             tally.pool_bytes[key] = size
     return tally, default_schema(AGENT).prefetch.max_bytes, dict(outcomes)

@@ -14,9 +14,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import Layer, Memory, Role, Turn
-from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
+from acm.domain.tokens import DEFAULT_ENCODING
+from acm.ports.architect import AgentInfo
 from acm.ports.bus import PermanentError
-from acm.v1 import common_pb2, events_pb2
+from acm.v1 import common_pb2, events_pb2, gateway_pb2, retrieve_pb2
 
 TIER_TO_PB = {
     Tier.USER: common_pb2.TIER_USER,
@@ -38,12 +41,15 @@ ROLE_TO_PB = {
 }
 ROLE_FROM_PB = {v: k for k, v in ROLE_TO_PB.items()}
 _ROLE_NAME_TO_PB: dict[str, common_pb2.Role.ValueType] = {str(k): v for k, v in ROLE_TO_PB.items()}
+_ROLE_NAME_FROM_PB = {v: k for k, v in _ROLE_NAME_TO_PB.items()}
 # acm.domain.instruction.Trust's values (not imported: its rules take a while to compile).
 TRUST_TO_PB = {
     "normal": common_pb2.TRUST_NORMAL,
     "untrusted": common_pb2.TRUST_UNTRUSTED,
     "instruction": common_pb2.TRUST_INSTRUCTION,
 }
+# Unspecified: a memory stored before trust was kept, shown as it was then.
+TRUST_FROM_PB = {common_pb2.TRUST_UNSPECIFIED: "normal", **{v: k for k, v in TRUST_TO_PB.items()}}
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -87,7 +93,7 @@ def scope_from_pb(pb: common_pb2.Scope, client_id: str | None = None) -> Scope:
 
 def tiers_from_pb(values: Sequence[int]) -> tuple[Tier, ...]:
     if not values:
-        return (Tier.USER, Tier.CUSTOMER, Tier.CLIENT)
+        return ALL_TIERS
     unknown = [v for v in values if v not in TIER_FROM_PB]
     if unknown:
         raise InvalidRequest(f"unknown tier value(s) {unknown}; use TIER_USER, TIER_CUSTOMER or TIER_CLIENT")
@@ -95,14 +101,18 @@ def tiers_from_pb(values: Sequence[int]) -> tuple[Tier, ...]:
 
 
 def memory_to_pb(memory: Memory, tokens: int, score: float) -> common_pb2.Memory:
+    return retrieved_to_pb(RetrievedMemory.of(memory, tokens), score)
+
+
+def retrieved_to_pb(memory: RetrievedMemory, score: float) -> common_pb2.Memory:
     return common_pb2.Memory(
         memory_id=memory.memory_id,
         tier=TIER_TO_PB[memory.tier],
         layer=LAYER_TO_PB[memory.layer],
         kind=memory.kind,
         text=memory.text,
-        source_turn_ids=list(memory.source_turn_ids),
-        token_count=tokens,
+        source_turn_ids=memory.source_turn_ids,
+        token_count=memory.tokens,
         score=score,
         created_at=ts(memory.created_at),
         valid_from=ts(memory.valid_from),
@@ -111,6 +121,82 @@ def memory_to_pb(memory: Memory, tokens: int, score: float) -> common_pb2.Memory
         tool_name=memory.tool_name,
         trust=TRUST_TO_PB.get(memory.trust, common_pb2.TRUST_UNTRUSTED),  # an unknown level is not trusted
     )
+
+
+def retrieved_from_pb(pb: common_pb2.Memory) -> Ranked:
+    """Raises ValueError for a memory without a known tier or layer (a newer or broken sender)."""
+    if pb.tier not in TIER_FROM_PB or pb.layer not in LAYER_FROM_PB:
+        raise ValueError(f"memory {pb.memory_id[:40]!r} has an unknown tier or layer")
+    memory = RetrievedMemory(
+        memory_id=pb.memory_id,
+        tier=TIER_FROM_PB[pb.tier],
+        layer=LAYER_FROM_PB[pb.layer],
+        kind=pb.kind,
+        text=pb.text,
+        source_turn_ids=tuple(pb.source_turn_ids),
+        tokens=pb.token_count,
+        created_at=from_ts(pb.created_at),
+        valid_from=from_ts(pb.valid_from),
+        session_id=pb.session_id,
+        role=_ROLE_NAME_FROM_PB.get(pb.role, ""),
+        tool_name=pb.tool_name,
+        trust=TRUST_FROM_PB.get(pb.trust, "untrusted"),
+    )
+    return Ranked(memory, pb.score)
+
+
+def query_to_pb(query: RetrievalQuery) -> retrieve_pb2.RetrieveRequest:
+    return retrieve_pb2.RetrieveRequest(
+        scope=scope_to_pb(query.scope),
+        query=query.text,
+        budget_tokens=query.budget_tokens,
+        encoding=query.encoding,
+        tiers=[TIER_TO_PB[t] for t in query.tiers],
+        as_of=ts(query.as_of) if query.as_of is not None else None,
+        from_context=query.from_context,
+    )
+
+
+def query_from_pb(pb: retrieve_pb2.RetrieveRequest, client_id: str | None = None) -> RetrievalQuery:
+    """Raises ScopeError or ValueError (unknown tiers) with a readable message."""
+    return RetrievalQuery(
+        scope=scope_from_pb(pb.scope, client_id),
+        text=pb.query,
+        budget_tokens=pb.budget_tokens,
+        encoding=pb.encoding or DEFAULT_ENCODING,
+        tiers=tiers_from_pb(list(pb.tiers)),
+        as_of=from_ts(pb.as_of),
+        from_context=pb.from_context,
+    )
+
+
+def retrieval_to_pb(retrieval: Retrieval) -> retrieve_pb2.RetrieveResponse:
+    return retrieve_pb2.RetrieveResponse(
+        memories=[retrieved_to_pb(r.memory, r.score) for r in retrieval.items],
+        total_tokens=retrieval.total_tokens,
+        dropped=retrieval.dropped,
+        from_prefetch=retrieval.from_prefetch,
+    )
+
+
+def retrieval_from_pb(pb: retrieve_pb2.RetrieveResponse) -> Retrieval:
+    return Retrieval(
+        [retrieved_from_pb(m) for m in pb.memories], pb.total_tokens, pb.dropped, from_prefetch=pb.from_prefetch
+    )
+
+
+def info_to_pb(info: AgentInfo) -> gateway_pb2.AgentSchemaInfo:
+    return gateway_pb2.AgentSchemaInfo(
+        agent_id=info.agent_id,
+        version=info.version,
+        archetype=info.archetype,
+        schema_json=info.schema_json,
+        rationale=info.rationale,
+    )
+
+
+def info_from_pb(pb: gateway_pb2.AgentSchemaInfo) -> AgentInfo:
+    return AgentInfo(pb.agent_id, pb.version, pb.archetype, pb.schema_json, pb.rationale)
 
 
 class InvalidTurn(InvalidRequest):

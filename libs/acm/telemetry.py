@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from opentelemetry import trace
+from opentelemetry import metrics, trace
 from opentelemetry.context import Context
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
 log = logging.getLogger("acm.telemetry")
 
@@ -21,6 +26,36 @@ log = logging.getLogger("acm.telemetry")
 # configurable one: the envelope field's format must not depend on OTEL_PROPAGATORS).
 _PROPAGATOR = TraceContextTextMapPropagator()
 _HEADER = "traceparent"
+
+PREFETCH_OUTCOMES = "acm.prefetch.outcomes"
+
+
+def prefetch_counter(provider: metrics.MeterProvider | None = None) -> Callable[[str], None]:
+    """Counts prefetch outcomes ("hit", "miss_<reason>", "decoded", "warmed", ...) as acm.prefetch.outcomes with
+    an ``outcome`` attribute, on ``provider`` (None: the global one, which records into nothing until
+    configure_metrics installs one; a test or benchmark passes its own, with an in-memory reader)."""
+    meter = (provider or metrics.get_meter_provider()).get_meter("acm.prefetch")
+    counter = meter.create_counter(
+        PREFETCH_OUTCOMES, description="prefetch pool outcomes: Fetches served or missed (by reason), pools decoded"
+    )
+    return lambda outcome: counter.add(1, {"outcome": outcome})
+
+
+def counts_by(reader: InMemoryMetricReader, name: str, attribute: str) -> dict[str, int]:
+    """A counter's totals per value of one attribute, as ``reader`` (e.g. an InMemoryMetricReader) collects them."""
+    from opentelemetry.sdk.metrics.export import NumberDataPoint  # the SDK only where metrics are read
+
+    data = reader.get_metrics_data()
+    totals: dict[str, int] = {}
+    for rm in data.resource_metrics if data is not None else ():
+        for sm in rm.scope_metrics:
+            for metric in sm.metrics:
+                if metric.name == name:
+                    for point in metric.data.data_points:
+                        if isinstance(point, NumberDataPoint):
+                            key = str((point.attributes or {}).get(attribute, ""))
+                            totals[key] = totals.get(key, 0) + int(point.value)
+    return totals
 
 
 def _otlp_endpoint(signal: str) -> str:
@@ -66,7 +101,6 @@ def configure_metrics(service_name: str) -> None:
     if not endpoint:
         return
     # Imported here so that a process without metrics never loads the SDK or the exporter.
-    from opentelemetry import metrics
     from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader

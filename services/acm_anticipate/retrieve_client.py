@@ -6,6 +6,8 @@ from __future__ import annotations
 import grpc
 
 from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
+from acm.convert import query_to_pb, retrieval_from_pb
+from acm.domain.retrieved import Retrieval, RetrievalQuery
 from acm.runtime import error_of_status
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 
@@ -17,7 +19,8 @@ class GrpcRetriever:
         # Signs each call's scope (acm.auth.service_token); None: ACM_SERVICE_TOKEN_SECRET, required; "": unsigned.
         self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
-    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
+        request = query_to_pb(query)
         metadata = ((SERVICE_TOKEN_HEADER, service_token(self._secret, "Retrieve", request.scope)),)
         try:
             response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
@@ -25,4 +28,4 @@ class GrpcRetriever:
             )
         except grpc.aio.AioRpcError as exc:
             raise error_of_status(exc, "retrieve") from exc
-        return response
+        return retrieval_from_pb(response)

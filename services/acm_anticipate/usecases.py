@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from acm import topics
-from acm.convert import memory_to_pb, scope_to_pb
 from acm.domain.models import MemoryStatus
 from acm.domain.prefetch import (
     TERMS_VERSION,
@@ -23,21 +22,26 @@ from acm.domain.prefetch import (
     topic_words,
     trim,
 )
-from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
+from acm.domain.retrieved import RetrievalQuery, RetrievedMemory
+from acm.domain.schema import DEFAULT_AGENT, AgentSchema
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache, MemoryRepo, SchemaRepo
 from acm.prefetch_state import (
+    PrefetchPool,
+    encode_pool,
     forget_prefetch,
     generation_scope,
     load_pool,
     load_version,
+    pool_time,
     read_generations,
     store_pool,
+    stored_size,
 )
-from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
+from acm.schemas import latest_schema
 
 log = logging.getLogger("acm.anticipate")
 
@@ -100,18 +104,17 @@ class WarmSession:
     coalesced: int = 0  # writes whose pool was already current (no rebuild)
 
     async def schema(self, scope: Scope) -> AgentSchema:
-        agent = scope.agent_id or DEFAULT_AGENT
-        return await self.schemas.latest(scope, agent) or default_schema(agent)
+        return await latest_schema(self.schemas, scope)
 
     async def __call__(self, scope: Scope, written_kinds: Sequence[str] = (), signal_query: str = "") -> int:
         """The pool's size in bytes."""
-        pool = await self._pool(scope, written_kinds, signal_query)
+        pool, size = await self._pool(scope, written_kinds, signal_query)
         env = envelope(scope)
         env.pool_ready.version = pool.version
         await self.bus.publish(topics.PREFETCH_POOLS, scope.session_key, env.SerializeToString())
-        return pool.ByteSize()
+        return size
 
-    async def _pool(self, scope: Scope, written_kinds: Sequence[str], signal_query: str) -> architect_pb2.PrefetchPool:
+    async def _pool(self, scope: Scope, written_kinds: Sequence[str], signal_query: str) -> tuple[PrefetchPool, int]:
         # Generations first: a write that lands while the pool is built makes it stale, never wrong.
         generations = await read_generations(self.cache, scope)
         schema = await self.schema(scope)
@@ -128,14 +131,12 @@ class WarmSession:
             if current is not None and list(current.generations) == generations:
                 if current.schema_version == schema.version:
                     self.coalesced += 1
-                    return current
+                    return current, len(encode_pool(current))
         predictions: dict[str, list[str]] = {
             "session": [m.memory_id for m in facts[:RECENT_FACTS]],
             "categories": [m.memory_id for m in facts if m.kind in wanted],
         }
-        pooled: dict[str, common_pb2.Memory] = {
-            m.memory_id: memory_to_pb(m, m.token_count, 0.0) for m in facts if m.token_count
-        }
+        pooled = {m.memory_id: RetrievedMemory.of(m, m.token_count) for m in facts if m.token_count}
         queries = {
             "conversation": " ".join(m.text.partition(": ")[2] or m.text for m in turns),
             "entities": " ".join(entities),
@@ -143,29 +144,23 @@ class WarmSession:
         }
         for name, query in queries.items():
             if query.strip():
-                answer = await self.retriever.retrieve(
-                    retrieve_pb2.RetrieveRequest(
-                        scope=scope_to_pb(scope), query=query[:2000], budget_tokens=self.predict_budget_tokens
-                    )
-                )
-                predictions[name] = [m.memory_id for m in answer.memories]
-                for m in answer.memories:
-                    pooled.setdefault(m.memory_id, m)
-        fused = [(mid, prior) for mid, prior in fuse_predictions(predictions, WEIGHTS) if mid in pooled]
-        items = []
-        for mid, prior in fused:
-            item = common_pb2.Memory()
-            item.CopyFrom(pooled[mid])
-            item.score = prior
-            items.append(item)
-        pool = bounded_pool(items, schema, generations, topic_words(queries["conversation"]))
-        pool.predicted_from.extend(name for name, ids in predictions.items() if ids)
-        pool.schema_version = schema.version
+                answer = await self.retriever.retrieve(RetrievalQuery(scope, query[:2000], self.predict_budget_tokens))
+                predictions[name] = [r.memory.memory_id for r in answer.items]
+                for r in answer.items:
+                    pooled.setdefault(r.memory.memory_id, r.memory)
+        items = [(pooled[mid], prior) for mid, prior in fuse_predictions(predictions, WEIGHTS) if mid in pooled]
+        pool = bounded_pool(
+            items,
+            schema,
+            generations,
+            topic_words(queries["conversation"]),
+            predicted_from=[name for name, ids in predictions.items() if ids],
+        )
         size = await store_pool(self.cache, scope, pool, min(self.ttl_s, schema.prefetch.ttl_s))
         self.last_bytes[f"{scope.session_key}/{scope.agent_id}"] = size
         while len(self.last_bytes) > MAX_TRACKED_SESSIONS:
             self.last_bytes.popitem(last=False)
-        return pool
+        return pool, size
 
     async def _categories(self, scope: Scope, schema: AgentSchema, written: Sequence[str]) -> set[str]:
         """Open tasks, the categories the schema relates to what was just said, and what usually followed
@@ -193,40 +188,50 @@ class WarmSession:
 
 
 def build_pool(
-    memories: Sequence[common_pb2.Memory], generations: Sequence[str], topic: Iterable[str] = ()
-) -> architect_pb2.PrefetchPool:
-    """The pool with its BM25 index (so a Fetch ranks it without tokenising anything but the question) and
-    its topic (the content words of the turns it was predicted from; a Fetch about something else is not
-    served from it)."""
-    indexed = index_pool(
-        [PoolEntry(m.text, m.score, float(m.valid_from.seconds or m.created_at.seconds)) for m in memories]
-    )
-    pool = architect_pb2.PrefetchPool(
+    items: Sequence[tuple[RetrievedMemory, float]],
+    generations: Sequence[str],
+    topic: Iterable[str] = (),
+    *,
+    predicted_from: Sequence[str] = (),
+    schema_version: int = 0,
+) -> PrefetchPool:
+    """The pool of ``items`` (memory, prior; best first) with its BM25 index (so a Fetch ranks it without
+    tokenising anything but the question) and its topic (the content words of the turns it was predicted from;
+    a Fetch about something else is not served from it)."""
+    indexed = index_pool([PoolEntry(m.text, prior, pool_time(m)) for m, prior in items])
+    return PrefetchPool(
         version=uuid.uuid4().hex,
-        generations=list(generations),
-        memories=list(memories),
-        built_at_unix_ms=int(time.time() * 1000),
-        lengths=indexed.lengths,
-        prior=indexed.prior,
-        recency=indexed.recency,
-        topic_terms=sorted(set(topic)),
+        generations=tuple(generations),
+        memories=tuple(m for m, _ in items),
+        postings={term: (tuple(docs), tuple(tfs)) for term, (docs, tfs) in indexed.postings.items()},
+        lengths=tuple(indexed.lengths),
+        prior=tuple(indexed.prior),
+        recency=tuple(indexed.recency),
+        topic_terms=tuple(sorted(set(topic))),
         terms_version=TERMS_VERSION,
+        predicted_from=tuple(predicted_from),
+        built_at_unix_ms=int(time.time() * 1000),
+        schema_version=schema_version,
     )
-    for term, (docs, tfs) in indexed.postings.items():
-        pool.postings[term].docs.extend(docs)
-        pool.postings[term].tfs.extend(tfs)
-    return pool
 
 
 def bounded_pool(
-    items: Sequence[common_pb2.Memory], schema: AgentSchema, generations: Sequence[str], topic: Iterable[str] = ()
-) -> architect_pb2.PrefetchPool:
-    """The best items whose whole pool (index included) fits the schema's entries and bytes."""
+    items: Sequence[tuple[RetrievedMemory, float]],
+    schema: AgentSchema,
+    generations: Sequence[str],
+    topic: Iterable[str] = (),
+    *,
+    predicted_from: Sequence[str] = (),
+) -> PrefetchPool:
+    """The best items whose whole pool (index included, as stored) fits the schema's entries and bytes."""
     budget = schema.prefetch.max_bytes
+    sizes = [stored_size(m) for m, _ in items]
     while True:
-        kept = trim([m.ByteSize() for m in items], schema.prefetch.max_entries, budget)
-        pool = build_pool([items[i] for i in kept], generations, topic)
-        size = pool.ByteSize()
+        kept = trim(sizes, schema.prefetch.max_entries, budget)
+        pool = build_pool(
+            [items[i] for i in kept], generations, topic, predicted_from=predicted_from, schema_version=schema.version
+        )
+        size = len(encode_pool(pool))
         if size <= schema.prefetch.max_bytes or not kept:
             return pool
         budget = int(budget * schema.prefetch.max_bytes / size * 0.95)  # the index's share, with margin

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import grpc
 
 from acm.auth import check_service_call, required_service_secret
-from acm.convert import scope_from_pb
+from acm.convert import info_to_pb, scope_from_pb
 from acm.domain.errors import InvalidRequest
 from acm.domain.schema import AgentSchema
+from acm.domain.scope import Scope
+from acm.ports.architect import AgentDefinition, AgentInfo
 from acm.runtime import abort_with_status
 from acm.v1 import architect_pb2_grpc, gateway_pb2
 from acm_architect.usecases import DefineAgent, GetAgent, ListAgents, schema_json
@@ -17,14 +20,8 @@ from acm_architect.usecases import DefineAgent, GetAgent, ListAgents, schema_jso
 log = logging.getLogger("acm.architect")
 
 
-def info(schema: AgentSchema, rationale: str = "") -> gateway_pb2.AgentSchemaInfo:
-    return gateway_pb2.AgentSchemaInfo(
-        agent_id=schema.agent_id,
-        version=schema.version,
-        archetype=schema.archetype,
-        schema_json=schema_json(schema),
-        rationale=rationale,
-    )
+def info(schema: AgentSchema, rationale: str = "") -> AgentInfo:
+    return AgentInfo(schema.agent_id, schema.version, schema.archetype, schema_json(schema), rationale)
 
 
 class ArchitectApi:
@@ -35,19 +32,18 @@ class ArchitectApi:
         self._get = get
         self._list = list_agents
 
-    async def define_agent(self, request: gateway_pb2.DefineAgentRequest) -> gateway_pb2.AgentSchemaInfo:
-        scope = scope_from_pb(request.scope)
+    async def define_agent(self, scope: Scope, definition: AgentDefinition) -> AgentInfo:
         if not scope.agent_id:
             raise InvalidRequest("scope.agent_id is required: it names the agent being defined")
-        defined = await self._define(scope, request.description, request.overrides_json, request.archetype)
+        d = definition
+        defined = await self._define(scope, d.description, d.overrides_json, d.archetype)
         return info(defined.schema, defined.rationale)
 
-    async def get_agent(self, request: gateway_pb2.GetAgentRequest) -> gateway_pb2.AgentSchemaInfo:
-        return info(await self._get(scope_from_pb(request.scope), request.version))
+    async def get_agent(self, scope: Scope, version: int = 0) -> AgentInfo:
+        return info(await self._get(scope, version))
 
-    async def list_agents(self, request: gateway_pb2.ListAgentsRequest) -> gateway_pb2.ListAgentsResponse:
-        schemas = await self._list(scope_from_pb(request.scope))
-        return gateway_pb2.ListAgentsResponse(agents=[info(s) for s in schemas])
+    async def list_agents(self, scope: Scope) -> Sequence[AgentInfo]:
+        return [info(s) for s in await self._list(scope)]
 
 
 class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
@@ -62,7 +58,8 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
     ) -> gateway_pb2.AgentSchemaInfo:
         await check_service_call(context, self._secret, "DefineAgent", request.scope)
         try:
-            return await self._api.define_agent(request)
+            definition = AgentDefinition(request.description, request.overrides_json, request.archetype)
+            return info_to_pb(await self._api.define_agent(scope_from_pb(request.scope), definition))
         except Exception as exc:
             await abort_with_status(context, exc, log)
 
@@ -71,7 +68,7 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
     ) -> gateway_pb2.AgentSchemaInfo:
         await check_service_call(context, self._secret, "GetAgent", request.scope)
         try:
-            return await self._api.get_agent(request)
+            return info_to_pb(await self._api.get_agent(scope_from_pb(request.scope), request.version))
         except Exception as exc:
             await abort_with_status(context, exc, log)
 
@@ -80,6 +77,7 @@ class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
     ) -> gateway_pb2.ListAgentsResponse:
         await check_service_call(context, self._secret, "ListAgents", request.scope)
         try:
-            return await self._api.list_agents(request)
+            agents = await self._api.list_agents(scope_from_pb(request.scope))
+            return gateway_pb2.ListAgentsResponse(agents=[info_to_pb(a) for a in agents])
         except Exception as exc:
             await abort_with_status(context, exc, log)

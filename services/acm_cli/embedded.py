@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
+from opentelemetry import metrics
 from pydantic import Field
 
 from acm.adapters.embedders import build_embedder
@@ -106,9 +107,18 @@ class Urls:
 class EmbeddedAcm:
     """`async with EmbeddedAcm(settings) as acm:` serves the gateway on acm.port until the block ends."""
 
-    def __init__(self, settings: EmbeddedSettings, *, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(
+        self,
+        settings: EmbeddedSettings,
+        meter_provider: metrics.MeterProvider | None = None,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        """``meter_provider``: where the services' own metrics go (None: the global provider; a benchmark passes
+        one with an in-memory reader to read the prefetch outcomes)."""
         self.settings = settings
         self.clock = clock  # what memories' TTLs count on (a test advances its own instead of sleeping)
+        self.meter_provider = meter_provider
         self.urls = Urls.under(settings.data_dir, settings.vector_backend)
         self.port = 0
         self.api_key = ""
@@ -201,7 +211,11 @@ class EmbeddedAcm:
             cache_url=u.cache,
             listen_addr=s.listen_addr,
         )
-        self.retriever = PrefetchingRetriever(self.full_retriever, self.cache) if s.prefetch else self.full_retriever
+        self.retriever = (
+            PrefetchingRetriever(self.full_retriever, self.cache, meter_provider=self.meter_provider)
+            if s.prefetch
+            else self.full_retriever
+        )
         servicer = build_servicer(self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect)
         self._server = build_server(servicer, s.listen_addr, ServerTls.of(s))
         self.api_key = await self._dev_key()

@@ -10,14 +10,16 @@ import grpc
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from acm.convert import ts
-from acm.domain.models import Job, JobStatus
+from acm.convert import info_to_pb, ts, turn_from_pb
+from acm.domain.models import Job, JobStatus, new_id
 from acm.domain.scope import Action
+from acm.ports.architect import AgentDefinition
 from acm.ports.stores import ApiKey
 from acm.runtime import status_of
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_gateway.agents import Agents
+from acm_gateway.convert import bundle_to_pb, compaction_to_pb, fetch_query
 from acm_gateway.errors import Unavailable
 from acm_gateway.usecases import (
     AcceptTurn,
@@ -122,7 +124,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     ) -> gateway_pb2.IngestResponse:
         async def work(key: ApiKey, trace: str) -> gateway_pb2.IngestResponse:
             scope = await self._auth.authorize(key, request.scope, Action.INGEST)
-            return await self._accept_turn(key, scope, request.turn, trace)
+            event_id = new_id()  # the turn's id when it has none
+            pb = request.turn
+            turn = turn_from_pb(pb, scope, self._accept_turn.max_turn_bytes, pb.turn_id or event_id)
+            job_id = await self._accept_turn(key, turn, event_id, trace)
+            return gateway_pb2.IngestResponse(job_id=job_id, event_id=event_id)
 
         return await self._call("Ingest", context, work)
 
@@ -138,7 +144,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     ) -> gateway_pb2.FetchResponse:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.FetchResponse:
             scope = await self._auth.authorize(key, request.scope, Action.FETCH)
-            return await self._fetch(scope, request)
+            return bundle_to_pb(await self._fetch(fetch_query(scope, request)))
 
         return await self._call("Fetch", context, work)
 
@@ -157,7 +163,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     ) -> gateway_pb2.CompactResponse:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.CompactResponse:
             scope = await self._auth.authorize(key, request.scope, Action.COMPACT)
-            return await self._compact(scope, request.budget_tokens)
+            record = await self._compact(scope, request.budget_tokens)
+            return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
 
         return await self._call("Compact", context, work)
 
@@ -166,7 +173,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     ) -> gateway_pb2.AgentSchemaInfo:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.AgentSchemaInfo:
             scope = await self._auth.authorize(key, request.scope, Action.DEFINE_AGENT)
-            return await self._agents_api().define(scope, request)
+            definition = AgentDefinition(request.description, request.overrides_json, request.archetype)
+            return info_to_pb(await self._agents_api().define(scope, definition))
 
         return await self._call("DefineAgent", context, work)
 
@@ -174,9 +182,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.AgentSchemaInfo:
-            return await self._agents_api().get(
-                await self._auth.authorize(key, request.scope, Action.READ_AGENT), request
-            )
+            scope = await self._auth.authorize(key, request.scope, Action.READ_AGENT)
+            return info_to_pb(await self._agents_api().get(scope, request.version))
 
         return await self._call("GetAgent", context, work)
 
@@ -184,7 +191,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ListAgentsResponse:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListAgentsResponse:
-            return await self._agents_api().list(await self._auth.authorize(key, request.scope, Action.READ_AGENT))
+            scope = await self._auth.authorize(key, request.scope, Action.READ_AGENT)
+            agents = await self._agents_api().list(scope)
+            return gateway_pb2.ListAgentsResponse(agents=[info_to_pb(a) for a in agents])
 
         return await self._call("ListAgents", context, work)
 

@@ -29,6 +29,7 @@ from acm_compact.settings import CompactSettings
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
 from acm_gateway.architect_client import GrpcArchitect
+from acm_gateway.events import BusEvents
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.kept_sessions import KeptSessions
 from acm_gateway.request_log import RequestLog
@@ -62,6 +63,7 @@ def build_servicer(
         CompactSettings(database_url=settings.database_url, bus_url=settings.bus_url, cache_url=settings.cache_url),
     )
     sessions = KeptSessions(load, cache)
+    events = BusEvents(bus)
     if isinstance(retriever, PrefetchingRetriever):
         # Its own group per replica, from now on: every replica warms its own memory, and a late hint is moot.
         bus.subscribe(
@@ -72,7 +74,7 @@ def build_servicer(
         )
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
-        accept_turn=AcceptTurn(bus, rel.jobs, rel.schemas, settings.max_turn_bytes),
+        accept_turn=AcceptTurn(events, rel.jobs, rel.schemas, settings.max_turn_bytes),
         get_job=GetJob(rel.jobs),
         fetch=FetchContext(
             retriever,
@@ -80,7 +82,7 @@ def build_servicer(
             settings.max_budget_tokens,
             SessionContext(retriever, tokens, sessions),
         ),
-        forget=RequestForget(bus, rel.jobs, rel.audit),
+        forget=RequestForget(events, rel.jobs, rel.audit),
         compact=CompactNow(compactor),
         agents=Agents(architect) if architect is not None else None,
     )

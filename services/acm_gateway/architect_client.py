@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import grpc
 
 from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
-from acm.ports.architect import AgentNotFoundError, SchemaRejectedError
+from acm.convert import info_from_pb, scope_to_pb
+from acm.domain.scope import Scope
+from acm.ports.architect import AgentDefinition, AgentInfo, AgentNotFoundError, SchemaRejectedError
 from acm.runtime import error_of_status
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import architect_pb2_grpc, common_pb2, gateway_pb2
@@ -31,32 +35,40 @@ class GrpcArchitect:
             return (trace,)
         return (trace, (SERVICE_TOKEN_HEADER, service_token(self._secret, method, scope)))
 
-    async def define_agent(self, request: gateway_pb2.DefineAgentRequest) -> gateway_pb2.AgentSchemaInfo:
+    async def define_agent(self, scope: Scope, definition: AgentDefinition) -> AgentInfo:
+        request = gateway_pb2.DefineAgentRequest(
+            scope=scope_to_pb(scope),
+            description=definition.description,
+            overrides_json=definition.overrides_json,
+            archetype=definition.archetype,
+        )
         try:
             answer: gateway_pb2.AgentSchemaInfo = await self._stub.DefineAgent(
                 request, timeout=self._timeout_s, metadata=self._md("DefineAgent", request.scope)
             )
-            return answer
+            return info_from_pb(answer)
         except grpc.aio.AioRpcError as exc:
             _raise(exc)
             raise
 
-    async def get_agent(self, request: gateway_pb2.GetAgentRequest) -> gateway_pb2.AgentSchemaInfo:
+    async def get_agent(self, scope: Scope, version: int = 0) -> AgentInfo:
+        request = gateway_pb2.GetAgentRequest(scope=scope_to_pb(scope), version=version)
         try:
             answer: gateway_pb2.AgentSchemaInfo = await self._stub.GetAgent(
                 request, timeout=self._timeout_s, metadata=self._md("GetAgent", request.scope)
             )
-            return answer
+            return info_from_pb(answer)
         except grpc.aio.AioRpcError as exc:
             _raise(exc)
             raise
 
-    async def list_agents(self, request: gateway_pb2.ListAgentsRequest) -> gateway_pb2.ListAgentsResponse:
+    async def list_agents(self, scope: Scope) -> Sequence[AgentInfo]:
+        request = gateway_pb2.ListAgentsRequest(scope=scope_to_pb(scope))
         try:
             answer: gateway_pb2.ListAgentsResponse = await self._stub.ListAgents(
                 request, timeout=self._timeout_s, metadata=self._md("ListAgents", request.scope)
             )
-            return answer
+            return [info_from_pb(a) for a in answer.agents]
         except grpc.aio.AioRpcError as exc:
             _raise(exc)
             raise

@@ -4,12 +4,13 @@ within the budget, each part with its exact token count (tiktoken, the request's
 from __future__ import annotations
 
 import functools
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from acm.convert import ROLE_TO_PB, scope_to_pb, ts
+from acm.domain.bundle import ContextBundle, ContextPart
 from acm.domain.compaction.engine import (
     ContextDoesNotFit,
     ContextPlan,
@@ -22,10 +23,9 @@ from acm.domain.compaction.pinned import CALL, PinnedEntity
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.identifiers import identifiers
 from acm.domain.models import Role
-from acm.domain.scope import Scope
+from acm.domain.retrieved import Ranked, RetrievalQuery, RetrievedMemory
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
 from acm.ports.retriever import Retriever
-from acm.v1 import common_pb2, gateway_pb2, retrieve_pb2
 from acm_gateway.kept_sessions import KeptSessions
 
 SEPARATOR = "\n\n"
@@ -62,33 +62,32 @@ def day_header(day: int) -> str:
     return f"[{at.day} {at:%B %Y}]\n"
 
 
-def said_at(memory: common_pb2.Memory) -> int | None:
-    """When it was said (seconds since the epoch), None when unknown."""
-    return memory.created_at.seconds if memory.HasField("created_at") else None
+def said_at(memory: RetrievedMemory) -> int | None:
+    """When it was said (whole seconds since the epoch), None when unknown."""
+    return None if memory.created_at is None else math.floor(memory.created_at.timestamp())
 
 
-def said_day(memory: common_pb2.Memory) -> int | None:
+def said_day(memory: RetrievedMemory) -> int | None:
     """The UTC day it was said (days since the epoch), None when unknown."""
     at = said_at(memory)
     return None if at is None else at // DAY_S
 
 
-_DOUBTFUL = frozenset({common_pb2.TRUST_UNTRUSTED, common_pb2.TRUST_INSTRUCTION})
-_ROLE_NAMES = {v: str(k) for k, v in ROLE_TO_PB.items()}
+_ROLE_NAMES = frozenset(r.value for r in Role)
 
 
-def shown_line(memory: common_pb2.Memory) -> str:
+def shown_line(memory: RetrievedMemory) -> str:
     """A retrieved memory as the context shows it: one "- text" line, under the header of its day. A doubtful
     one (an authority or policy claim, acm.domain.instruction) is marked with who said it, unless its text
     starts by naming them: "- [unverified, from user] Sam: management decided ...", "- [unverified]
     tool[kb]: ..."; a tool's output whose text does not name its tool says which: "- [from tool:kb] ..."."""
-    doubtful = memory.trust in _DOUBTFUL
+    doubtful = memory.trust != "normal"  # untrusted, instruction, or a level this reader does not know
     if not doubtful and not memory.tool_name:
         return f"- {memory.text}\n"
     if memory.tool_name:
         said_by, source = f"tool[{memory.tool_name}]:", f"tool:{memory.tool_name}"
     else:
-        source = _ROLE_NAMES.get(memory.role, "")
+        source = memory.role if memory.role in _ROLE_NAMES else ""
         said_by = f"{source}:"
     if memory.text.startswith(said_by):
         source = ""  # the text names who said it
@@ -107,7 +106,7 @@ class ShownMemories:
     first when the part must shrink. Each line and day header is rendered and counted once, so dropping costs
     no re-rendering."""
 
-    memories: list[common_pb2.Memory]
+    memories: list[Ranked]
     count: Callable[[str], int]
     lines: list[str] = field(init=False)  # rank order, each "- text\n"
     sizes: list[int] = field(init=False)
@@ -118,9 +117,9 @@ class ShownMemories:
     _pieces: list[str] | None = field(init=False, default=None)  # rendered once until the next pop
 
     def __post_init__(self) -> None:
-        self.lines = [shown_line(m) for m in self.memories]
+        self.lines = [shown_line(r.memory) for r in self.memories]
         self.sizes = [self.count(line) for line in self.lines]
-        said = [said_at(m) for m in self.memories]
+        said = [said_at(r.memory) for r in self.memories]
         self.days = [None if s is None else s // DAY_S for s in said]
         self._per_day = Counter(self.days)
         self._sum = sum(self.sizes) + sum(self._header_size(day) for day in self._per_day)
@@ -214,65 +213,17 @@ def recent_pieces(turns: Sequence[SessionTurn]) -> list[str]:
     return [recent_text(turns)]
 
 
-def pinned_to_pb(entities: Sequence[PinnedEntity]) -> list[gateway_pb2.PinnedEntity]:
-    return [
-        gateway_pb2.PinnedEntity(
-            key=e.key,
-            type=e.type,
-            attributes=e.attributes,
-            source_turn_ids=list(e.source_turn_ids),
-            updated_at=ts(e.updated_at),
-        )
-        for e in entities
-    ]
-
-
-@functools.lru_cache(maxsize=1024)  # turns are at most max_turn_bytes: the bound is on count and size
-def _turn_pb(turn: SessionTurn) -> common_pb2.Turn:
-    """Cached: a session's recent turns are shown again on every Fetch until the next compaction. The
-    response copies it (a repeated message field takes copies), so the cached message is never changed."""
-    role = Role(turn.role) if turn.role in {r.value for r in Role} else Role.USER
-    return common_pb2.Turn(
-        turn_id=turn.turn_id,
-        role=ROLE_TO_PB[role],
-        content=turn.body,
-        occurred_at=ts(turn.at),
-        tool_name=turn.tool_name,
-        metadata={"speaker": turn.speaker} if turn.speaker else {},
-    )
-
-
-def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
-    return gateway_pb2.Compaction(
-        compaction_id=record.compaction_id,
-        outcome=record.outcome,
-        tokens_before=record.tokens_before,
-        tokens_after=record.tokens_after,
-        ratio=record.ratio,
-        verified=record.verified,
-        attempts=record.attempts,
-        missing_atoms=list(record.missing_atoms),
-        unsupported_atoms=list(record.unsupported_atoms),
-        turns_replaced=record.turns_replaced,
-        turns_verbatim=record.turns_verbatim,
-        created_at=ts(record.created_at),
-        message=record.message,
-        latency_ms=record.latency_ms,
-    )
-
-
 @dataclass
 class SessionContext:
     retriever: Retriever
     tokens: TokenCounter
     sessions: KeptSessions
 
-    async def __call__(
-        self, scope: Scope, request: gateway_pb2.FetchRequest, budget: int
-    ) -> gateway_pb2.FetchResponse | None:
-        """The assembled context, or None when the session has nothing yet (the caller fetches memories only).
-        Raises ContextDoesNotFit when not even the pinned state fits."""
-        encoding = request.encoding or DEFAULT_ENCODING
+    async def __call__(self, request: RetrievalQuery) -> ContextBundle | None:
+        """The assembled context for the session of ``request.scope``, within ``request.budget_tokens``, or None
+        when the session has nothing yet (the caller fetches memories only). Raises ContextDoesNotFit when not
+        even the pinned state fits."""
+        scope, budget, encoding = request.scope, request.budget_tokens, request.encoding
         if budget < MIN_BUDGET_TOKENS:
             raise ContextDoesNotFit(
                 MIN_BUDGET_TOKENS, budget, f"a session's context needs a budget of at least {MIN_BUDGET_TOKENS} tokens"
@@ -292,7 +243,7 @@ class SessionContext:
         overhead = 3 * count(SEPARATOR) + count(MEMORIES_HEADER + "\n") + count(RECENT_HEADER + "\n")
         inner = max(budget - overhead, 0)
         working = [*state.memory.recent, *state.tail]
-        share = MEMORY_SHARE if request.query or working else 0.0
+        share = MEMORY_SHARE if request.text or working else 0.0
         rules = state.rules
         # With a question, the memories retrieved for it come before the summary: a summary line is a lossy
         # digest of older turns, and those turns stay retrievable as memories. The summary gets what the
@@ -306,44 +257,38 @@ class SessionContext:
             lines_first=share == 0.0,
             rules=rules,
         )
-        query = request.query or implied_query(working, plan.pinned_state.ranked(rules.entity_types))
-        memories: list[common_pb2.Memory] = []
+        query = request.text or implied_query(working, plan.pinned_state.ranked(rules.entity_types))
+        memories: list[Ranked] = []
         dropped = 0
         from_prefetch = False
         if query and plan.memory_budget > 0:
             answer = await self.retriever.retrieve(
-                retrieve_pb2.RetrieveRequest(
-                    scope=scope_to_pb(scope),
-                    query=query,
+                replace(
+                    request,
+                    text=query,
                     budget_tokens=plan.memory_budget,
                     # Chosen in the stored counts (so the prefetch pool, counted in the default encoding, can
                     # serve any request); the lines are then counted and fitted in the request's own encoding.
                     encoding=DEFAULT_ENCODING,
-                    tiers=list(request.tiers),
-                    as_of=request.as_of,
-                    from_context=not request.query,
+                    from_context=not request.text,
                 )
             )
             dropped = answer.dropped
-            memories = list(answer.memories)
-            if not request.query:
+            memories = list(answer.items)
+            if not request.text:
                 # Retrieved for the latest turns, not asked for: what the recent turns already show is not
                 # shown twice, its room goes to other memories.
                 verbatim = {t.turn_id for t in plan.recent}
-                memories = [m for m in memories if not set(m.source_turn_ids) <= verbatim]
+                memories = [r for r in memories if not set(r.memory.source_turn_ids) <= verbatim]
             from_prefetch = answer.from_prefetch
         # The memories as shown (with their dates) stay within their budget: the lowest ranked go first. What
         # they leave goes to older summary lines and turns. The header was paid for up front.
         shown = ShownMemories(memories, count)
         dropped += shown.fit(plan.memory_budget)
         fill(plan, state.memory, state.tail, shown.lines_tokens(), self.tokens)
-        response = self._response(plan, shown, dropped, budget, encoding, count)
-        response.from_prefetch = from_prefetch
-        if latest is not None:
-            response.last_compaction.CopyFrom(compaction_to_pb(latest))
-        return response
+        return self._bundle(plan, shown, dropped, budget, encoding, count, from_prefetch, latest)
 
-    def _response(
+    def _bundle(
         self,
         plan: ContextPlan,
         shown: ShownMemories,
@@ -351,7 +296,9 @@ class SessionContext:
         budget: int,
         encoding: str,
         count: Callable[[str], int],
-    ) -> gateway_pb2.FetchResponse:
+        from_prefetch: bool,
+        latest: CompactionRecord | None,
+    ) -> ContextBundle:
         texts = {
             "pinned": plan.pinned_text,
             "memories": shown.text(),
@@ -403,27 +350,25 @@ class SessionContext:
                 raise ContextDoesNotFit(context_tokens, budget, detail)
             context_tokens = total()
         parts = [
-            gateway_pb2.ContextPart(
-                name=n,
-                tokens=joined_count(shown.pieces() if n == "memories" else in_pieces(n, t), count),
-                text=t,
-            )
+            ContextPart(n, joined_count(shown.pieces() if n == "memories" else in_pieces(n, t), count), t)
             for n, t in texts.items()
             if t
         ]
         context = SEPARATOR.join(t for t in texts.values() if t)
-        return gateway_pb2.FetchResponse(
+        return ContextBundle(
             memories=shown.memories,
             # As without a session: the memories' tokens. The whole context's count is context_tokens.
-            total_tokens=sum(m.token_count for m in shown.memories),
-            context_tokens=context_tokens,
+            total_tokens=sum(r.memory.tokens for r in shown.memories),
             budget_tokens=budget,
             dropped=dropped,
             encoding=encoding,
-            pinned=pinned_to_pb(plan.pins),
+            from_prefetch=from_prefetch,
+            context_tokens=context_tokens,
+            pinned=list(plan.pins),
             summary=plan.summary,
-            recent_turns=[_turn_pb(t) for t in plan.recent],
+            recent_turns=list(plan.recent),
             parts=parts,
             context=context,
             notice=plan.notice(),
+            last_compaction=latest,
         )

@@ -4,33 +4,46 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
-from acm import topics
 from acm.auth import key_id_of
-from acm.convert import scope_from_pb, scope_to_pb, turn_from_pb
+from acm.domain.bundle import ContextBundle
+from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import InvalidRequest
-from acm.domain.models import Job, new_id
+from acm.domain.models import Job, Turn, new_id
 from acm.domain.pii import PiiRules, redact_turn
-from acm.domain.schema import DEFAULT_AGENT, default_schema
+from acm.domain.retrieved import RetrievalQuery
 from acm.domain.scope import Action, ForgetLevel, Scope, denial
 from acm.domain.tokens import ENCODINGS
-from acm.envelopes import envelope, key_hash, sign
-from acm.ports.bus import EventBus
+from acm.envelopes import key_hash
 from acm.ports.compactor import Compactor
 from acm.ports.retriever import Retriever
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
+from acm.schemas import latest_schema
 from acm.session_memory import SessionNotFound
-from acm.v1 import common_pb2, events_pb2, gateway_pb2, retrieve_pb2
-from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
-from acm_gateway.session_context import SessionContext, compaction_to_pb
+from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated
+from acm_gateway.session_context import SessionContext
 
-FORGET_LEVELS_PB = {
-    ForgetLevel.SESSION: events_pb2.FORGET_LEVEL_SESSION,
-    ForgetLevel.USER: events_pb2.FORGET_LEVEL_USER,
-    ForgetLevel.CUSTOMER: events_pb2.FORGET_LEVEL_CUSTOMER,
-    ForgetLevel.CLIENT: events_pb2.FORGET_LEVEL_CLIENT,
-}
+
+class ScopeClaim(Protocol):
+    """The scope a request claims, before it is checked against the caller's key (the wire's Scope message)."""
+
+    client_id: str
+    customer_id: str
+    user_id: str
+    agent_id: str
+    session_id: str
+
+
+class Events(Protocol):
+    """What the gateway publishes (acm_gateway.events.BusEvents); raises Unavailable when the bus refuses."""
+
+    async def turn_received(self, key: ApiKey, turn: Turn, job_id: str, event_id: str, traceparent: str) -> None: ...
+
+    async def forget_requested(
+        self, key: ApiKey, scope: Scope, level: ForgetLevel, job_id: str, traceparent: str
+    ) -> None: ...
 
 
 @dataclass
@@ -58,19 +71,19 @@ class Authenticator:
         self._known[hashed] = (self.clock() + self.ttl_s, key)
         return key
 
-    async def scope(self, key: ApiKey, pb: common_pb2.Scope) -> Scope:
+    async def scope(self, key: ApiKey, claim: ScopeClaim) -> Scope:
         """The request's scope inside the key's client. Raises ScopeError for a malformed scope."""
-        if pb.client_id and pb.client_id != key.client_id:
+        if claim.client_id and claim.client_id != key.client_id:
             await self.audit.record(
-                key.client_id, "scope.denied", f"key {key.key_id} asked for client {pb.client_id[:64]!r}"
+                key.client_id, "scope.denied", f"key {key.key_id} asked for client {claim.client_id[:64]!r}"
             )
             raise PermissionDenied("scope.client_id does not match the API key's client; leave it empty")
-        return scope_from_pb(pb, client_id=key.client_id)
+        return Scope(key.client_id, claim.customer_id, claim.user_id, claim.agent_id, claim.session_id)
 
-    async def authorize(self, key: ApiKey, pb: common_pb2.Scope, action: Action) -> Scope:
+    async def authorize(self, key: ApiKey, claim: ScopeClaim, action: Action) -> Scope:
         """The request's scope, once the key's role and grant allow ``action`` in it; a refusal is audited
         and raised as PermissionDenied with what to do instead."""
-        scope = await self.scope(key, pb)
+        scope = await self.scope(key, claim)
         reason = denial(key.grant, scope, action)
         if reason:
             where = "/".join((scope.customer_id, scope.user_id))
@@ -89,52 +102,26 @@ def forget_level(name: str) -> ForgetLevel:
         raise InvalidRequest(f"level {name[:32]!r} is not one of: session, user, customer, client") from None
 
 
-def _signed(env: events_pb2.Envelope, key: ApiKey) -> bytes:
-    sign(env, key.key_id, key.key_hash)
-    return env.SerializeToString()
-
-
-async def _publish(bus: EventBus, topic: str, key: str, value: bytes) -> None:
-    try:
-        await bus.publish(topic, key, value)
-    except Exception as exc:
-        # Nothing was acknowledged, so nothing is reported as accepted: the caller may retry.
-        raise Unavailable(f"the event bus did not accept the event ({type(exc).__name__}); retry later") from exc
-
-
 @dataclass
 class AcceptTurn:
-    bus: EventBus
+    events: Events
     jobs: JobRepo
     schemas: SchemaRepo
-    max_turn_bytes: int
+    max_turn_bytes: int  # the edge checks each turn against it (acm.convert.turn_from_pb)
 
-    async def __call__(
-        self, key: ApiKey, scope: Scope, turn: common_pb2.Turn, traceparent: str
-    ) -> gateway_pb2.IngestResponse:
+    async def __call__(self, key: ApiKey, turn: Turn, event_id: str, traceparent: str) -> str:
+        """Publishes the checked ``turn`` as event ``event_id``; returns the ingest job's id."""
         job_id = new_id()
-        env = envelope(scope, traceparent=traceparent)
-        turn_id = turn.turn_id or env.event_id
-        checked = turn_from_pb(turn, scope, self.max_turn_bytes, turn_id)  # raises InvalidTurn
-        body = env.turn_received
-        body.job_id = job_id
-        body.turn.CopyFrom(turn)
         # Redacted before it is published: a secret never reaches the bus, a log or a store. (Ingest
         # redacts again, for agents that publish to Kafka directly.)
-        schema = await self.schemas.latest(scope, scope.agent_id or DEFAULT_AGENT) or default_schema(DEFAULT_AGENT)
+        schema = await latest_schema(self.schemas, turn.scope)
         rules = PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
         # Every string the turn carries: content (JSON tool output and tool-call arguments decoded first),
         # tool name, metadata keys and values.
-        redacted, _ = redact_turn(checked, rules)
-        body.turn.content = redacted.content
-        body.turn.tool_name = redacted.tool_name
-        body.turn.metadata.clear()
-        body.turn.metadata.update(redacted.metadata)
-        body.turn.turn_id = turn_id
-        body.turn.occurred_at.FromDatetime(checked.occurred_at)
-        await _publish(self.bus, topics.TURNS, scope.session_key, _signed(env, key))
-        await self.jobs.create(Job(job_id=job_id, scope=scope, kind="ingest"))
-        return gateway_pb2.IngestResponse(job_id=job_id, event_id=env.event_id)
+        redacted, _ = redact_turn(turn, rules)
+        await self.events.turn_received(key, redacted, job_id, event_id, traceparent)
+        await self.jobs.create(Job(job_id=job_id, scope=turn.scope, kind="ingest"))
+        return job_id
 
 
 @dataclass
@@ -157,33 +144,21 @@ class FetchContext:
     max_budget: int
     session: SessionContext | None = None  # assembles a session's context when the scope names one
 
-    async def __call__(self, scope: Scope, request: gateway_pb2.FetchRequest) -> gateway_pb2.FetchResponse:
+    async def __call__(self, request: RetrievalQuery) -> ContextBundle:
+        """``request.budget_tokens`` 0: the default budget."""
         budget = request.budget_tokens or self.default_budget
         if budget < 0 or budget > self.max_budget:
             raise InvalidRequest(f"budget_tokens must be between 1 and {self.max_budget} (got {budget})")
         if request.encoding and request.encoding not in ENCODINGS:  # the gateway counts a session's context in it
             raise InvalidRequest(f"encoding {request.encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
-        if scope.session_id and self.session is not None:
-            assembled = await self.session(scope, request, budget)
+        request = replace(request, budget_tokens=budget)
+        if request.scope.session_id and self.session is not None:
+            assembled = await self.session(request)
             if assembled is not None:
                 return assembled
-        answer = await self.retriever.retrieve(
-            retrieve_pb2.RetrieveRequest(
-                scope=scope_to_pb(scope),
-                query=request.query,
-                budget_tokens=budget,
-                encoding=request.encoding,
-                tiers=list(request.tiers),
-                as_of=request.as_of,
-            )
-        )
-        return gateway_pb2.FetchResponse(
-            memories=answer.memories,
-            total_tokens=answer.total_tokens,
-            budget_tokens=budget,
-            dropped=answer.dropped,
-            encoding=request.encoding or "cl100k_base",
-            from_prefetch=answer.from_prefetch,
+        answer = await self.retriever.retrieve(request)
+        return ContextBundle(
+            answer.items, answer.total_tokens, budget, answer.dropped, request.encoding, answer.from_prefetch
         )
 
 
@@ -194,7 +169,7 @@ class CompactNow:
 
     compactor: Compactor
 
-    async def __call__(self, scope: Scope, budget_tokens: int) -> gateway_pb2.CompactResponse:
+    async def __call__(self, scope: Scope, budget_tokens: int) -> CompactionRecord:
         if not scope.session_id:
             raise InvalidRequest("Compact needs scope.session_id")
         if budget_tokens < 0:
@@ -203,12 +178,12 @@ class CompactNow:
             record, _ = await self.compactor(scope, budget_tokens)
         except SessionNotFound as exc:
             raise NotFound(str(exc)) from None
-        return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
+        return record
 
 
 @dataclass
 class RequestForget:
-    bus: EventBus
+    events: Events
     jobs: JobRepo
     audit: AuditLog
 
@@ -219,10 +194,7 @@ class RequestForget:
         # The forgotten scope's jobs go now (their ids and counts are about it); the forget job is made after.
         await self.jobs.forget(scope, level)
         job_id = new_id()
-        env = envelope(scope, traceparent=traceparent)
-        env.forget_requested.job_id = job_id
-        env.forget_requested.level = FORGET_LEVELS_PB[level]
-        await _publish(self.bus, topics.FORGET, scope.session_key, _signed(env, key))
+        await self.events.forget_requested(key, scope, level, job_id, traceparent)
         await self.jobs.create(Job(job_id=job_id, scope=scope, kind="forget"))
         await self.audit.record(scope.client_id, "forget.requested", f"{level.value} of {scope.session_key}")
         return job_id

@@ -9,10 +9,11 @@ import grpc
 from opentelemetry import trace
 
 from acm.auth import check_service_call, required_service_secret
-from acm.convert import from_ts, memory_to_pb, scope_from_pb, tiers_from_pb
+from acm.convert import query_from_pb, retrieval_to_pb
 from acm.domain.errors import InvalidRequest
+from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.timeparse import query_window
-from acm.domain.tokens import DEFAULT_ENCODING, ENCODINGS
+from acm.domain.tokens import ENCODINGS
 from acm.runtime import abort_with_status
 from acm.telemetry import context_from_traceparent
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
@@ -28,22 +29,16 @@ class RetrieveApi:
     def __init__(self, retrieve: Retrieve) -> None:
         self._retrieve = retrieve
 
-    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
-        scope = scope_from_pb(request.scope)
-        tiers = tiers_from_pb(list(request.tiers))
-        encoding = request.encoding or DEFAULT_ENCODING
-        if encoding not in ENCODINGS:
-            raise InvalidRequest(f"encoding {encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
-        if request.budget_tokens <= 0:
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
+        if query.encoding not in ENCODINGS:
+            raise InvalidRequest(f"encoding {query.encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
+        if query.budget_tokens <= 0:
             raise InvalidRequest("budget_tokens must be positive")
-        as_of = from_ts(request.as_of) or datetime.now(UTC)
-        window = query_window(request.query, as_of) if request.query and not request.from_context else None
-        bundle = await self._retrieve(scope, request.query, request.budget_tokens, tiers, encoding, window)
-        return retrieve_pb2.RetrieveResponse(
-            memories=[memory_to_pb(r.memory, r.tokens, r.score) for r in bundle.items],
-            total_tokens=bundle.total_tokens,
-            dropped=bundle.dropped,
-        )
+        as_of = query.as_of or datetime.now(UTC)
+        window = query_window(query.text, as_of) if query.text and not query.from_context else None
+        bundle = await self._retrieve(query.scope, query.text, query.budget_tokens, query.tiers, query.encoding, window)
+        items = [Ranked(RetrievedMemory.of(r.memory, r.tokens), r.score) for r in bundle.items]
+        return Retrieval(items, bundle.total_tokens, bundle.dropped)
 
 
 class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
@@ -64,6 +59,6 @@ class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
                 context=context_from_traceparent(md.get("traceparent", "")),
                 kind=trace.SpanKind.SERVER,
             ):
-                return await self._api.retrieve(request)
+                return retrieval_to_pb(await self._api.retrieve(query_from_pb(request)))
         except Exception as exc:
             await abort_with_status(context, exc, _log)

@@ -17,8 +17,9 @@ from acm.adapters.kafka_bus import KafkaBus
 from acm.adapters.memory_cache import MemoryCache
 from acm.auth import create_api_key
 from acm.bootstrap import open_relational
+from acm.domain.retrieved import Retrieval, RetrievalQuery
 from acm.ports.bus import Record
-from acm.v1 import common_pb2, events_pb2, gateway_pb2, gateway_pb2_grpc, retrieve_pb2
+from acm.v1 import common_pb2, events_pb2, gateway_pb2, gateway_pb2_grpc
 from acm_gateway.app import build_server, build_servicer
 from acm_gateway.settings import GatewaySettings
 
@@ -36,7 +37,7 @@ SECRETS = {
 class _NoRetriever:
     """Ingest never retrieves."""
 
-    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
         raise AssertionError("Ingest must not call retrieve")
 
 

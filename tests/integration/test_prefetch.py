@@ -7,24 +7,35 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
 from acm import topics
 from acm.adapters.memory_cache import MemoryCache
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.redis_cache import RedisCache
 from acm.client import AcmClient
-from acm.convert import scope_to_pb
-from acm.domain.models import MemoryStatus
+from acm.domain.models import Layer, MemoryStatus
 from acm.domain.prefetch import TERMS_VERSION, WINDOW_BOOST, topic_words
-from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.envelopes import envelope, key_hash
 from acm.ports.stores import Cache
-from acm.prefetch_state import bump_generations, forget_prefetch, load_pool, read_generations, store_pool
-from acm.v1 import common_pb2, retrieve_pb2
+from acm.prefetch_state import (
+    bump_generations,
+    forget_prefetch,
+    load_pool,
+    pool_key,
+    read_generations,
+    store_pool,
+)
+from acm.telemetry import PREFETCH_OUTCOMES, counts_by
+from acm.v1 import common_pb2
 from acm_anticipate.usecases import DropHotState, build_pool
 from acm_benchmarks.locomo import wait_until_indexed
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
@@ -39,9 +50,25 @@ class FullRetrieval:
     def __init__(self) -> None:
         self.calls = 0
 
-    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
         self.calls += 1
-        return retrieve_pb2.RetrieveResponse(memories=[common_pb2.Memory(memory_id=FULL, text=FULL)])
+        return Retrieval([Ranked(_memory(FULL, FULL), 1.0)], 12, 0)
+
+
+class Outcomes:
+    """The prefetch outcomes a PrefetchingRetriever counted, read as an exporter would (acm.prefetch.outcomes)."""
+
+    def __init__(self) -> None:
+        self.reader = InMemoryMetricReader()
+        self.provider = MeterProvider(metric_readers=[self.reader])
+
+    def __getitem__(self, outcome: str) -> int:
+        return counts_by(self.reader, PREFETCH_OUTCOMES, "outcome").get(outcome, 0)
+
+
+def _prefetching(full: FullRetrieval, cache: Cache) -> tuple[PrefetchingRetriever, Outcomes]:
+    outcomes = Outcomes()
+    return PrefetchingRetriever(full, cache, meter_provider=outcomes.provider), outcomes
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.infra)])
@@ -52,36 +79,33 @@ async def cache(request: pytest.FixtureRequest) -> AsyncIterator[Cache]:
     await c.close()
 
 
-def _memory(mid: str, text: str, tier: common_pb2.Tier.ValueType = common_pb2.TIER_USER) -> common_pb2.Memory:
-    return common_pb2.Memory(memory_id=mid, text=text, tier=tier, token_count=12, source_turn_ids=[f"t-{mid}"])
+def _memory(mid: str, text: str, tier: Tier = Tier.USER, said: datetime | None = None) -> RetrievedMemory:
+    return RetrievedMemory(mid, tier, Layer.MID, "fact", text, (f"t-{mid}",), 12, said)
 
 
 POOL = [
     _memory("m1", "alice: I adopted a puppy called Biscuit last week."),
     _memory("m2", "alice: My sister Jane lives in Porto."),
-    _memory("m3", "acme: The office wifi password rotates every Monday.", common_pb2.TIER_CUSTOMER),
+    _memory("m3", "acme: The office wifi password rotates every Monday.", Tier.CUSTOMER),
 ]
 
 
-async def _warm(cache: Cache, scope: Scope, terms_version: int | None = None) -> None:
-    ranked = []
-    for i, m in enumerate(POOL):
-        item = common_pb2.Memory()
-        item.CopyFrom(m)
-        item.score = 1.0 / (i + 1)
-        ranked.append(item)
+async def _warm(
+    cache: Cache, scope: Scope, terms_version: int | None = None, memories: list[RetrievedMemory] = POOL
+) -> None:
+    ranked = [(m, 1.0 / (i + 1)) for i, m in enumerate(memories)]
     # As if the session had just talked about these: the pool's topic.
     topic = topic_words("Alice adopted a puppy; her sister moved to Porto; the office wifi password rotates.")
     pool = build_pool(ranked, await read_generations(cache, scope), topic)
     if terms_version is not None:
-        pool.terms_version = terms_version
+        pool = replace(pool, terms_version=terms_version)
     await store_pool(cache, scope, pool, 60)
 
 
 def _request(
-    scope: Scope, query: str, budget: int = 1000, tiers: list[common_pb2.Tier.ValueType] | None = None
-) -> retrieve_pb2.RetrieveRequest:
-    return retrieve_pb2.RetrieveRequest(scope=scope_to_pb(scope), query=query, budget_tokens=budget, tiers=tiers or [])
+    scope: Scope, query: str, budget: int = 1000, tiers: tuple[Tier, ...] = ALL_TIERS, as_of: datetime | None = None
+) -> RetrievalQuery:
+    return RetrievalQuery(scope, query, budget, tiers=tiers, as_of=as_of)
 
 
 def _scope(client: str, user: str = "alice", session: str = "s1", agent: str = "bot", customer: str = "acme") -> Scope:
@@ -91,21 +115,22 @@ def _scope(client: str, user: str = "alice", session: str = "s1", agent: str = "
 async def test_a_fresh_covering_pool_serves_the_fetch(cache: Cache) -> None:
     scope = _scope(f"c{uuid.uuid4().hex[:10]}")
     full = FullRetrieval()
-    retriever = PrefetchingRetriever(full, cache)
+    retriever, outcomes = _prefetching(full, cache)
     await _warm(cache, scope)
 
     served = await retriever.retrieve(_request(scope, "What is Alice's puppy called?"))
     assert served.from_prefetch and full.calls == 0
-    assert served.memories[0].memory_id == "m1"
+    assert served.items[0].memory.memory_id == "m1"
     assert served.total_tokens <= 1000
     tight = await retriever.retrieve(_request(scope, "puppy Biscuit", budget=12))
-    assert [m.memory_id for m in tight.memories] == ["m1"]  # the budget holds on a hit too
-    customer_only = await retriever.retrieve(_request(scope, "wifi password puppy", tiers=[common_pb2.TIER_CUSTOMER]))
-    assert [m.memory_id for m in customer_only.memories] == ["m3"]
+    assert [r.memory.memory_id for r in tight.items] == ["m1"]  # the budget holds on a hit too
+    customer_only = await retriever.retrieve(_request(scope, "wifi password puppy", tiers=(Tier.CUSTOMER,)))
+    assert [r.memory.memory_id for r in customer_only.items] == ["m3"]
 
     off_topic = await retriever.retrieve(_request(scope, "Which quantum computer does Bob own?"))
-    assert not off_topic.from_prefetch and off_topic.memories[0].memory_id == FULL
-    assert retriever.outcomes["miss_off_topic"] == 1
+    assert not off_topic.from_prefetch and off_topic.items[0].memory.memory_id == FULL
+    assert outcomes["miss_off_topic"] == 1
+    assert outcomes["hit"] == 3
 
 
 async def test_a_question_about_the_sessions_present_is_served_and_one_about_another_period_is_not(
@@ -114,34 +139,26 @@ async def test_a_question_about_the_sessions_present_is_served_and_one_about_ano
     scope = _scope(f"c{uuid.uuid4().hex[:10]}")
     now = datetime(2026, 3, 20, 12, tzinfo=UTC)
     said = {"m1": now - timedelta(days=200), "m2": now - timedelta(days=2), "m3": now - timedelta(days=1)}
-    for m in POOL:
-        m.created_at.FromDatetime(said[m.memory_id])
-    try:
-        full = FullRetrieval()
-        retriever = PrefetchingRetriever(full, cache)
-        await _warm(cache, scope)
+    full = FullRetrieval()
+    retriever, outcomes = _prefetching(full, cache)
+    await _warm(cache, scope, memories=[replace(m, created_at=said[m.memory_id]) for m in POOL])
 
-        async def ask(question: str) -> retrieve_pb2.RetrieveResponse:
-            request = _request(scope, question)
-            request.as_of.FromDatetime(now)
-            return await retriever.retrieve(request)
+    async def ask(question: str) -> Retrieval:
+        return await retriever.retrieve(_request(scope, question, as_of=now))
 
-        plain = await ask("What did the puppy and Alice's sister do?")
-        # This month holds the newest memory of the pool (the session's present): served, and what was said
-        # inside it (m2, two days ago) gains the window's boost, as in the full retrieval; m1 does not.
-        this_month = await ask("What did the puppy and Alice's sister do this month?")
-        assert plain.from_prefetch and this_month.from_prefetch
-        before = {m.memory_id: m.score for m in plain.memories}
-        after = {m.memory_id: m.score for m in this_month.memories}
-        assert after["m2"] == pytest.approx(before["m2"] + WINDOW_BOOST)
-        assert after["m1"] == pytest.approx(before["m1"])
-        # Another period than the present: the pool was predicted from the latest turns; the full retrieval.
-        elsewhere = await ask("What did the puppy and Alice's sister do in August 2025?")
-        assert not elsewhere.from_prefetch and full.calls == 1
-        assert retriever.outcomes["miss_time_window"] == 1
-    finally:
-        for m in POOL:
-            m.ClearField("created_at")
+    plain = await ask("What did the puppy and Alice's sister do?")
+    # This month holds the newest memory of the pool (the session's present): served, and what was said
+    # inside it (m2, two days ago) gains the window's boost, as in the full retrieval; m1 does not.
+    this_month = await ask("What did the puppy and Alice's sister do this month?")
+    assert plain.from_prefetch and this_month.from_prefetch
+    before = {r.memory.memory_id: r.score for r in plain.items}
+    after = {r.memory.memory_id: r.score for r in this_month.items}
+    assert after["m2"] == pytest.approx(before["m2"] + WINDOW_BOOST)
+    assert after["m1"] == pytest.approx(before["m1"])
+    # Another period than the present: the pool was predicted from the latest turns; the full retrieval.
+    elsewhere = await ask("What did the puppy and Alice's sister do in August 2025?")
+    assert not elsewhere.from_prefetch and full.calls == 1
+    assert outcomes["miss_time_window"] == 1
 
 
 async def test_a_pool_indexed_another_way_is_not_served(cache: Cache) -> None:
@@ -149,18 +166,33 @@ async def test_a_pool_indexed_another_way_is_not_served(cache: Cache) -> None:
     # would rank a question's words against terms it does not share: cold, not served.
     scope = _scope(f"c{uuid.uuid4().hex[:10]}")
     full = FullRetrieval()
-    retriever = PrefetchingRetriever(full, cache)
+    retriever, outcomes = _prefetching(full, cache)
     await _warm(cache, scope, terms_version=TERMS_VERSION - 1)
     answer = await retriever.retrieve(_request(scope, "What is Alice's puppy called?"))
     assert not answer.from_prefetch and full.calls == 1
-    assert retriever.outcomes["miss_cold"] == 1
+    assert outcomes["miss_cold"] == 1
+
+
+async def test_a_pool_of_another_format_is_a_miss_not_an_error(cache: Cache) -> None:
+    # A pool stored by another release of anticipate, in a format this reader does not know: cold.
+    scope = _scope(f"c{uuid.uuid4().hex[:10]}")
+    full = FullRetrieval()
+    retriever, outcomes = _prefetching(full, cache)
+    await _warm(cache, scope)
+    pool = await load_pool(cache, scope)
+    assert pool is not None
+    await cache.set(scope, pool_key(scope), b'{"v":99,"version":"' + pool.version.encode() + b'"}', 60)
+    assert await load_pool(cache, scope) is None
+    answer = await retriever.retrieve(_request(scope, "What is Alice's puppy called?"))
+    assert not answer.from_prefetch and full.calls == 1
+    assert outcomes["miss_cold"] == 1
 
 
 async def test_the_pool_is_keyed_by_the_full_scope(cache: Cache) -> None:
     client = f"c{uuid.uuid4().hex[:10]}"
     scope = _scope(client)
     full = FullRetrieval()
-    retriever = PrefetchingRetriever(full, cache)
+    retriever, _ = _prefetching(full, cache)
     await _warm(cache, scope)
     others = [
         _scope(client, session="s2"),
@@ -171,14 +203,14 @@ async def test_the_pool_is_keyed_by_the_full_scope(cache: Cache) -> None:
     ]
     for other in others:
         answer = await retriever.retrieve(_request(other, "puppy Biscuit"))
-        assert not answer.from_prefetch and answer.memories[0].memory_id == FULL, other
+        assert not answer.from_prefetch and answer.items[0].memory.memory_id == FULL, other
     assert full.calls == len(others)
 
 
 async def test_a_write_into_a_scope_the_pool_sees_makes_it_stale(cache: Cache) -> None:
     client = f"c{uuid.uuid4().hex[:10]}"
     scope = _scope(client)
-    retriever = PrefetchingRetriever(FullRetrieval(), cache)
+    retriever, outcomes = _prefetching(FullRetrieval(), cache)
     question = _request(scope, "puppy Biscuit")
 
     # Written by another customer's user: not visible to this pool, which stays fresh.
@@ -197,13 +229,13 @@ async def test_a_write_into_a_scope_the_pool_sees_makes_it_stale(cache: Cache) -
     await _warm(cache, scope)
     await bump_generations(cache, _scope(client, user="carl", customer="initech"), {Tier.CLIENT})
     assert not (await retriever.retrieve(question)).from_prefetch
-    assert retriever.outcomes["miss_stale"] == 3
+    assert outcomes["miss_stale"] == 3
 
 
 @pytest.mark.parametrize("level", list(ForgetLevel))
 async def test_forget_removes_the_pool(cache: Cache, level: ForgetLevel) -> None:
     scope = _scope(f"c{uuid.uuid4().hex[:10]}")
-    retriever = PrefetchingRetriever(FullRetrieval(), cache)
+    retriever, _ = _prefetching(FullRetrieval(), cache)
     await _warm(cache, scope)
     assert (await retriever.retrieve(_request(scope, "puppy Biscuit"))).from_prefetch
     await forget_prefetch(cache, scope)  # what ingest does once the memories are erased
@@ -217,8 +249,14 @@ async def test_forget_removes_the_pool(cache: Cache, level: ForgetLevel) -> None
 
 
 @pytest.fixture
-async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
-    async with EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")) as running:
+def outcomes() -> Outcomes:
+    return Outcomes()
+
+
+@pytest.fixture
+async def acm(tmp_path: Path, outcomes: Outcomes) -> AsyncIterator[EmbeddedAcm]:
+    settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")
+    async with EmbeddedAcm(settings, meter_provider=outcomes.provider) as running:
         yield running
 
 
@@ -264,21 +302,22 @@ async def test_fetch_is_served_from_prefetch_and_never_stale(acm: EmbeddedAcm) -
         assert not gone.from_prefetch and not gone.memories
 
 
-async def test_the_gateway_is_warmed_before_the_fetch_that_follows_a_write(acm: EmbeddedAcm) -> None:
-    retriever = acm.retriever
-    assert isinstance(retriever, PrefetchingRetriever)
+async def test_the_gateway_is_warmed_before_the_fetch_that_follows_a_write(
+    acm: EmbeddedAcm, outcomes: Outcomes
+) -> None:
+    assert isinstance(acm.retriever, PrefetchingRetriever)
     async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
         await _say(client, "I live in Paris with my partner Sam.")
         await wait_until_indexed(acm)
-        assert retriever.outcomes["warmed"] == 0  # a session this gateway never served is not warmed
+        assert outcomes["warmed"] == 0  # a session this gateway never served is not warmed
         await client.fetch(SCOPE_PB, "Where do I live?", budget_tokens=500)
         await _say(client, "My sister Jane adopted a puppy called Biscuit.")
         await wait_until_indexed(acm)  # every group, this gateway's warm-up included, is at the end
-        assert retriever.outcomes["warmed"] >= 1
-        decoded = retriever.outcomes["decoded"]
+        assert outcomes["warmed"] >= 1
+        decoded = outcomes["decoded"]
         answer = await client.fetch(SCOPE_PB, "Who adopted a puppy?", budget_tokens=500)
         assert answer.from_prefetch and any("Biscuit" in m.text for m in answer.memories)
-        assert retriever.outcomes["decoded"] == decoded  # the hint had the pool decoded before the Fetch
+        assert outcomes["decoded"] == decoded  # the hint had the pool decoded before the Fetch
 
 
 async def test_signals_warm_known_sessions_and_unknown_ones_are_dropped_and_counted(acm: EmbeddedAcm) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 
 from acm.domain.archetypes import draft
+from acm.domain.models import Layer
 from acm.domain.prefetch import (
     WINDOW_BOOST,
     PoolEntry,
@@ -20,7 +22,9 @@ from acm.domain.prefetch import (
     topic_words,
     trim,
 )
-from acm.v1 import common_pb2
+from acm.domain.retrieved import RetrievedMemory
+from acm.domain.scope import Tier
+from acm.prefetch_state import decode_pool, encode_pool
 from acm_anticipate.usecases import bounded_pool, build_pool
 
 ENTRIES = [
@@ -118,15 +122,47 @@ def test_trim_keeps_the_best_within_entries_and_bytes() -> None:
 
 def test_a_pool_with_its_index_fits_the_schema_budget() -> None:
     schema = draft("a", "customer_support", "", {"prefetch": {"max_entries": 1000, "max_bytes": 8192}})
+    at = datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
     items = [
-        common_pb2.Memory(memory_id=f"m{i}", text=f"fact number {i} about order ORD-{i} " * 3, token_count=20)
+        (
+            RetrievedMemory(
+                f"m{i}", Tier.USER, Layer.MID, "fact", f"fact number {i} about order ORD-{i} " * 3, (f"t{i}",), 20, at
+            ),
+            1.0 / (i + 1),
+        )
         for i in range(400)
     ]
     pool = bounded_pool(items, schema, ["g1", "", ""])
-    assert 0 < pool.ByteSize() <= 8192
+    assert 0 < len(encode_pool(pool)) <= 8192
     assert len(pool.memories) < 400 and len(pool.lengths) == len(pool.memories)
     full = build_pool(items[:3], ["g"])
     assert set(full.postings) >= {"fact", "number", "order"}
+
+
+def test_a_pool_reads_back_as_stored_and_another_format_reads_as_none() -> None:
+    said = datetime(2026, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
+    memories = [
+        RetrievedMemory("m1", Tier.USER, Layer.MID, "fact", "Sam: the invoice INV-7 is paid ✓", ("t1",), 11, said),
+        RetrievedMemory(
+            "m2",
+            Tier.CUSTOMER,
+            Layer.LONG,
+            "policy",
+            "refunds within 30 days",
+            (),
+            6,
+            said,
+            said,
+            "s1",
+            "tool",
+            "kb",
+            "untrusted",
+        ),
+    ]
+    pool = build_pool([(m, 1.0) for m in memories], ["g1", "", "g3"], ["invoice"], predicted_from=["session"])
+    assert decode_pool(encode_pool(pool)) == pool
+    assert decode_pool(encode_pool(pool).replace(b'"v":1', b'"v":2')) is None  # a newer format: a miss
+    assert decode_pool(b"\x08\x01garbage") is None  # e.g. a pool of the protobuf era
 
 
 def test_co_access_is_learned_per_agent() -> None:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import itertools
 import random
+from datetime import UTC, datetime
 
 import pytest
 
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.domain.compaction.engine import SessionTurn
-from acm.domain.models import utcnow
-from acm.v1 import common_pb2
+from acm.domain.models import Layer, utcnow
+from acm.domain.retrieved import Ranked, RetrievedMemory
+from acm.domain.scope import Tier
 from acm_gateway.session_context import SEPARATOR, ShownMemories, joined_count, recent_pieces, recent_text
 
 ENDINGS = [
@@ -36,15 +38,18 @@ DAY = 86400
 MAY_24_2023 = 1684972799 // DAY  # days since the epoch
 
 
-def _memories(texts: list[str], days: list[int | None] | None = None) -> list[common_pb2.Memory]:
+def _memory(text: str, said: int | None = None) -> Ranked:
+    """A retrieved memory said at ``said`` (seconds since the epoch; None: undated)."""
+    at = None if said is None else datetime.fromtimestamp(said, UTC)
+    return Ranked(RetrievedMemory("", Tier.USER, Layer.MID, "fact", text, (), 0, at), 0.0)
+
+
+def _memories(texts: list[str], days: list[int | None] | None = None) -> list[Ranked]:
     """Memories in rank order; with ``days``, each said at noon of that day (None: undated)."""
     out = []
     for i, t in enumerate(texts):
-        m = common_pb2.Memory(text=t)
         day = days[i % len(days)] if days else None
-        if day is not None:
-            m.created_at.FromSeconds(day * DAY + DAY // 2 + i)
-        out.append(m)
+        out.append(_memory(t, None if day is None else day * DAY + DAY // 2 + i))
     return out
 
 
@@ -87,14 +92,11 @@ def test_shown_memories_count_their_lines_exactly_as_they_drop(encoding: str, da
 
 
 def test_memories_are_shown_by_the_utc_day_they_were_said_oldest_first_one_date_line_per_day() -> None:
-    race = common_pb2.Memory(text="Melanie: I ran a charity race")
-    race.created_at.FromSeconds(1684972799)  # 2023-05-24T23:59:59Z
-    pottery = common_pb2.Memory(text="Melanie: I signed up for a pottery class")
-    pottery.created_at.FromSeconds(1684972799 - 3600)  # earlier that day
-    move = common_pb2.Memory(text="Caroline: I moved from Sweden")
-    move.created_at.FromSeconds(1684972800)  # 2023-05-25T00:00:00Z
+    race = _memory("Melanie: I ran a charity race", 1684972799)  # 2023-05-24T23:59:59Z
+    pottery = _memory("Melanie: I signed up for a pottery class", 1684972799 - 3600)  # earlier that day
+    move = _memory("Caroline: I moved from Sweden", 1684972800)  # 2023-05-25T00:00:00Z
     # Rank order: the race first; shown by day, then when said; the undated first, under no date.
-    shown = ShownMemories([race, move, common_pb2.Memory(text="undated"), pottery], len)
+    shown = ShownMemories([race, move, _memory("undated"), pottery], len)
     assert shown.text() == (
         "Relevant memories:\n"
         "- undated\n"
@@ -141,7 +143,7 @@ def test_recent_turns_counted_turn_by_turn_sum_to_the_exact_count(encoding: str)
 
 def test_a_response_holds_copies_of_the_cached_turn_messages() -> None:
     from acm.v1 import gateway_pb2
-    from acm_gateway.session_context import _turn_pb
+    from acm_gateway.convert import _turn_pb
 
     turn = SessionTurn("t1", "user", "Caroline: hi", 3, utcnow(), speaker="Caroline")
     response = gateway_pb2.FetchResponse(recent_turns=[_turn_pb(turn)])

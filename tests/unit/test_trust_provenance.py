@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from acm.convert import memory_to_pb
+from acm.convert import memory_to_pb, retrieved_from_pb
 from acm.domain.archetypes import draft
 from acm.domain.facts import RECORD_KIND
 from acm.domain.models import ALL_LAYERS, Layer, Memory, Role, Turn
+from acm.domain.retrieved import RetrievedMemory
 from acm.domain.schema import AgentSchema, default_schema
 from acm.domain.scope import Scope, Tier
 from acm.v1 import common_pb2
@@ -86,10 +87,17 @@ def test_fetch_carries_provenance_and_trust() -> None:
     assert memory_to_pb(memory(Layer.MID, "whatever"), 1, 0.0).trust == common_pb2.TRUST_UNTRUSTED
 
 
-def _pb(text: str, trust: int = common_pb2.TRUST_NORMAL, role: int = 0, tool: str = "") -> common_pb2.Memory:
-    return common_pb2.Memory(
-        text=text, trust=common_pb2.Trust.ValueType(trust), role=common_pb2.Role.ValueType(role), tool_name=tool
+def _pb(text: str, trust: int = common_pb2.TRUST_NORMAL, role: int = 0, tool: str = "") -> RetrievedMemory:
+    """A memory as a retrieve service sends it, as the gateway reads it."""
+    pb = common_pb2.Memory(
+        text=text,
+        tier=common_pb2.TIER_USER,
+        layer=common_pb2.LAYER_MID,
+        trust=common_pb2.Trust.ValueType(trust),
+        role=common_pb2.Role.ValueType(role),
+        tool_name=tool,
     )
+    return retrieved_from_pb(pb).memory
 
 
 def test_the_context_marks_a_doubtful_memory_with_who_said_it() -> None:

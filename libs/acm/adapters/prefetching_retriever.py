@@ -16,79 +16,86 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from acm.convert import TIER_FROM_PB, from_ts, scope_from_pb, tiers_from_pb
+from opentelemetry import metrics
+
 from acm.domain.identifiers import identifiers, mentions_identifier
 from acm.domain.prefetch import TERMS_VERSION, in_window, on_topic, rank, static_order, static_scores
 from acm.domain.retrieval import exact_first
+from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.scope import Scope, Tier
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack_until_full
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.prefetch_state import load_pool, read_pool_state
-from acm.v1 import architect_pb2, common_pb2, retrieve_pb2
+from acm.prefetch_state import PrefetchPool, load_pool, pool_time, read_pool_state
+from acm.telemetry import prefetch_counter
 
 
 @dataclass
 class _Decoded:
     version: str
-    pool: architect_pb2.PrefetchPool
-    # Python lists once per version: indexing a repeated proto field per element is slower.
-    lengths: list[int]
+    pool: PrefetchPool
+    lengths: tuple[int, ...]
     static: list[float]  # the question-independent part of each entry's score
     order: list[int]  # entries by static score, best first
-    tiers: list[Tier | None]
+    tiers: list[Tier]
     tokens: list[int]
     times: list[float]  # when each entry holds (else when it was said), as the full path's window sees it
     newest: float  # the newest of them: the session's present, as far as the pool knows
     topic: frozenset[str]
-    per_tier: Counter[Tier | None]
+    per_tier: Counter[Tier]
     smallest: int  # the fewest tokens of any entry
 
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
-        found = self.pool.postings.get(term)
-        return None if found is None else (found.docs, found.tfs)
+        return self.pool.postings.get(term)
 
     def doc_freq(self, term: str) -> int:
         found = self.pool.postings.get(term)
-        return 0 if found is None else len(found.docs)
+        return 0 if found is None else len(found[0])
 
 
 class PrefetchingRetriever:
     """Implements acm.ports.retriever.Retriever around another Retriever."""
 
-    def __init__(self, inner: Retriever, cache: Cache, *, memo_sessions: int = 4096) -> None:
+    def __init__(
+        self,
+        inner: Retriever,
+        cache: Cache,
+        *,
+        memo_sessions: int = 4096,
+        meter_provider: metrics.MeterProvider | None = None,
+    ) -> None:
         self.inner = inner
         self._cache = cache
         self._memo: OrderedDict[Scope, _Decoded] = OrderedDict()
         self._memo_max = memo_sessions
         # Fetches: "hit", "miss_cold", "miss_stale", "miss_off_topic", ...; pools "decoded" (read and decoded
         # from the cache), "warmed" / "warm_outdated" (PoolReady hints acted on / already superseded).
-        self.outcomes: Counter[str] = Counter()
+        self._count = prefetch_counter(meter_provider)
 
-    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
-        served = await self._from_pool(request)
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
+        served = await self._from_pool(query)
         if served is not None:
-            self.outcomes["hit"] += 1
+            self._count("hit")
             return served
-        return await self.inner.retrieve(request)
+        return await self.inner.retrieve(query)
 
     def _miss(self, reason: str) -> None:
-        self.outcomes[f"miss_{reason}"] += 1
+        self._count(f"miss_{reason}")
 
-    async def _from_pool(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse | None:
-        query = request.query
+    async def _from_pool(self, request: RetrievalQuery) -> Retrieval | None:
+        query = request.text
         if not query.strip() or request.budget_tokens <= 0:
             return None  # no question to predict for; the full path validates the rest
-        if request.encoding not in ("", DEFAULT_ENCODING):
+        if request.encoding != DEFAULT_ENCODING:
             self._miss("encoding")  # pooled token counts are in the default encoding
             return None
-        scope = scope_from_pb(request.scope)
+        scope = request.scope
         if not scope.session_id:
             self._miss("no_session")
             return None
-        tiers = tiers_from_pb(list(request.tiers))
-        as_of = from_ts(request.as_of) or datetime.now(UTC)
+        tiers = request.tiers
+        as_of = request.as_of or datetime.now(UTC)
         window = None if request.from_context else query_window(query, as_of)
         # One round trip (four small keys): the pool's version and the write generations.
         version, generations = await read_pool_state(self._cache, scope)
@@ -132,22 +139,18 @@ class PrefetchingRetriever:
         ranked = (((i, score), decoded.tokens[i]) for i, score in order if decoded.tiers[i] in tiers)
         kept, total = pack_until_full(ranked, request.budget_tokens, decoded.smallest)
         eligible = sum(decoded.per_tier[t] for t in set(tiers))
-        response = retrieve_pb2.RetrieveResponse(total_tokens=total, dropped=eligible - len(kept), from_prefetch=True)
-        for (i, score), _size in kept:
-            item = response.memories.add()
-            item.CopyFrom(pool.memories[i])
-            item.score = score
-        return response
+        items = [Ranked(pool.memories[i], score) for (i, score), _size in kept]
+        return Retrieval(items, total, eligible - len(kept), from_prefetch=True)
 
     def holds(self, scope: Scope) -> bool:
         """A decoded pool of this session is kept here (whatever its version)."""
         return scope in self._memo
 
-    async def warm(self, scope: Scope, version: str) -> Sequence[common_pb2.Memory]:
+    async def warm(self, scope: Scope, version: str) -> Sequence[RetrievedMemory]:
         """Decode the session's pool now (the version a PoolReady hint names), so that the next Fetch does
         not; its memories, or none when that version is no longer the current one."""
         decoded = await self._decoded(scope, version) if version else None  # checks the stored version
-        self.outcomes["warmed" if decoded is not None else "warm_outdated"] += 1
+        self._count("warmed" if decoded is not None else "warm_outdated")
         return () if decoded is None else decoded.pool.memories
 
     async def _decoded(self, scope: Scope, version: str) -> _Decoded | None:
@@ -156,19 +159,19 @@ class PrefetchingRetriever:
             self._memo.move_to_end(scope)
             return hit
         pool = await load_pool(self._cache, scope)
-        self.outcomes["decoded"] += 1
+        self._count("decoded")
         if pool is None or pool.version != version:
             return None  # replaced between the two reads: the next Fetch sees the new one
         if len(pool.lengths) != len(pool.memories) or pool.terms_version != TERMS_VERSION:
             return None  # not built by this version of anticipate
         static = static_scores(pool.prior, pool.recency)
-        tiers = [TIER_FROM_PB.get(m.tier) for m in pool.memories]
-        tokens = [m.token_count for m in pool.memories]
-        times = [float(m.valid_from.seconds or m.created_at.seconds) for m in pool.memories]
+        tiers = [m.tier for m in pool.memories]
+        tokens = [m.tokens for m in pool.memories]
+        times = [pool_time(m) for m in pool.memories]
         decoded = _Decoded(
             version,
             pool,
-            list(pool.lengths),
+            pool.lengths,
             static,
             static_order(static),
             tiers,

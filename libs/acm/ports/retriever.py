@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from acm.v1 import retrieve_pb2
+from acm.domain.retrieved import Retrieval, RetrievalQuery
 
 
 class Retriever(Protocol):
-    async def retrieve(self, request: retrieve_pb2.RetrieveRequest) -> retrieve_pb2.RetrieveResponse:
-        """Raises ValueError for an invalid request (scope, tiers, encoding)."""
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
+        """Raises ValueError for an invalid query (encoding, budget)."""

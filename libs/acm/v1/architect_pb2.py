@@ -22,25 +22,16 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from acm.v1 import common_pb2 as acm_dot_v1_dot_common__pb2
 from acm.v1 import gateway_pb2 as acm_dot_v1_dot_gateway__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61\x63m/v1/architect.proto\x12\x06\x61\x63m.v1\x1a\x13\x61\x63m/v1/common.proto\x1a\x14\x61\x63m/v1/gateway.proto\"\xf5\x02\n\x0cPrefetchPool\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x13\n\x0bgenerations\x18\x02 \x03(\t\x12 \n\x08memories\x18\x03 \x03(\x0b\x32\x0e.acm.v1.Memory\x12\x16\n\x0epredicted_from\x18\x04 \x03(\t\x12\x18\n\x10\x62uilt_at_unix_ms\x18\x05 \x01(\x03\x12\x16\n\x0eschema_version\x18\x06 \x01(\r\x12\x34\n\x08postings\x18\x07 \x03(\x0b\x32\".acm.v1.PrefetchPool.PostingsEntry\x12\x0f\n\x07lengths\x18\x08 \x03(\r\x12\r\n\x05prior\x18\t \x03(\x02\x12\x0f\n\x07recency\x18\n \x03(\x02\x12\x13\n\x0btopic_terms\x18\x0b \x03(\t\x12\x15\n\rterms_version\x18\x0c \x01(\r\x1a@\n\rPostingsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x1e\n\x05value\x18\x02 \x01(\x0b\x32\x0f.acm.v1.Posting:\x02\x38\x01\"$\n\x07Posting\x12\x0c\n\x04\x64ocs\x18\x01 \x03(\r\x12\x0b\n\x03tfs\x18\x02 \x03(\r2\xd2\x01\n\tArchitect\x12\x42\n\x0b\x44\x65\x66ineAgent\x12\x1a.acm.v1.DefineAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12<\n\x08GetAgent\x12\x17.acm.v1.GetAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12\x43\n\nListAgents\x12\x19.acm.v1.ListAgentsRequest\x1a\x1a.acm.v1.ListAgentsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61\x63m/v1/architect.proto\x12\x06\x61\x63m.v1\x1a\x14\x61\x63m/v1/gateway.proto2\xd2\x01\n\tArchitect\x12\x42\n\x0b\x44\x65\x66ineAgent\x12\x1a.acm.v1.DefineAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12<\n\x08GetAgent\x12\x17.acm.v1.GetAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12\x43\n\nListAgents\x12\x19.acm.v1.ListAgentsRequest\x1a\x1a.acm.v1.ListAgentsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'acm.v1.architect_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PREFETCHPOOL_POSTINGSENTRY']._loaded_options = None
-  _globals['_PREFETCHPOOL_POSTINGSENTRY']._serialized_options = b'8\001'
-  _globals['_PREFETCHPOOL']._serialized_start=78
-  _globals['_PREFETCHPOOL']._serialized_end=451
-  _globals['_PREFETCHPOOL_POSTINGSENTRY']._serialized_start=387
-  _globals['_PREFETCHPOOL_POSTINGSENTRY']._serialized_end=451
-  _globals['_POSTING']._serialized_start=453
-  _globals['_POSTING']._serialized_end=489
-  _globals['_ARCHITECT']._serialized_start=492
-  _globals['_ARCHITECT']._serialized_end=702
+  _globals['_ARCHITECT']._serialized_start=57
+  _globals['_ARCHITECT']._serialized_end=267
 # @@protoc_insertion_point(module_scope)
