@@ -5,7 +5,8 @@ the group; a partition's records are handled one at a time, in order. Acknowledg
 (AckPolicy.NACK_ON_ERROR): the offset is committed only after `deliver` returned (handled, or written to the
 group's dead-letter topic); when `deliver` raises (that dead-letter write failed) the consumer seeks back, so
 the record and those after it come again. stop() lets a record in progress finish (FastStream's graceful
-timeout) and then cancels it, uncommitted.
+timeout) and then cancels it, uncommitted. A rebalance (a replica joining or leaving) hands partitions over the
+same way (_HandOff): no record is handled twice because its commit lost a race with the rebalance.
 Publishing: FastStream's producer (acks=all, idempotent), connected on first use so that a publish-only bus
 needs no broker until then; every publish is bounded by `publish_timeout_s` and raises BusUnavailable.
 What FastStream does not do and stays here (docs/faststream.md): retries and dead letters (`deliver`, shared
@@ -19,7 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, cast
 
-from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError, RequestTimedOutError
 from faststream.kafka import KafkaBroker, Topic
 from faststream.kafka.annotations import KafkaMessage
@@ -137,6 +138,7 @@ class KafkaBus:
         if (topic, group) in self._subscribed:
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
         self._subscribed.add((topic, group))
+        hand_off = _HandOff(self._stop_timeout_s)
         subscriber = self.broker.subscriber(
             self._topic(self._namespace + topic),
             group_id=self._namespace + group,
@@ -145,8 +147,10 @@ class KafkaBus:
             ack_policy=AckPolicy.NACK_ON_ERROR,  # commit after success, seek back after an exception
             title=f"{topic}:{group}",
             description=description,
+            listener=hand_off,
             **self._consumer_options,
         )
+        hand_off.subscriber = subscriber
         subscriber(self._consumer(group, handler), decoder=_raw_body)
         self._subscribers.append((group, subscriber))
 
@@ -293,6 +297,27 @@ class KafkaBus:
             if result.error is not None:
                 raise result.error
         self._known_topics.update(missing)
+
+
+class _HandOff(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka is untyped
+    """Before the group takes a consumer's partitions (eager rebalancing revokes them all, from every member):
+    stop taking records from them, and wait for the record in flight to be handled and committed (FastStream's
+    lock covers handler and commit). aiokafka awaits this before rejoining, while the member's generation still
+    commits; without it that commit fails and the partition's next owner handles the record a second time."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.subscriber: Any = None  # the FastStream subscriber, set once it is made
+        self._timeout_s = timeout_s
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        consumer: AIOKafkaConsumer | None = getattr(self.subscriber, "consumer", None)
+        if consumer is None or not revoked:
+            return
+        consumer.pause(*revoked)  # the next assignment starts unpaused
+        await self.subscriber.lock.wait_release(self._timeout_s)
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        return None
 
 
 async def _raw_body(message: StreamMessage[Any]) -> bytes:
