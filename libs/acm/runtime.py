@@ -7,8 +7,9 @@ import logging
 import signal
 import sys
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, NoReturn, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -24,11 +25,19 @@ from acm.domain.errors import (
     Unauthenticated,
     Unavailable,
 )
+from acm.metrics import serve_prometheus
+from acm.ports.stores import ApiKeyRepo
 from acm.settings import ServiceSettings, load
 from acm.telemetry import configure_metrics, configure_tracing
 from acm.transport import LOOPBACK_ONLY, ServerTls, TransportRefused
 
 S = TypeVar("S", bound=ServiceSettings)
+
+# The health service name the liveness (and startup) probes ask: SERVING while the process runs, whatever its
+# dependencies do, so an outage of Postgres or Kafka takes pods out of rotation without restarting them all.
+LIVENESS = "liveness"
+# A readiness check: returns when the dependency answered, raises (or exceeds the deadline) when it did not.
+Check = Callable[[], Awaitable[object]]
 
 
 def configure_logging(level: str) -> None:
@@ -38,7 +47,17 @@ def configure_logging(level: str) -> None:
 
 
 class HealthServer:
-    """A gRPC server with standard health checking (and reflection); services add their own servicers."""
+    """A gRPC server with standard health checking (and reflection); services add their own servicers.
+
+    Readiness: the overall status ("") and each service's follow the checks given to watch(). LIVENESS stays
+    SERVING until stop()."""
+
+    # Until watch(): no checks, ready once started (class defaults, so a subclass's own __init__ keeps them).
+    _checks: Mapping[str, Check] = MappingProxyType({})
+    _check_every_s = 5.0
+    _check_timeout_s = 2.0
+    _watcher: asyncio.Task[None] | None = None
+    _ready: bool | None = None  # None: not set yet (grpcio's servicer starts with "" SERVING)
 
     def __init__(self, addr: str, service_names: Sequence[str] = (), *, tls: ServerTls = LOOPBACK_ONLY) -> None:
         # Its port alone: with SO_REUSEPORT (grpcio's default) a second server on the same port would start
@@ -52,20 +71,86 @@ class HealthServer:
             raise OSError(f"cannot listen on {addr}")
         self.probe = tls.probe_server(self.health, service_names)
 
+    def watch(self, checks: Mapping[str, Check], every_s: float = 5.0, timeout_s: float = 2.0) -> None:
+        """Before start(): run ``checks`` together every ``every_s``, each with a ``timeout_s`` deadline;
+        NOT_SERVING while any fails, SERVING again once all pass."""
+        self._checks = dict(checks)
+        self._check_every_s = every_s
+        self._check_timeout_s = timeout_s
+
     async def start(self) -> None:
         reflection.enable_server_reflection([*self._names, reflection.SERVICE_NAME], self.server)
         await self.server.start()
         if self.probe is not None:
             await self.probe.server.start()
-        for name in ("", *self._names):
-            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await self.health.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
+        await self._update(await self._failing())
+        if self._checks:
+            self._watcher = asyncio.create_task(self._watch(), name="readiness checks")
 
     async def stop(self, grace_s: float = 2.0) -> None:
-        for name in ("", *self._names):
+        if self._watcher is not None:
+            self._watcher.cancel()
+            await asyncio.gather(self._watcher, return_exceptions=True)
+            self._watcher = None
+        for name in ("", LIVENESS, *self._names):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.server.stop(grace_s)
         if self.probe is not None:
             await self.probe.server.stop(grace_s)
+
+    async def _update(self, failing: Sequence[str]) -> None:
+        ready = not failing
+        if ready == self._ready:
+            return
+        self._ready = ready
+        status = health_pb2.HealthCheckResponse.SERVING if ready else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in ("", *self._names):
+            await self.health.set(name, status)
+        if ready:
+            logging.getLogger("acm.health").info("ready: every dependency answers")
+        else:
+            logging.getLogger("acm.health").warning("not ready: %s", "; ".join(failing))
+
+    async def _failing(self) -> list[str]:
+        """The checks that failed or missed the deadline, each with why."""
+
+        async def run(name: str, check: Check) -> str | None:
+            try:
+                async with asyncio.timeout(self._check_timeout_s):
+                    await check()
+            except Exception as exc:  # TimeoutError included: a dependency too slow to answer is not ready
+                return f"{name}: {type(exc).__name__}: {exc}"
+            return None
+
+        results = await asyncio.gather(*(run(n, c) for n, c in self._checks.items()))
+        return [r for r in results if r is not None]
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self._check_every_s)
+            await self._update(await self._failing())
+
+
+@runtime_checkable
+class Pingable(Protocol):
+    """A bus that can tell whether its broker answers (the Kafka adapter; the embedded log has no server)."""
+
+    async def ping(self) -> None: ...
+
+
+class HasApiKeys(Protocol):
+    @property
+    def api_keys(self) -> ApiKeyRepo: ...
+
+
+def dependency_checks(rel: HasApiKeys, bus: object | None = None) -> dict[str, Check]:
+    """Readiness checks for a service: the relational store (a read through its pool, as requests make) and,
+    for a consumer, the bus's broker."""
+    checks: dict[str, Check] = {"database": lambda: rel.api_keys.by_hash("")}
+    if isinstance(bus, Pingable):
+        checks["bus"] = bus.ping
+    return checks
 
 
 # The one mapping from an error to the status a caller gets, used by every servicer. Only the domain's
@@ -146,9 +231,17 @@ class Startable(Protocol):
 
 
 async def serve_until_stopped(
-    name: str, server: HealthServer, bus: Startable, resources: Sequence[Closeable], channels: Sequence[Any] = ()
+    name: str,
+    server: HealthServer,
+    bus: Startable,
+    resources: Sequence[Closeable],
+    channels: Sequence[Any] = (),
+    checks: Mapping[str, Check] | None = None,
 ) -> None:
-    """Start consuming and serving, wait for SIGINT/SIGTERM, then stop in reverse order."""
+    """Start consuming and serving, wait for SIGINT/SIGTERM, then stop in reverse order. ``checks``: what
+    readiness follows (dependency_checks)."""
+    if checks:
+        server.watch(checks)
     await bus.start()
     await server.start()
     logging.getLogger(f"acm.{name}").info("%s running (gRPC/health on port %d)", name, server.port)
@@ -184,6 +277,7 @@ def service_main(
     configure_logging(settings.log_level)
     name = service_name or settings_cls.__module__.split(".")[0].replace("_", "-")
     configure_tracing(name)
+    serve_prometheus(name, settings.metrics_port)  # before configure_metrics, which then keeps its provider
     configure_metrics(name)
     limit_compute_threads(settings.compute_threads)
     try:

@@ -11,7 +11,7 @@ from acm.forget import ForgetHandler
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm_anticipate import GROUP
 from acm_anticipate.handlers.memories import MemoriesHandler
 from acm_anticipate.handlers.prefetch_signals import PrefetchSignalsHandler
@@ -55,7 +55,14 @@ async def run(settings: AnticipateSettings) -> None:
     bus = open_bus(settings.bus_url, client_id="acm-anticipate", timeout_s=timeout)
     channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
     register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
-    await serve_until_stopped("anticipate", HealthServer(settings.health_addr), bus, [rel, cache], channels=[channel])
+    await serve_until_stopped(
+        "anticipate",
+        HealthServer(settings.health_addr),
+        bus,
+        [rel, cache],
+        channels=[channel],
+        checks=dependency_checks(rel, bus),
+    )
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from acm.bootstrap import Relational, open_bus, open_relational
 from acm.domain.archetypes import Embed
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
-from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.transport import ServerTls
 from acm.v1 import architect_pb2, architect_pb2_grpc
 from acm_architect import GROUP
@@ -58,7 +58,7 @@ async def run(settings: ArchitectSettings) -> None:
     api = register(bus, rel, settings, embedder)
     server = HealthServer(settings.listen_addr, [SERVICE_NAME], tls=ServerTls.of(settings))
     architect_pb2_grpc.add_ArchitectServicer_to_server(ArchitectServicer(api), server.server)
-    await serve_until_stopped("architect", server, bus, [rel])
+    await serve_until_stopped("architect", server, bus, [rel], checks=dependency_checks(rel, bus))
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.forget import ForgetHandler
 from acm.ports.bus import EventBus
 from acm.ports.stores import Cache
-from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.session_memory import LoadSession
 from acm_compact import GROUP
 from acm_compact.handlers.compaction_requests import CompactionRequestsHandler
@@ -37,7 +37,8 @@ async def run(settings: CompactSettings) -> None:
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-compact", timeout_s=timeout)
     register(bus, rel, cache, settings)
-    await serve_until_stopped("compact", HealthServer(settings.health_addr), bus, [rel, cache])
+    server = HealthServer(settings.health_addr)
+    await serve_until_stopped("compact", server, bus, [rel, cache], checks=dependency_checks(rel, bus))
 
 
 def main() -> None:

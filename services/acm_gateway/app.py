@@ -20,7 +20,7 @@ from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.session_memory import LoadSession
 from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
@@ -202,7 +202,10 @@ async def run(settings: GatewaySettings) -> None:
     architect = GrpcArchitect(architect_channel, settings.rpc_timeout_s)
     servicer = build_servicer(rel, bus, retriever, cache, settings, architect)
     server = build_server(servicer, settings.listen_addr, ServerTls.of(settings))
-    await serve_until_stopped("gateway", server, bus, [rel, cache], channels=[channel, architect_channel])
+    # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.
+    await serve_until_stopped(
+        "gateway", server, bus, [rel, cache], channels=[channel, architect_channel], checks=dependency_checks(rel)
+    )
 
 
 def main() -> None:

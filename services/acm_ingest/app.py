@@ -16,7 +16,7 @@ from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore
-from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm_ingest import GROUP
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
 from acm_ingest.handlers.turns import TurnsHandler
@@ -94,7 +94,10 @@ async def run(settings: IngestSettings) -> None:
     )
     await idle_sweep.start()
     # Last in the list: closed first, so a sweep in progress finishes before the stores it uses close.
-    await serve_until_stopped("ingest", HealthServer(settings.health_addr), bus, [rel, graph, cache, idle_sweep])
+    server = HealthServer(settings.health_addr)
+    await serve_until_stopped(
+        "ingest", server, bus, [rel, graph, cache, idle_sweep], checks=dependency_checks(rel, bus)
+    )
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import GraphStore, VectorStore
 from acm.reindex import warn_other_models
-from acm.runtime import HealthServer, serve_until_stopped, service_main
+from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.transport import ServerTls
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
@@ -52,7 +52,7 @@ async def run(settings: RetrieveSettings) -> None:
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
         RetrieveServicer(build_api(rel, vectors, graph, embedder)), server.server
     )
-    await serve_until_stopped("retrieve", server, bus, [rel, vectors, graph])
+    await serve_until_stopped("retrieve", server, bus, [rel, vectors, graph], checks=dependency_checks(rel, bus))
 
 
 def main() -> None:
