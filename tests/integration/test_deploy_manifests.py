@@ -26,6 +26,8 @@ import pytest
 import yaml
 
 from acm.settings import ServiceSettings, load
+from acm.transport import ServerTls, TransportRefused
+from tests.support.pki import Authority
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
@@ -353,3 +355,147 @@ def test_k8s_overlay_replicas_and_scaling(rendered: tuple[str, list[dict[str, An
     assert any(p["spec"]["selector"]["matchLabels"].items() <= gateway_labels.items() for p in pdbs.values()), (
         "prod: no PodDisruptionBudget for the gateway"
     )
+
+
+# --------------------------------------------------------------------------- who may connect: NetworkPolicy, TLS
+
+
+def _serves_api(cls: type[ServiceSettings]) -> bool:
+    return "listen_addr" in cls.model_fields
+
+
+def _plaintext_refusal(command: str, env: Mapping[str, str], monkeypatch: pytest.MonkeyPatch) -> str | None:
+    """Why the service would refuse to serve its API as configured (acm.transport), or None."""
+    cls = _settings_class(command)
+    if not _serves_api(cls):
+        return None
+    settings = _load_settings(cls, env, monkeypatch)
+    try:
+        ServerTls.of(settings).check(str(settings.model_dump()["listen_addr"]), [command])
+    except TransportRefused as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize("command", sorted(SERVICES))
+def test_compose_services_may_serve_as_configured(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compose listens on 0.0.0.0 in plaintext: each API service must be allowed to (or would exit at start)."""
+    refusal = _plaintext_refusal(command, _environment(_compose_service(command)[1]), monkeypatch)
+    assert refusal is None, refusal
+
+
+def _pods(docs: list[dict[str, Any]]) -> dict[str, tuple[dict[str, str], dict[str | int, int]]]:
+    """Each Deployment's pod labels, and its container ports by name and by number."""
+    pods = {}
+    for name, deployment in _by_kind(docs, "Deployment").items():
+        ports: dict[str | int, int] = {}
+        for container in _containers(deployment):
+            for port in container.get("ports", []):
+                ports[port["containerPort"]] = ports[port.get("name", port["containerPort"])] = port["containerPort"]
+        pods[name] = (deployment["spec"]["template"]["metadata"]["labels"], ports)
+    return pods
+
+
+def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    assert set(selector) <= {"matchLabels"}, f"{selector}: only matchLabels is read here"
+    return bool(selector.get("matchLabels", {}).items() <= labels.items())
+
+
+def _callers(docs: list[dict[str, Any]]) -> dict[tuple[str, int], set[str]]:
+    """(Deployment, container port) -> the Deployments whose settings dial it: an ACM_*_ADDR field of the
+    service's settings class (the shared ConfigMap gives every pod all of them) naming its Service."""
+    pods, services = _pods(docs), _by_kind(docs, "Service")
+    callers: dict[tuple[str, int], set[str]] = {}
+    for caller, deployment in _by_kind(docs, "Deployment").items():
+        fields = _settings_class(caller).model_fields
+        for container in _containers(deployment):
+            for key, value in _container_env(container, docs).items():
+                if not key.endswith("_ADDR") or key in ("ACM_LISTEN_ADDR", "ACM_HEALTH_ADDR"):
+                    continue
+                if key.removeprefix("ACM_").lower() not in fields:
+                    continue
+                host, port = _host_port(value)
+                service = services[str(host)]
+                [target] = [t for t in service["spec"]["ports"] if t["port"] == port]
+                for callee, (labels, ports) in pods.items():
+                    if _selects({"matchLabels": service["spec"]["selector"]}, labels):
+                        callers.setdefault((callee, ports[target["targetPort"]]), set()).add(caller)
+    return callers
+
+
+@pytest.fixture(scope="module")
+def rendered_tls(kustomize: str, tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The base with the TLS component, as an overlay would add it."""
+    overlay = tmp_path_factory.mktemp("tls-overlay")
+    k8s = os.path.relpath(ROOT / "k8s", overlay)
+    (overlay / "kustomization.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kustomize.config.k8s.io/v1beta1",
+                "kind": "Kustomization",
+                "namespace": "acm-tls",
+                "resources": [f"{k8s}/base"],
+                "components": [f"{k8s}/components/tls"],
+            }
+        )
+    )
+    result = subprocess.run(
+        [kustomize, "build", str(overlay)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, f"kustomize build with components/tls failed:\n{result.stderr}"
+    return [d for d in yaml.safe_load_all(result.stdout) if d]
+
+
+@pytest.mark.infra
+def test_k8s_tls_component_mounts_a_certificate_wherever_grpc_is_spoken(
+    rendered_tls: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every service that serves or dials gRPC mounts the Secret of a cert-manager Certificate naming its
+    Service and has ACM_TLS_* point into it; a service that requires client certificates is dialled only by
+    services that have one; plaintext is no longer allowed; probes go to the plaintext health port; the
+    settings load (the mounted files stood in by real ones) and the servers would start."""
+    docs = rendered_tls
+    assert {d["metadata"].get("namespace") for d in docs if d["kind"] != "Namespace"} == {"acm-tls"}
+    certificates = {c["spec"]["secretName"]: c for c in _by_kind(docs, "Certificate").values()}
+    for certificate in certificates.values():
+        assert certificate["apiVersion"] == "cert-manager.io/v1"
+        assert certificate["spec"]["issuerRef"]["name"], certificate["metadata"]["name"]
+    callers = _callers(docs)
+    speaks_grpc = {callee for callee, _ in callers} | {c for group in callers.values() for c in group}
+    authority = Authority(tmp_path / "pki", "stand-in-ca")
+    stand_in = authority.issue("stand-in")
+    files = {"tls.crt": stand_in.cert_file, "tls.key": stand_in.key_file, "ca.crt": authority.ca_file}
+    envs: dict[str, dict[str, str]] = {}
+    for name, deployment in _by_kind(docs, "Deployment").items():
+        [container] = list(_containers(deployment))
+        env = envs[name] = _container_env(container, docs)
+        assert "ACM_ALLOW_PLAINTEXT" not in env, f"{name}: plaintext still allowed"
+        tls_vars = {k: v for k, v in env.items() if k.startswith("ACM_TLS_")}
+        if name not in speaks_grpc:
+            assert not tls_vars, f"{name} speaks no gRPC but has {sorted(tls_vars)}"
+            continue
+        assert {"ACM_TLS_CERT_FILE", "ACM_TLS_KEY_FILE", "ACM_TLS_CA_FILE"} <= set(tls_vars), f"{name}: {tls_vars}"
+        volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
+        for var, path in tls_vars.items():
+            [mount] = [m for m in container["volumeMounts"] if Path(path).parent == Path(m["mountPath"])]
+            secret = volumes[mount["name"]]["secret"]["secretName"]
+            assert secret in certificates, f"{name}: {var} is in Secret {secret}, which no Certificate writes"
+            assert Path(path).name in files, f"{name}: {var}={path}: cert-manager writes {sorted(files)}"
+            service = _by_kind(docs, "Service")[name]
+            assert name in certificates[secret]["spec"]["dnsNames"], f"{name}: not a name of its certificate"
+            assert _selects(
+                {"matchLabels": service["spec"]["selector"]}, deployment["spec"]["template"]["metadata"]["labels"]
+            )
+        substituted = {k: str(files[Path(v).name]) if k.startswith("ACM_TLS_") else v for k, v in env.items()}
+        refusal = _plaintext_refusal(name, substituted, monkeypatch)
+        assert refusal is None, f"{name}: {refusal}"
+        if _serves_api(_settings_class(name)):
+            probe_port = _port(env["ACM_HEALTH_ADDR"])
+            assert probe_port in {p["containerPort"] for p in container["ports"]}, name
+            for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+                assert container[probe]["grpc"]["port"] == probe_port, f"{name}: {probe} is not on the health port"
+    for (callee, _), group in callers.items():
+        if "ACM_TLS_CLIENT_CA_FILE" in envs[callee]:
+            for caller in group:
+                assert "ACM_TLS_CERT_FILE" in envs[caller], f"{caller} dials {callee} without a client certificate"
+    assert {"ACM_TLS_CLIENT_CA_FILE" in envs[n] for n in ("acm-retrieve", "acm-architect")} == {True}

@@ -6,17 +6,26 @@ start; renewed certificate files are served to new connections without a restart
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
+import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from psycopg_pool import PoolTimeout
+from redis.exceptions import RedisError
 
+from acm.adapters.redis_cache import RedisCache
+from acm.auth import create_api_key
+from acm.bootstrap import open_relational
 from acm.channels import ClientTls, open_channel
 from acm.client import AcmClient
 from acm.runtime import HealthServer
@@ -212,3 +221,113 @@ def test_settings_name_the_tls_variable_to_fix(
     with pytest.raises(SystemExit):
         load(ServiceSettings)
     assert said in capsys.readouterr().err
+
+
+@pytest.mark.infra
+async def test_store_urls_carry_their_tls_settings_to_the_clients(
+    postgres_dsn: str, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """docs/security.md "Transport": the stores' TLS is whatever their URLs say, handed to the client
+    unchanged. The test servers speak no TLS, so a URL that requires it fails where the plain one works."""
+    rel = await open_relational(postgres_dsn, 2)
+    await rel.close()
+    with pytest.raises(PoolTimeout):  # the reason is in psycopg's log
+        await open_relational(postgres_dsn + ("&" if "?" in postgres_dsn else "?") + "sslmode=require", 2)
+    assert "server does not support SSL, but SSL was required" in caplog.text
+    plain = await RedisCache.open(redis_url, timeout_s=2)
+    await plain.close()
+    with pytest.raises((OSError, RedisError)):  # a TLS handshake with a server that answers in plaintext
+        await RedisCache.open(redis_url.replace("redis://", "rediss://", 1), timeout_s=2)
+
+
+def _free_ports(n: int) -> list[int]:
+    with contextlib.ExitStack() as held:
+        socks = [held.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
+
+
+def _start(name: str, env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+    with log_path.open("wb") as log:
+        return subprocess.Popen([sys.executable, "-m", f"acm_{name}"], env=env, stdout=log, stderr=log)
+
+
+def _stop(procs: Iterable[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.mark.infra
+@pytest.mark.e2e
+async def test_gateway_reaches_the_architect_process_over_mtls(
+    pki: Pki, postgres_dsn: str, kafka_bootstrap: str, redis_url: str, tmp_path: Path
+) -> None:
+    """Two service processes as k8s's TLS component configures them: the architect serves TLS and requires a
+    client certificate from the CA; the gateway serves TLS to the SDK and dials the architect with its own
+    certificate, checking the architect's (issued for acm-architect) against the CA. DefineAgent goes through
+    both; a caller without a client certificate cannot reach the architect at all."""
+    gateway_port, architect_port, gateway_probe, architect_probe, retrieve_port = _free_ports(5)
+    architect_cert = pki.ca.issue("architect", dns=("acm-architect",), ips=())
+    common = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("ACM_")},
+        "ACM_DATABASE_URL": postgres_dsn,
+        "ACM_BUS_URL": f"kafka://{kafka_bootstrap}?namespace=tls-{uuid.uuid4().hex[:8]}.",
+        "ACM_SERVICE_TOKEN_SECRET": uuid.uuid4().hex,
+        "ACM_TLS_CA_FILE": str(pki.ca.ca_file),
+    }
+    architect_env = {
+        **common,
+        "ACM_LISTEN_ADDR": f"127.0.0.1:{architect_port}",
+        "ACM_HEALTH_ADDR": f"127.0.0.1:{architect_probe}",
+        "ACM_EMBEDDER": "",  # archetypes by keywords: no model to load
+        "ACM_TLS_CERT_FILE": str(architect_cert.cert_file),
+        "ACM_TLS_KEY_FILE": str(architect_cert.key_file),
+        "ACM_TLS_CLIENT_CA_FILE": str(pki.ca.ca_file),
+    }
+    gateway_env = {
+        **common,
+        "ACM_LISTEN_ADDR": f"127.0.0.1:{gateway_port}",
+        "ACM_HEALTH_ADDR": f"127.0.0.1:{gateway_probe}",
+        "ACM_ARCHITECT_ADDR": f"127.0.0.1:{architect_port}",
+        "ACM_RETRIEVE_ADDR": f"127.0.0.1:{retrieve_port}",  # not called here
+        "ACM_TLS_SERVER_NAME": "acm-architect",
+        "ACM_CACHE_URL": redis_url,
+        "ACM_TLS_CERT_FILE": str(pki.server.cert_file),
+        "ACM_TLS_KEY_FILE": str(pki.server.key_file),
+    }
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        for name, env in (("architect", architect_env), ("gateway", gateway_env)):
+            procs[name] = _start(name, env, tmp_path / f"{name}.log")
+        for _ in range(120):
+            dead = [n for n, p in procs.items() if p.poll() is not None]
+            assert not dead, (tmp_path / f"{dead[0]}.log").read_text()[-3000:]
+            try:  # the probe ports: plaintext, as the kubelet asks
+                if {await _check(f"127.0.0.1:{p}", None) for p in (gateway_probe, architect_probe)} == {1}:
+                    break
+            except grpc.aio.AioRpcError:
+                pass
+            await asyncio.sleep(0.5)
+        else:
+            pytest.fail("the services did not become ready in 60 s")
+        rel = await open_relational(postgres_dsn)
+        try:
+            _, key = await create_api_key(rel.api_keys, f"tls-{uuid.uuid4().hex[:8]}", "transport test")
+        finally:
+            await rel.close()
+        coder = common_pb2.Scope(customer_id="acme", user_id="bob", agent_id="coder")
+        async with AcmClient(f"127.0.0.1:{gateway_port}", key, tls=ClientTls(pki.ca.ca_file)) as client:
+            defined = await client.define_agent(coder, "Fixes failing tests in our Python repository")
+            assert defined.version == 1
+        architect = f"127.0.0.1:{architect_port}"
+        assert await _refused(architect, ClientTls(pki.ca.ca_file, server_name="acm-architect")) is (
+            grpc.StatusCode.UNAVAILABLE
+        )
+        assert await _refused(architect, None) is grpc.StatusCode.UNAVAILABLE
+    finally:
+        _stop(procs.values())
