@@ -22,7 +22,7 @@ While it runs, and for up to ``--drain`` seconds after the load stops (so late j
 - CPU and RSS of each ACM process (and of the load generator) from /proc.
 
 The JSON starts with the issue's shape (mode … replicas), then the details and a per-second timeline; the
-plot (next to the JSON, fleet-<mode>.png) draws the timeline.
+plot (the JSON's path with .png) draws the timeline from the JSON alone.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acm_benchmarks.fleet_stats import Pacer, Recorder, cpu_points, pcts, planned_turns, summarise
+from acm_benchmarks.fleet_stats import Pacer, Recorder, pcts, planned_turns, summarise
 from acm_benchmarks.fleet_turns import FleetTurn, agent_turns, locomo_dialogue
 from acm_benchmarks.plotting import pyplot
 
@@ -109,7 +109,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--drain", type=float, default=60.0, help="at most this long after the load for jobs to finish")
     p.add_argument("--seed", type=int, default=20, help="seed of the generated turns (20)")
     p.add_argument("--json", dest="json_out", type=Path, help="write the result here")
-    p.add_argument("--plot", dest="plot_out", type=Path, help="plot (default: fleet-<mode>.png beside --json)")
+    p.add_argument("--plot", dest="plot_out", type=Path, help="plot (default: the --json path with .png)")
     p.set_defaults(run=run)
 
 
@@ -120,7 +120,7 @@ async def run(args: argparse.Namespace) -> None:
         raise SystemExit("--agents, --duration, --rate and --replicas must be positive")
     if args.data is not None and not args.data.is_file():
         raise SystemExit(f"no such file: {args.data}")
-    plot_out = args.plot_out or (args.json_out.parent / f"fleet-{args.mode}.png" if args.json_out else None)
+    plot_out = args.plot_out or (args.json_out.with_suffix(".png") if args.json_out else None)
     await run_benchmark(
         Options(
             mode=args.mode,
@@ -232,7 +232,7 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
         options.json_out.parent.mkdir(parents=True, exist_ok=True)
         options.json_out.write_text(json.dumps(result, indent=2) + "\n")
         console.print(f"wrote {options.json_out}")
-    if options.plot_out and write_plot(result, rec, options.plot_out):
+    if options.plot_out and write_plot(result, options.plot_out):
         console.print(f"wrote {options.plot_out}")
     return result
 
@@ -533,9 +533,9 @@ def print_table(console: Console, result: Mapping[str, Any]) -> None:
         console.print(f"errors by code: {result['errors_by_code']}")
 
 
-def write_plot(result: Mapping[str, Any], rec: Recorder, path: Path) -> bool:
-    """Over time: turns/s accepted and processed against the target, consumer lag, Fetch p95 per second with
-    the freshness probes, and CPU % per process; False when matplotlib is missing."""
+def write_plot(result: Mapping[str, Any], path: Path) -> bool:
+    """From the result alone, over time: turns/s accepted and processed against the target, consumer lag,
+    Fetch p95 per second with the freshness probes, and CPU % per process; False when matplotlib is missing."""
     plt = pyplot()
     if plt is None:
         return False
@@ -544,36 +544,36 @@ def write_plot(result: Mapping[str, Any], rec: Recorder, path: Path) -> bool:
     fig, axes = plt.subplots(4, 1, figsize=(11, 12), sharex=True)
     rate_ax, lag_ax, ms_ax, cpu_ax = axes
     rate_ax.plot(ts, [r["accepted"] for r in rows], label="accepted")
-    rate_ax.plot(ts, [r["processed"] for r in rows], label="processed (job DONE)")
+    rate_ax.plot(ts, [r["processed"] for r in rows], label="processed (job seen DONE)")
     rate_ax.axhline(result["target_turns_per_s"], color="grey", linestyle=":", label="target")
-    rate_ax.axvline(result["duration_s"], color="black", linestyle="--", linewidth=0.8, label="load ends")
     rate_ax.set_ylabel("turns / s")
-    rate_ax.legend(fontsize=8)
-    lag_ax.plot([t for t, _, _ in rec.lag], [total for _, total, _ in rec.lag], color="tab:red")
+    lag_ax.plot(ts, [r["lag"] for r in rows], color="tab:red")
     lag_ax.set_ylabel("consumer lag (records)")
     ms_ax.plot(ts, [r["fetch_p95_ms"] for r in rows], label="agents' Fetch p95 in the second")
+    fresh = result["freshness_samples"]
     ms_ax.scatter(
-        [t for t, _ in rec.freshness],
-        [ms for _, ms in rec.freshness],
+        [t for t, _ in fresh],
+        [ms for _, ms in fresh],
         s=10,
         color="tab:green",
         label="freshness probe (accepted → fetched), at its acceptance",
     )
     ms_ax.set_yscale("log")
     ms_ax.set_ylabel("ms (log)")
-    ms_ax.legend(fontsize=8)
-    for name, samples in rec.procs.items():
-        points = cpu_points(samples)
+    for name in result["services"]:
+        points = [(r["t"], r["cpu_pct"][name]) for r in rows if name in r["cpu_pct"]]
         cpu_ax.plot([t for t, _ in points], [c for _, c in points], label=name, linewidth=1)
     cpu_ax.set_ylabel("CPU % (100 = one core)")
     cpu_ax.set_xlabel("seconds")
-    cpu_ax.legend(fontsize=7, ncols=3)
     for ax in axes:
+        ax.axvline(result["duration_s"], color="black", linestyle="--", linewidth=0.8, label="load ends")
         ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, ncols=3 if ax is cpu_ax else 1)
     machine = result["run"]["machine"]
     fig.suptitle(
         f"acm bench fleet, {result['mode']}: {result['agents']} agents, target {result['target_turns_per_s']} turns/s "
-        f"via {result['via']} ({machine['cpus']} shared cores, load avg {machine['loadavg_before'][0]})"
+        f"via {result['via']}, {result['replicas']} ingest replica(s) ({machine['cpus']} shared cores, load avg "
+        f"{machine['loadavg_before'][0]})"
     )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

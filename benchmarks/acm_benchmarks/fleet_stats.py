@@ -127,7 +127,8 @@ class Recorder:
 
 def timeline(rec: Recorder, seconds: int) -> list[dict[str, Any]]:
     """Per second of the run: turns accepted and processed in it, the consumer lag last sampled in it (the
-    previous one when none was), and the p95 of the Fetches that completed in it."""
+    previous one when none was), the p95 of the Fetches that completed in it, and each process's CPU % over
+    the sampling span that ended in it."""
     accepted = Counter(int(t) for t in rec.accepted)
     processed = Counter(int(t) for t in rec.processed)
     fetches: dict[int, list[float]] = {}
@@ -136,6 +137,10 @@ def timeline(rec: Recorder, seconds: int) -> list[dict[str, Any]]:
     lag_at: dict[int, int] = {}
     for t, total, _ in rec.lag:
         lag_at[int(t)] = total
+    cpu: dict[int, dict[str, float]] = {}
+    for name, samples in rec.procs.items():
+        for t, pct in cpu_points(samples):
+            cpu.setdefault(int(t), {})[name] = round(pct, 1)
     rows: list[dict[str, Any]] = []
     lag: int | None = None
     for s in range(seconds):
@@ -149,6 +154,7 @@ def timeline(rec: Recorder, seconds: int) -> list[dict[str, Any]]:
                 "lag": lag,
                 "fetch_p95_ms": round(percentile(in_second, 95), 1) if in_second else None,
                 "fetches": len(in_second),
+                "cpu_pct": cpu.get(s, {}),
             }
         )
     return rows
@@ -211,6 +217,7 @@ def summarise(
         "fetches": len(rec.fetches),
         "fetch_max_in_flight": rec.max_in_flight,
         "errors_by_code": dict(sorted(rec.errors.items())),
+        "freshness_samples": [[round(t, 1), round(ms, 1)] for t, ms in rec.freshness],  # (accepted at s, ms)
         "freshness_probes": {
             "sent": rec.probes_sent,
             "found": len(rec.freshness),

@@ -149,6 +149,7 @@ def test_the_summary_has_the_issues_shape_first() -> None:
     assert result["max_lag"] == 3 and result["lag_by_group_max"] == {"ingest": 2, "retrieve": 1}
     assert result["fetch_concurrency"] == 4 and result["replicas"] == 1
     assert result["freshness_ms"]["p50"] == 650.0
+    assert result["freshness_samples"] == [[0.0, 400.0], [2.0, 900.0]]
     assert result["freshness_probes"] == {"sent": 3, "found": 2, "timed_out": 1, "fetches": 9}
     assert len(result["timeline"]) == 5  # through the last job seen done (4.5 s)
 
@@ -160,6 +161,7 @@ def test_the_timeline_counts_per_second_and_carries_the_last_lag_forward() -> No
     assert [r["lag"] for r in rows] == [0, 3, 1, 1, 1]
     assert [r["fetch_p95_ms"] for r in rows] == [29.0, 20.0, None, None, None]
     assert [r["fetches"] for r in rows] == [2, 1, 0, 0, 0]
+    assert [r["cpu_pct"] for r in rows] == [{}, {"embedded": 50.0}, {}, {}, {}]  # the span ending in second 1
 
 
 def test_cpu_and_rss_per_process() -> None:
