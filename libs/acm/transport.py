@@ -52,6 +52,12 @@ class ServerTls:
     allow_plaintext: bool = False
     probe_addr: str = "127.0.0.1:0"
 
+    def __post_init__(self) -> None:
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("a server certificate needs both its certificate and its key file")
+        if self.client_ca_file is not None and self.cert_file is None:
+            raise ValueError("requiring client certificates (a client CA) needs a server certificate")
+
     @classmethod
     def of(cls, settings: ServiceSettings) -> ServerTls:
         return cls(

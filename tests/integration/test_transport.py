@@ -149,6 +149,15 @@ def test_internal_clients_take_tls_from_their_settings(pki: Pki, monkeypatch: py
     )
 
 
+def test_half_a_certificate_is_refused_before_anything_listens(pki: Pki) -> None:
+    with pytest.raises(ValueError, match="both its certificate and its key"):
+        ServerTls(pki.server.cert_file)
+    with pytest.raises(ValueError, match="needs a server certificate"):
+        ServerTls(client_ca_file=pki.ca.ca_file)
+    with pytest.raises(ValueError, match="both its certificate and its key"):
+        ClientTls(pki.ca.ca_file, cert_file=pki.client.cert_file)
+
+
 async def test_plaintext_off_loopback_refuses_to_start(tmp_path: Path) -> None:
     with pytest.raises(TransportRefused, match=r"ACM_TLS_CERT_FILE and ACM_TLS_KEY_FILE.*ACM_ALLOW_PLAINTEXT"):
         HealthServer("0.0.0.0:0", API)
