@@ -11,7 +11,7 @@ from acm.domain.compaction.engine import SessionTurn
 from acm.domain.compaction.pinned import PinnedEntity
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Role
-from acm.domain.retrieved import RetrievalQuery
+from acm.domain.retrieved import RetrievalQuery, RetrievedMemory
 from acm.domain.scope import Scope
 from acm.domain.tokens import DEFAULT_ENCODING
 from acm.v1 import common_pb2, gateway_pb2
@@ -30,9 +30,22 @@ def fetch_query(scope: Scope, request: gateway_pb2.FetchRequest) -> RetrievalQue
     )
 
 
+_CACHED_CHARS = 2048  # memories up to this long are cached (at most 4096 of them: the bound on size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_memory_pb(memory: RetrievedMemory) -> common_pb2.Memory:
+    return retrieved_to_pb(memory, 0.0)
+
+
+def _memory_pb(memory: RetrievedMemory) -> common_pb2.Memory:
+    """Cached: a session's pooled memories are served again on every Fetch until the pool is rebuilt, and
+    copying a built message costs a fraction of building it. Never changed: the response takes copies."""
+    return _cached_memory_pb(memory) if len(memory.text) <= _CACHED_CHARS else retrieved_to_pb(memory, 0.0)
+
+
 def bundle_to_pb(bundle: ContextBundle) -> gateway_pb2.FetchResponse:
     response = gateway_pb2.FetchResponse(
-        memories=[retrieved_to_pb(r.memory, r.score) for r in bundle.memories],
         total_tokens=bundle.total_tokens,
         context_tokens=bundle.context_tokens,
         budget_tokens=bundle.budget_tokens,
@@ -46,6 +59,10 @@ def bundle_to_pb(bundle: ContextBundle) -> gateway_pb2.FetchResponse:
         notice=bundle.notice,
         from_prefetch=bundle.from_prefetch,
     )
+    for r in bundle.memories:
+        item = response.memories.add()
+        item.CopyFrom(_memory_pb(r.memory))
+        item.score = r.score
     if bundle.last_compaction is not None:
         response.last_compaction.CopyFrom(compaction_to_pb(bundle.last_compaction))
     return response
