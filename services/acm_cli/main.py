@@ -230,6 +230,7 @@ def banner(api_key: str, addr: str, data_dir: Path, tls: bool = False) -> list[s
 
 
 async def _serve(args: argparse.Namespace) -> None:
+    from acm.metrics import serve_prometheus
     from acm.runtime import configure_logging, wait_for_stop_signal
     from acm.settings import load
     from acm.telemetry import configure_metrics, configure_tracing
@@ -245,6 +246,7 @@ async def _serve(args: argparse.Namespace) -> None:
         acm.claim()  # before anything loads or prints: a refusal is the only line
         configure_logging(settings.log_level)
         configure_tracing("acm-embedded")
+        serve_prometheus("acm-embedded", settings.metrics_port, addr="127.0.0.1")  # ACM_METRICS_PORT
         configure_metrics("acm-embedded")
         print(f"ACM embedded: loading models and stores in {settings.data_dir.resolve()} …", flush=True)
         async with acm:

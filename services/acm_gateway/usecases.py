@@ -17,6 +17,7 @@ from acm.domain.retrieved import RetrievalQuery
 from acm.domain.scope import Action, ForgetLevel, Scope, denial
 from acm.domain.tokens import ENCODINGS
 from acm.envelopes import key_hash
+from acm.metrics import timed_fetch
 from acm.ports.compactor import Compactor
 from acm.ports.retriever import Retriever
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
@@ -145,7 +146,10 @@ class FetchContext:
     session: SessionContext | None = None  # assembles a session's context when the scope names one
 
     async def __call__(self, request: RetrievalQuery) -> ContextBundle:
-        """``request.budget_tokens`` 0: the default budget."""
+        """``request.budget_tokens`` 0: the default budget. Timed as acm.fetch.duration, by outcome."""
+        return await timed_fetch(self._fetch)(request)
+
+    async def _fetch(self, request: RetrievalQuery) -> ContextBundle:
         budget = request.budget_tokens or self.default_budget
         if budget < 0 or budget > self.max_budget:
             raise InvalidRequest(f"budget_tokens must be between 1 and {self.max_budget} (got {budget})")

@@ -231,11 +231,13 @@ class KafkaBus:
 
     async def _sample_lag_forever(self) -> None:
         while True:
+            lags: dict[tuple[str, str, int], int] = {}
             try:
-                await self.sample_lag()
+                lags = await self.sample_lag()
             except Exception as exc:  # a broker that is down: the next period tries again
                 log.debug("sampling consumer lag failed: %r", exc)
-            await asyncio.sleep(self._lag_every_s)
+            # Until the group assigned partitions (a join takes seconds after start), look again soon.
+            await asyncio.sleep(self._lag_every_s if lags else min(self._lag_every_s, 1.0))
 
     async def sample_lag(self) -> dict[tuple[str, str, int], int]:
         """Report acm.consumer.lag for each partition this process' consumers own: the partition's end offset
