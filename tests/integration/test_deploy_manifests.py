@@ -4,11 +4,14 @@ docker-compose.yml: every ACM service gets every variable its settings class req
 the classes, not listed here), the infrastructure images are there, and every URL / address names a
 compose service. k8s/: both overlays render with kustomize (installed by scripts/tools/kustomize.sh
 through the Go module proxy, hence `infra`) into a Deployment and a Service per ACM service with gRPC
-probes, requests and limits, and settings that load.
+probes (readiness on the overall status, liveness on acm.runtime.LIVENESS), requests and limits, a Prometheus
+metrics port, and settings that load; in prod the gateway scales on CPU and each Kafka consumer with a KEDA
+ScaledObject whose consumer groups and topics are the ones the code subscribes (read from the services).
 """
 
 from __future__ import annotations
 
+import ast
 import base64
 import importlib
 import inspect
@@ -25,6 +28,8 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from acm import topics
+from acm.runtime import LIVENESS
 from acm.settings import ServiceSettings, load
 from acm.transport import ServerTls, TransportRefused
 from tests.support.pki import Authority
@@ -33,6 +38,10 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 KUSTOMIZE_SH = ROOT / "scripts/tools/kustomize.sh"
 OVERLAYS = ("dev", "prod")
+# The partitions k8s/overlays/prod/keda.yaml asks the consumed topics to have: no ScaledObject may scale past it.
+PROD_TOPIC_PARTITIONS = 12
+# The Kafka consumers that scale on lag (KEDA) in prod; the gateway scales on CPU (an HPA).
+LAG_SCALED = ("acm-ingest", "acm-retrieve", "acm-anticipate", "acm-compact")
 
 # Image repositories the distributed stack needs (tag left free).
 INFRA_IMAGES = {
@@ -315,11 +324,20 @@ def test_k8s_containers_have_grpc_probes_resources_and_settings(
             port = _port(env[var])
             exposed = {p["containerPort"] for p in container.get("ports", [])}
             assert port in exposed, f"{where}: {var} port {port} is not a containerPort ({exposed})"
-            for probe in ("readinessProbe", "livenessProbe"):
+            for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
                 assert probe in container, f"{where}: no {probe}"
                 grpc = container[probe].get("grpc")
                 assert grpc, f"{where}: {probe} is not a gRPC probe"
                 assert grpc["port"] == port, f"{where}: {probe} port != {var}"
+            # Readiness follows the dependencies (the overall status); liveness and startup only the process.
+            assert container["readinessProbe"]["grpc"].get("service", "") == "", f"{where}: readiness service"
+            for probe in ("livenessProbe", "startupProbe"):
+                assert container[probe]["grpc"].get("service") == LIVENESS, f"{where}: {probe} service"
+            metrics_port = int(env["ACM_METRICS_PORT"])
+            assert {"name": "metrics", "containerPort": metrics_port, "protocol": "TCP"} in container["ports"], where
+            annotations = deployment["spec"]["template"]["metadata"].get("annotations", {})
+            assert annotations.get("prometheus.io/scrape") == "true", f"{where}: not scraped"
+            assert annotations.get("prometheus.io/port") == str(metrics_port), f"{where}: scrape port"
             resources = container.get("resources", {})
             for kind in ("requests", "limits"):
                 assert {"cpu", "memory"} <= set(resources.get(kind, {})), f"{where}: resources.{kind}"
@@ -346,15 +364,64 @@ def test_k8s_overlay_replicas_and_scaling(rendered: tuple[str, list[dict[str, An
     assert replicas["acm-retrieve"] == 3
     assert replicas["acm-ingest"] == 3
     targets = {h["spec"]["scaleTargetRef"]["name"]: h for h in hpas.values()}
-    for name in ("acm-gateway", "acm-retrieve"):
-        assert name in targets, f"prod: no HorizontalPodAutoscaler for {name}"
-        hpa = targets[name]["spec"]
-        assert hpa["scaleTargetRef"]["kind"] == "Deployment"
-        assert hpa["minReplicas"] <= replicas[name] <= hpa["maxReplicas"]
+    # KEDA makes its own HPA for a ScaledObject's target: a second one would fight it.
+    assert set(targets) == {"acm-gateway"}, f"prod: HPAs for {sorted(targets)}"
+    hpa = targets["acm-gateway"]["spec"]
+    assert hpa["scaleTargetRef"]["kind"] == "Deployment"
+    assert hpa["minReplicas"] <= replicas["acm-gateway"] <= hpa["maxReplicas"]
+    assert [m["resource"]["name"] for m in hpa["metrics"]] == ["cpu"]
+    scaled = {s["spec"]["scaleTargetRef"]["name"]: s["spec"] for s in _by_kind(docs, "ScaledObject").values()}
+    assert set(scaled) == set(LAG_SCALED), f"prod: ScaledObjects for {sorted(scaled)}"
+    for name, spec in scaled.items():
+        assert 1 <= spec["minReplicaCount"] <= replicas[name] <= spec["maxReplicaCount"], name
+        assert spec["maxReplicaCount"] <= PROD_TOPIC_PARTITIONS, f"{name}: more replicas than partitions"
     gateway_labels = deployments["acm-gateway"]["spec"]["template"]["metadata"]["labels"]
     assert any(p["spec"]["selector"]["matchLabels"].items() <= gateway_labels.items() for p in pdbs.values()), (
         "prod: no PodDisruptionBudget for the gateway"
     )
+
+
+def _subscribed_topics(command: str) -> set[str]:
+    """The topics services/<package>/app.py subscribes with the package's GROUP: bus.subscribe(topics.X, GROUP, …)."""
+    source = (ROOT / "services" / SERVICES[command] / "app.py").read_text()
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "subscribe":
+            topic, group = node.args[:2]
+            if isinstance(group, ast.Name) and group.id == "GROUP":
+                assert isinstance(topic, ast.Attribute) and isinstance(topic.value, ast.Name), ast.dump(topic)
+                assert topic.value.id == "topics", ast.dump(topic)
+                found.add(str(getattr(topics, topic.attr)))
+    return found
+
+
+@pytest.mark.infra
+def test_k8s_scaled_objects_name_the_codes_consumer_groups(rendered: tuple[str, list[dict[str, Any]]]) -> None:
+    """Each ScaledObject's Kafka triggers: the bus's brokers, the service's consumer group (GROUP, after the bus
+    URL's namespace prefix, as KafkaBus names it) and exactly the topics the service subscribes with it."""
+    overlay, docs = rendered
+    scaled = _by_kind(docs, "ScaledObject")
+    if overlay == "dev":
+        assert not scaled
+        return
+    deployments = _by_kind(docs, "Deployment")
+    for scaled_object in scaled.values():
+        assert scaled_object["apiVersion"] == "keda.sh/v1alpha1"
+        name = scaled_object["spec"]["scaleTargetRef"]["name"]
+        [container] = list(_containers(deployments[name]))
+        bus_url = urlsplit(_container_env(container, docs)["ACM_BUS_URL"])
+        namespace = dict(p.split("=", 1) for p in bus_url.query.split("&") if p).get("namespace", "")
+        group = importlib.import_module(SERVICES[name]).GROUP
+        kafka = [t["metadata"] for t in scaled_object["spec"]["triggers"] if t["type"] == "kafka"]
+        assert kafka, f"{name}: no kafka trigger"
+        for trigger in kafka:
+            assert trigger["bootstrapServers"] == bus_url.netloc, f"{name}: {trigger['bootstrapServers']}"
+            assert trigger["consumerGroup"] == namespace + group, f"{name}: group {trigger['consumerGroup']}"
+            assert int(trigger["lagThreshold"]) > 0, name
+            assert trigger.get("allowIdleConsumers", "false") == "false", f"{name}: replicas beyond partitions"
+        subscribed = {namespace + t for t in _subscribed_topics(name)}
+        assert subscribed, f"{name}: found no subscription with GROUP in its app.py"
+        assert {t["topic"] for t in kafka} == subscribed, f"{name}: triggers on {[t['topic'] for t in kafka]}"
 
 
 # --------------------------------------------------------------------------- who may connect: NetworkPolicy, TLS
@@ -421,6 +488,49 @@ def _callers(docs: list[dict[str, Any]]) -> dict[tuple[str, int], set[str]]:
                     if _selects({"matchLabels": service["spec"]["selector"]}, labels):
                         callers.setdefault((callee, ports[target["targetPort"]]), set()).add(caller)
     return callers
+
+
+@pytest.mark.infra
+def test_k8s_network_policies_admit_only_the_callers(
+    rendered: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ingress is denied by default; the gateway's gRPC port is open to all; another gRPC port admits exactly
+    the services whose settings dial it; every metrics port the monitoring namespace; nothing else (the
+    consumers' health ports: the kubelet only). Every policy selects pods, and names ports they have."""
+    overlay, docs = rendered
+    policies, pods = _by_kind(docs, "NetworkPolicy"), _pods(docs)
+    deny = policies.pop("acm-default-deny-ingress")["spec"]
+    assert deny == {"podSelector": {}, "policyTypes": ["Ingress"]}, f"{overlay}: default deny {deny}"
+    admitted: dict[tuple[str, int], set[str]] = {}
+    for name, policy in policies.items():
+        spec = policy["spec"]
+        assert spec["policyTypes"] == ["Ingress"], f"{overlay}/{name}"
+        selected = [pod for pod, (labels, _) in pods.items() if _selects(spec["podSelector"], labels)]
+        assert selected, f"{overlay}/{name}: selects no pod"
+        for rule in spec["ingress"]:
+            sources = set()
+            for peer in rule.get("from", [{"anywhere": True}]):
+                if "podSelector" in peer:
+                    peers = [pod for pod, (labels, _) in pods.items() if _selects(peer["podSelector"], labels)]
+                    assert peers, f"{overlay}/{name}: a source selects no pod"
+                    sources.update(peers)
+                elif "namespaceSelector" in peer:
+                    sources.add(f"namespace {peer['namespaceSelector']['matchLabels']}")
+                else:
+                    sources.add("anywhere")
+            for pod in selected:
+                for port in rule["ports"]:
+                    assert port["port"] in pods[pod][1], f"{overlay}/{name}: {pod} has no port {port['port']}"
+                    admitted.setdefault((pod, pods[pod][1][port["port"]]), set()).update(sources)
+    expected = {key: set(callers) for key, callers in _callers(docs).items()}
+    expected[("acm-gateway", pods["acm-gateway"][1]["grpc"])] = {"anywhere"}
+    for pod, (_, ports) in pods.items():
+        expected[(pod, ports["metrics"])] = {"namespace {'kubernetes.io/metadata.name': 'monitoring'}"}
+    assert admitted == expected, f"{overlay}: admitted {admitted}, the code calls {expected}"
+    for name, deployment in _by_kind(docs, "Deployment").items():
+        [container] = list(_containers(deployment))
+        refusal = _plaintext_refusal(name, _container_env(container, docs), monkeypatch)
+        assert refusal is None, f"{overlay}/{name}: {refusal}"
 
 
 @pytest.fixture(scope="module")
