@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acm import topics
+from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.forget import ForgetHandler
@@ -15,7 +16,6 @@ from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, se
 from acm_anticipate import GROUP
 from acm_anticipate.handlers.memories import MemoriesHandler
 from acm_anticipate.handlers.prefetch_signals import PrefetchSignalsHandler
-from acm_anticipate.retrieve_client import GrpcRetriever
 from acm_anticipate.settings import AnticipateSettings
 from acm_anticipate.usecases import DropHotState, SignalCounters, TrackMentions, WarmSession
 

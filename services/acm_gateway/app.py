@@ -12,6 +12,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from acm import topics
+from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
@@ -33,7 +34,6 @@ from acm_gateway.events import BusEvents
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.kept_sessions import KeptSessions
 from acm_gateway.request_log import RequestLog
-from acm_gateway.retrieve_client import GrpcRetriever
 from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
 from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget

@@ -9,6 +9,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.kafka_bus import KafkaBus
 from acm.adapters.memory_cache import MemoryCache
 from acm.auth import create_api_key
@@ -16,7 +17,6 @@ from acm.bootstrap import open_relational
 from acm.client import AcmClient
 from acm.v1 import common_pb2
 from acm_gateway.app import build_server, build_servicer
-from acm_gateway.retrieve_client import GrpcRetriever
 from tests.support.gateway import gateway_settings
 
 

@@ -15,6 +15,7 @@ import grpc
 import pytest
 
 from acm.adapters.embedded_bus import EmbeddedBus
+from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.memory_cache import MemoryCache
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_relational
@@ -22,7 +23,6 @@ from acm.client import AcmClient
 from acm.v1 import common_pb2, retrieve_pb2_grpc
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_gateway.app import build_server, build_servicer
-from acm_gateway.retrieve_client import GrpcRetriever
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
 from acm_retrieve.usecases import Retrieve
 from tests.support.gateway import gateway_settings

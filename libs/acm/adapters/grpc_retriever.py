@@ -1,5 +1,5 @@
-"""Retriever over gRPC for the anticipate process (distributed mode), with a deadline on every call; status
-codes back to errors."""
+"""Retriever over gRPC (distributed mode; the gateway's Fetch and anticipate's predictions), with a deadline
+on every call, the caller's trace carried on, and status codes back to errors."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_toke
 from acm.convert import query_to_pb, retrieval_from_pb
 from acm.domain.retrieved import Retrieval, RetrievalQuery
 from acm.runtime import error_of_status
+from acm.telemetry import traceparent_of_current_span
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 
 
 class GrpcRetriever:
+    """Implements acm.ports.retriever.Retriever."""
+
     def __init__(self, channel: grpc.aio.Channel, timeout_s: float, service_token_secret: str | None = None) -> None:
         self._stub = retrieve_pb2_grpc.RetrieveStub(channel)
         self._timeout_s = timeout_s
@@ -21,10 +24,13 @@ class GrpcRetriever:
 
     async def retrieve(self, query: RetrievalQuery) -> Retrieval:
         request = query_to_pb(query)
-        metadata = ((SERVICE_TOKEN_HEADER, service_token(self._secret, "Retrieve", request.scope)),)
+        # The trace goes on into retrieve: it starts its span from this header.
+        metadata: tuple[tuple[str, str], ...] = (("traceparent", traceparent_of_current_span()),)
+        if self._secret:
+            metadata += ((SERVICE_TOKEN_HEADER, service_token(self._secret, "Retrieve", request.scope)),)
         try:
             response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
-                request, timeout=self._timeout_s, metadata=metadata if self._secret else None
+                request, timeout=self._timeout_s, metadata=metadata
             )
         except grpc.aio.AioRpcError as exc:
             raise error_of_status(exc, "retrieve") from exc
