@@ -9,7 +9,8 @@ GET /metrics on ACM_METRICS_PORT (the OTLP export of acm.telemetry.configure_met
   acm.bus.handler.duration   histogram  ms per handler attempt (topic, group, outcome: ok | retry | dead_letter)
   acm.bus.dead_letters       counter    records written to a dead-letter topic (topic, group)
   acm.fetch.duration         histogram  ms per gateway Fetch (outcome: pool_hit | full | error)
-  acm.jobs.transitions       counter    jobs reaching a state (kind: ingest | forget, state: done | failed)
+  acm.jobs.transitions       counter    jobs reaching a state (kind: ingest | forget, state: pending | done | failed):
+                                        pending when the gateway accepted it, done / failed when ingest finished it
 """
 
 from __future__ import annotations

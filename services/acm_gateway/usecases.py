@@ -11,13 +11,13 @@ from acm.auth import key_id_of
 from acm.domain.bundle import ContextBundle
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import InvalidRequest
-from acm.domain.models import Job, Turn, new_id
+from acm.domain.models import Job, JobStatus, Turn, new_id
 from acm.domain.pii import PiiRules, redact_turn
 from acm.domain.retrieved import RetrievalQuery
 from acm.domain.scope import Action, ForgetLevel, Scope, denial
 from acm.domain.tokens import ENCODINGS
 from acm.envelopes import key_hash
-from acm.metrics import timed_fetch
+from acm.metrics import job_reached, timed_fetch
 from acm.ports.compactor import Compactor
 from acm.ports.retriever import Retriever
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
@@ -122,6 +122,7 @@ class AcceptTurn:
         redacted, _ = redact_turn(turn, rules)
         await self.events.turn_received(key, redacted, job_id, event_id, traceparent)
         await self.jobs.create(Job(job_id=job_id, scope=turn.scope, kind="ingest"))
+        job_reached("ingest", JobStatus.PENDING)
         return job_id
 
 
@@ -200,5 +201,6 @@ class RequestForget:
         job_id = new_id()
         await self.events.forget_requested(key, scope, level, job_id, traceparent)
         await self.jobs.create(Job(job_id=job_id, scope=scope, kind="forget"))
+        job_reached("forget", JobStatus.PENDING)
         await self.audit.record(scope.client_id, "forget.requested", f"{level.value} of {scope.session_key}")
         return job_id

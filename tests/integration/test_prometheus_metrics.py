@@ -3,8 +3,8 @@
 - A distributed consumer (acm-compact on the real Kafka and Postgres, a namespace and database of its own) sent
   a record it cannot decode: its consumer lag, the handler latency with outcome dead_letter and the dead-letter
   count are on /metrics; it stops cleanly on SIGTERM.
-- Embedded ACM (`acm serve`): a turn ingested and fetched puts the job transition (ingest, done), the handler
-  latency (ok) and the Fetch latency (by outcome) on /metrics.
+- Embedded ACM (`acm serve`): a turn ingested and fetched puts the job transitions (ingest, pending and done),
+  the handler latency (ok) and the Fetch latency (by outcome) on /metrics.
 """
 
 from __future__ import annotations
@@ -170,7 +170,8 @@ def test_embedded_acm_serves_job_states_handler_and_fetch_latency(tmp_path: Path
             assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
         serve.until(
             lambda: (
-                _has(samples := _scrape(metrics_port), "acm_jobs_transitions_total", kind="ingest", state="done")
+                _has(samples := _scrape(metrics_port), "acm_jobs_transitions_total", kind="ingest", state="pending")
+                and _has(samples, "acm_jobs_transitions_total", kind="ingest", state="done")
                 and _has(samples, "acm_bus_handler_duration_milliseconds_count", group="ingest", outcome="ok")
                 and _has(samples, "acm_fetch_duration_milliseconds_count", outcome="full")
             ),
