@@ -123,11 +123,24 @@ def open_bus(url: str, client_id: str, timeout_s: float = 5.0) -> EventBus:
     scheme = urlparse(url).scheme
     if scheme == "kafka":
         from acm.adapters.kafka_bus import KafkaBus
+        from acm.adapters.kafka_security import kafka_security, split_userinfo
 
-        # kafka://host:9092[,host2:9092][?namespace=prefix.]
+        # kafka://[user:password@]host:9092[,host2:9092][?namespace=prefix.][&tls=1&ssl_cafile=...]
+        # (TLS and SASL parameters: acm.adapters.kafka_security)
         parsed = urlparse(url)
-        namespace = parse_qs(parsed.query).get("namespace", [""])[0]
-        return KafkaBus(parsed.netloc, client_id=client_id, publish_timeout_s=timeout_s, namespace=namespace)
+        params = {name: values[0] for name, values in parse_qs(parsed.query).items()}
+        user, password, hosts = split_userinfo(parsed.netloc)
+        try:
+            security = kafka_security(user, password, params)
+        except ValueError as exc:
+            raise ConfigError(f"bus url {hosts}: {exc}") from None
+        return KafkaBus(
+            hosts,
+            client_id=client_id,
+            publish_timeout_s=timeout_s,
+            namespace=params.get("namespace", ""),
+            security=security,
+        )
     if scheme == "sqlite":
         from acm.adapters.embedded_bus import EmbeddedBus
 

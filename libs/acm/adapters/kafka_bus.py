@@ -26,6 +26,7 @@ from faststream.kafka import KafkaBroker, Topic
 from faststream.kafka.annotations import KafkaMessage
 from faststream.message import StreamMessage
 from faststream.middlewares import AckPolicy
+from faststream.security import BaseSecurity
 
 from acm.adapters.delivery import deliver
 from acm.metrics import forget_lag, report_lag
@@ -65,6 +66,7 @@ class KafkaBus:
         namespace: str = "",
         description: str | None = None,
         lag_every_s: float = 15.0,
+        security: BaseSecurity | None = None,
     ) -> None:
         self._bootstrap = bootstrap_servers
         # Prefixed to every topic and consumer group: several ACM deployments (or test runs) can share
@@ -96,6 +98,7 @@ class KafkaBus:
             logger=log,
             log_level=logging.DEBUG,  # FastStream's per-message lines; failures are logged by deliver
             description=description,
+            security=security,  # TLS / SASL for producer, consumers and admin alike (kafka_security)
         )
         self._subscribed: set[tuple[str, str]] = set()
         # (group, FastStream subscriber) per subscription, for the lag sampler; lag_every_s 0: no sampling.
