@@ -12,8 +12,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import InvalidRequest
-from acm.domain.models import Layer, Memory, Role, Turn
+from acm.domain.models import Layer, Memory, Role, Turn, utcnow
 from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.domain.tokens import DEFAULT_ENCODING
@@ -197,6 +198,45 @@ def info_to_pb(info: AgentInfo) -> gateway_pb2.AgentSchemaInfo:
 
 def info_from_pb(pb: gateway_pb2.AgentSchemaInfo) -> AgentInfo:
     return AgentInfo(pb.agent_id, pb.version, pb.archetype, pb.schema_json, pb.rationale)
+
+
+def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
+    return gateway_pb2.Compaction(
+        compaction_id=record.compaction_id,
+        outcome=record.outcome,
+        tokens_before=record.tokens_before,
+        tokens_after=record.tokens_after,
+        ratio=record.ratio,
+        verified=record.verified,
+        attempts=record.attempts,
+        missing_atoms=list(record.missing_atoms),
+        unsupported_atoms=list(record.unsupported_atoms),
+        turns_replaced=record.turns_replaced,
+        turns_verbatim=record.turns_verbatim,
+        created_at=ts(record.created_at),
+        message=record.message,
+        latency_ms=record.latency_ms,
+    )
+
+
+def compaction_from_pb(pb: gateway_pb2.Compaction) -> CompactionRecord:
+    """The record as the compact service sent it (its summariser is not part of the message)."""
+    return CompactionRecord(
+        compaction_id=pb.compaction_id,
+        outcome=pb.outcome,
+        tokens_before=pb.tokens_before,
+        tokens_after=pb.tokens_after,
+        ratio=pb.ratio,
+        verified=pb.verified,
+        attempts=pb.attempts,
+        missing_atoms=tuple(pb.missing_atoms),
+        unsupported_atoms=tuple(pb.unsupported_atoms),
+        turns_replaced=pb.turns_replaced,
+        turns_verbatim=pb.turns_verbatim,
+        message=pb.message,
+        latency_ms=pb.latency_ms,
+        created_at=from_ts(pb.created_at) or utcnow(),
+    )
 
 
 class InvalidTurn(InvalidRequest):

@@ -200,7 +200,7 @@ class EmbeddedAcm:
             self.full_retriever,
             AnticipateSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"),
         )
-        register_compact(
+        compactor = register_compact(
             self.bus, self.rel, self.cache, CompactSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache)
         )
         gateway_settings = GatewaySettings(
@@ -208,6 +208,7 @@ class EmbeddedAcm:
             bus_url=u.bus,
             retrieve_addr="in-process",
             architect_addr="in-process",
+            compact_addr="in-process",
             cache_url=u.cache,
             listen_addr=s.listen_addr,
         )
@@ -216,7 +217,9 @@ class EmbeddedAcm:
             if s.prefetch
             else self.full_retriever
         )
-        servicer = build_servicer(self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect)
+        servicer = build_servicer(
+            self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect, compactor
+        )
         self._server = build_server(servicer, s.listen_addr, ServerTls.of(s))
         self.api_key = await self._dev_key()
         await self.bus.start()

@@ -9,6 +9,7 @@ class CompactSettings(ServiceSettings):
     database_url: str
     bus_url: str
     cache_url: str
+    listen_addr: str = "127.0.0.1:50054"  # the internal Compact API (the gateway's Compact RPC calls it)
     # Turns read per compaction (the session's newest); older ones are already in working memory.
     max_session_turns: int = Field(2000, gt=0)
     # Optional OpenAI-compatible endpoint that writes the summary (the verifier guards it); empty = none.

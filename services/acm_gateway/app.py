@@ -12,6 +12,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from acm import topics
+from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.tokenizer import TiktokenCounter
@@ -19,14 +20,13 @@ from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
+from acm.ports.compactor import Compactor
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.session_memory import LoadSession
 from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc
-from acm_compact.app import build_compactor
-from acm_compact.settings import CompactSettings
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
 from acm_gateway.architect_client import GrpcArchitect
@@ -50,18 +50,14 @@ def build_servicer(
     cache: Cache,
     settings: GatewaySettings,
     architect: Architect | None = None,
+    compactor: Compactor | None = None,
 ) -> GatewayServicer:
     """``retriever`` is the full retrieval, or a PrefetchingRetriever around it (Fetch consults the
     session's prefetch pool first; then this replica also subscribes its warm-up to anticipate's
-    PoolReady hints, so call this before the bus starts)."""
+    PoolReady hints, so call this before the bus starts). ``architect`` and ``compactor``: the architect's and
+    the compact service's APIs (None: their RPCs answer UNAVAILABLE)."""
     tokens = TiktokenCounter()
     load = LoadSession(rel.memories, rel.working, rel.schemas, settings.max_session_turns)
-    # The Compact RPC runs the compact service's use case here, on the shared stores (see CompactNow).
-    compactor = build_compactor(
-        rel,
-        cache,
-        CompactSettings(database_url=settings.database_url, bus_url=settings.bus_url, cache_url=settings.cache_url),
-    )
     sessions = KeptSessions(load, cache)
     events = BusEvents(bus)
     if isinstance(retriever, PrefetchingRetriever):
@@ -198,13 +194,20 @@ async def run(settings: GatewaySettings) -> None:
     tls = ClientTls.of(settings)
     channel = open_channel(settings.retrieve_addr, tls, round_robin=True)
     architect_channel = open_channel(settings.architect_addr, tls, round_robin=True)
+    compact_channel = open_channel(settings.compact_addr, tls, round_robin=True)
     retriever = PrefetchingRetriever(GrpcRetriever(channel, settings.rpc_timeout_s), cache)
     architect = GrpcArchitect(architect_channel, settings.rpc_timeout_s)
-    servicer = build_servicer(rel, bus, retriever, cache, settings, architect)
+    compactor = GrpcCompactor(compact_channel, settings.compact_timeout_s)
+    servicer = build_servicer(rel, bus, retriever, cache, settings, architect, compactor)
     server = build_server(servicer, settings.listen_addr, ServerTls.of(settings))
     # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.
     await serve_until_stopped(
-        "gateway", server, bus, [rel, cache], channels=[channel, architect_channel], checks=dependency_checks(rel)
+        "gateway",
+        server,
+        bus,
+        [rel, cache],
+        channels=[channel, architect_channel, compact_channel],
+        checks=dependency_checks(rel),
     )
 
 

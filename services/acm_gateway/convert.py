@@ -5,11 +5,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from acm.convert import ROLE_TO_PB, from_ts, retrieved_to_pb, tiers_from_pb, ts
+from acm.convert import ROLE_TO_PB, compaction_to_pb, from_ts, retrieved_to_pb, tiers_from_pb, ts
 from acm.domain.bundle import ContextBundle
 from acm.domain.compaction.engine import SessionTurn
 from acm.domain.compaction.pinned import PinnedEntity
-from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Role
 from acm.domain.retrieved import RetrievalQuery, RetrievedMemory
 from acm.domain.scope import Scope
@@ -93,23 +92,4 @@ def _turn_pb(turn: SessionTurn) -> common_pb2.Turn:
         occurred_at=ts(turn.at),
         tool_name=turn.tool_name,
         metadata={"speaker": turn.speaker} if turn.speaker else {},
-    )
-
-
-def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
-    return gateway_pb2.Compaction(
-        compaction_id=record.compaction_id,
-        outcome=record.outcome,
-        tokens_before=record.tokens_before,
-        tokens_after=record.tokens_after,
-        ratio=record.ratio,
-        verified=record.verified,
-        attempts=record.attempts,
-        missing_atoms=list(record.missing_atoms),
-        unsupported_atoms=list(record.unsupported_atoms),
-        turns_replaced=record.turns_replaced,
-        turns_verbatim=record.turns_verbatim,
-        created_at=ts(record.created_at),
-        message=record.message,
-        latency_ms=record.latency_ms,
     )

@@ -22,8 +22,7 @@ from acm.ports.compactor import Compactor
 from acm.ports.retriever import Retriever
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
 from acm.schemas import latest_schema
-from acm.session_memory import SessionNotFound
-from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated
+from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from acm_gateway.session_context import SessionContext
 
 
@@ -169,21 +168,15 @@ class FetchContext:
 
 @dataclass
 class CompactNow:
-    """The Compact RPC: the compact service's use case, run here against the shared stores (its swap is a
-    compare-and-swap, so it may race the service's own compaction safely)."""
+    """The Compact RPC: the compact service compacts the session (in-process in embedded mode, over gRPC in
+    distributed mode); it checks the request and owns the session's working memory."""
 
-    compactor: Compactor
+    compactor: Compactor | None
 
     async def __call__(self, scope: Scope, budget_tokens: int) -> CompactionRecord:
-        if not scope.session_id:
-            raise InvalidRequest("Compact needs scope.session_id")
-        if budget_tokens < 0:
-            raise InvalidRequest(f"budget_tokens must be ≥ 0 (got {budget_tokens})")
-        try:
-            record, _ = await self.compactor(scope, budget_tokens)
-        except SessionNotFound as exc:
-            raise NotFound(str(exc)) from None
-        return record
+        if self.compactor is None:
+            raise Unavailable("no compact service is configured for this gateway")
+        return await self.compactor.compact(scope, budget_tokens)
 
 
 @dataclass

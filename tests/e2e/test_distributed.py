@@ -31,7 +31,15 @@ from acm.bootstrap import open_relational
 from acm.client import AcmClient
 from acm.domain.scope import Grant, KeyRole, Scope
 from acm.envelopes import key_hash, sign
-from acm.v1 import architect_pb2_grpc, common_pb2, events_pb2, gateway_pb2, retrieve_pb2, retrieve_pb2_grpc
+from acm.v1 import (
+    architect_pb2_grpc,
+    common_pb2,
+    compact_pb2_grpc,
+    events_pb2,
+    gateway_pb2,
+    retrieve_pb2,
+    retrieve_pb2_grpc,
+)
 from acm_retrieve.settings import RetrieveSettings
 from tests.e2e.agent_session import run_agent_session
 from tests.e2e.scenario import BOB, check_bad_requests, run_scenario
@@ -40,7 +48,8 @@ from tests.support.events import collect_dead_letters, turn_envelope
 pytestmark = [pytest.mark.infra, pytest.mark.e2e]
 
 SERVICES = ("gateway", "retrieve", "ingest", "architect", "anticipate", "compact")
-SERVICE_TOKEN_SECRET = f"e2e-{uuid.uuid4().hex}"  # signs gateway/anticipate → retrieve/architect calls
+SERVICE_TOKEN_SECRET = f"e2e-{uuid.uuid4().hex}"  # signs gateway/anticipate → retrieve/architect/compact calls
+LISTENERS = ("gateway", "retrieve", "architect", "compact")  # gRPC servers; the others only serve health
 
 
 def free_ports(n: int) -> list[int]:
@@ -118,13 +127,14 @@ async def stack(
         "ACM_VECTOR_URL": f"qdrant-local://{work / 'qdrant'}",
         "ACM_RETRIEVE_ADDR": f"127.0.0.1:{ports['retrieve']}",
         "ACM_ARCHITECT_ADDR": f"127.0.0.1:{ports['architect']}",
+        "ACM_COMPACT_ADDR": f"127.0.0.1:{ports['compact']}",
         "ACM_SERVICE_TOKEN_SECRET": SERVICE_TOKEN_SECRET,
         "ACM_LOG_LEVEL": "INFO",
     }
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for name in SERVICES:
-            addr_var = "ACM_LISTEN_ADDR" if name in ("gateway", "retrieve", "architect") else "ACM_HEALTH_ADDR"
+            addr_var = "ACM_LISTEN_ADDR" if name in LISTENERS else "ACM_HEALTH_ADDR"
             env = {**os.environ, **common, addr_var: f"127.0.0.1:{ports[name]}"}
             procs[name] = _start(name, env, work / f"{name}.log")
         for _ in range(240):
@@ -237,8 +247,9 @@ async def test_bad_requests_get_actionable_errors(stack: Stack) -> None:
 
 
 async def test_internal_apis_need_a_service_token_and_agent_keys_keep_to_their_rights(stack: Stack) -> None:
-    """Retrieve and Architect refuse a call that the gateway did not sign; the gateway's own calls (a Fetch,
-    an agent lookup) get through. An agent key may not forget a customer, and the refusal is audited."""
+    """Retrieve, Architect and Compact refuse a call that the gateway did not sign; the gateway's own calls (a
+    Fetch, an agent lookup, a compaction) get through. An agent key may not forget a customer, and the refusal
+    is audited."""
     scope = common_pb2.Scope(client_id=stack.client_ids[0], customer_id="acme", user_id="alice")
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.ports['retrieve']}") as channel:
         with pytest.raises(grpc.aio.AioRpcError) as err:
@@ -250,6 +261,10 @@ async def test_internal_apis_need_a_service_token_and_agent_keys_keep_to_their_r
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await architect_pb2_grpc.ArchitectStub(channel).ListAgents(gateway_pb2.ListAgentsRequest(scope=scope))
         assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.ports['compact']}") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await compact_pb2_grpc.CompactStub(channel).Compact(gateway_pb2.CompactRequest(scope=scope))
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
     rel = await open_relational(stack.dsn)
     try:
@@ -260,6 +275,10 @@ async def test_internal_apis_need_a_service_token_and_agent_keys_keep_to_their_r
             alice = common_pb2.Scope(customer_id="acme", user_id="alice", agent_id="support-bot")
             await agent.fetch(alice, "Lisbon", budget_tokens=200)  # through retrieve, signed by the gateway
             await agent.list_agents(alice)  # through the architect, signed by the gateway
+            # Through the compact service, signed by the gateway: its answer (a session it never saw) comes back.
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await agent.compact(common_pb2.Scope(customer_id="acme", user_id="alice", session_id="none"))
+            assert err.value.code() == grpc.StatusCode.NOT_FOUND, err.value.details()
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 await agent.forget(alice, "customer")
             assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED

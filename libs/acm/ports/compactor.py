@@ -1,16 +1,16 @@
-"""Port: compact a session's working memory now (the compact service's use case; the gateway's Compact
-RPC calls it in-process against the shared stores)."""
+"""How the gateway's Compact RPC reaches the compact service: in-process in embedded mode, over gRPC in
+distributed mode. The scope is already authenticated (client set by the gateway)."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from acm.domain.compaction.engine import WorkingMemory
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.scope import Scope
 
 
 class Compactor(Protocol):
-    async def __call__(self, scope: Scope, budget_tokens: int = 0) -> tuple[CompactionRecord, WorkingMemory | None]:
-        """The compaction's record, and the working memory it swapped in (None if it changed nothing).
-        Raises SessionNotFound for a session with no turns and no working memory."""
+    async def compact(self, scope: Scope, budget_tokens: int = 0) -> CompactionRecord:
+        """Compact the session's working memory now (budget 0: the agent schema's compaction budget) and return
+        the compaction's record. Raises InvalidRequest without scope.session_id or for a negative budget,
+        NotFound for a session with no turns and no working memory."""

@@ -1,0 +1,55 @@
+"""The Compact API: one implementation, served over gRPC and called in-process by the embedded gateway."""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+
+from acm.auth import check_service_call, required_service_secret
+from acm.convert import compaction_to_pb, scope_from_pb
+from acm.domain.compaction.record import CompactionRecord
+from acm.domain.errors import InvalidRequest, NotFound
+from acm.domain.scope import Scope
+from acm.runtime import abort_with_status
+from acm.session_memory import SessionNotFound
+from acm.v1 import compact_pb2_grpc, gateway_pb2
+from acm_compact.usecases import CompactSession
+
+log = logging.getLogger("acm.compact")
+
+
+class CompactApi:
+    """Implements acm.ports.compactor.Compactor."""
+
+    def __init__(self, compact: CompactSession) -> None:
+        self._compact = compact
+
+    async def compact(self, scope: Scope, budget_tokens: int = 0) -> CompactionRecord:
+        if not scope.session_id:
+            raise InvalidRequest("Compact needs scope.session_id")
+        if budget_tokens < 0:
+            raise InvalidRequest(f"budget_tokens must be ≥ 0 (got {budget_tokens})")
+        try:
+            record, _ = await self._compact(scope, budget_tokens)
+        except SessionNotFound as exc:
+            raise NotFound(str(exc)) from None
+        return record
+
+
+class CompactServicer(compact_pb2_grpc.CompactServicer):
+    def __init__(self, api: CompactApi, service_token_secret: str | None = None) -> None:
+        """Each call must carry a service token (acm.auth) signed with ``service_token_secret``; None: the
+        secret from ACM_SERVICE_TOKEN_SECRET, required."""
+        self._api = api
+        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
+
+    async def Compact(
+        self, request: gateway_pb2.CompactRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.CompactResponse:
+        await check_service_call(context, self._secret, "Compact", request.scope)
+        try:
+            record = await self._api.compact(scope_from_pb(request.scope), request.budget_tokens)
+            return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
+        except Exception as exc:
+            await abort_with_status(context, exc, log)
