@@ -181,7 +181,7 @@ async def start_embedded(work: Path) -> Stack:
 # Distributed
 
 SERVICES = ("gateway", "retrieve", "architect", "anticipate", "compact")
-LISTENERS = ("gateway", "retrieve", "architect")  # gRPC servers; the others only serve health
+LISTENERS = ("gateway", "retrieve", "architect", "compact")  # gRPC servers; the others only serve health
 
 
 @dataclass(frozen=True)
@@ -305,6 +305,7 @@ async def start_distributed(work: Path, servers: Servers, replicas: int, databas
         "ACM_VECTOR_URL": f"edge://{work / 'vectors'}",
         "ACM_RETRIEVE_ADDR": f"127.0.0.1:{ports['retrieve']}",
         "ACM_ARCHITECT_ADDR": f"127.0.0.1:{ports['architect']}",
+        "ACM_COMPACT_ADDR": f"127.0.0.1:{ports['compact']}",
         "ACM_SERVICE_TOKEN_SECRET": f"fleet-{uuid.uuid4().hex}",  # signs gateway/anticipate → retrieve/architect
         "ACM_LOG_LEVEL": os.environ.get("ACM_LOG_LEVEL", "WARNING"),
     }

@@ -186,13 +186,16 @@ class Stack:
             "ACM_VECTOR_URL": f"{self.vector_store}://{self.work / 'vectors'}",
             "ACM_RETRIEVE_ADDR": f"127.0.0.1:{self.ports['retrieve']}",
             "ACM_ARCHITECT_ADDR": f"127.0.0.1:{self.ports['architect']}",
+            "ACM_COMPACT_ADDR": f"127.0.0.1:{self.ports['compact']}",
             "ACM_SERVICE_TOKEN_SECRET": secrets.token_hex(32),  # signs gateway/anticipate → retrieve/architect
             "ACM_LOG_LEVEL": self.log_level,
             **self.extra_env,
         }
         for name in self.names:
             service = name.split("-")[0]
-            addr_var = "ACM_LISTEN_ADDR" if service in ("gateway", "retrieve", "architect") else "ACM_HEALTH_ADDR"
+            addr_var = (
+                "ACM_LISTEN_ADDR" if service in ("gateway", "retrieve", "architect", "compact") else "ACM_HEALTH_ADDR"
+            )
             env = {**os.environ, **common, addr_var: f"127.0.0.1:{self.ports[name]}"}
             cmd = [sys.executable, "-c", _INGEST_CMD] if service == "ingest" else [sys.executable, "-m", f"acm_{name}"]
             with self.log_path(name).open("wb") as log:

@@ -130,7 +130,8 @@ def test_a_kafka_consumer_serves_lag_handler_latency_and_dead_letters(
         ACM_DATABASE_URL=database,
         ACM_BUS_URL=f"kafka://{kafka_bootstrap}?namespace={namespace}",
         ACM_CACHE_URL="memory://",
-        ACM_HEALTH_ADDR=f"127.0.0.1:{health_port}",
+        ACM_LISTEN_ADDR=f"127.0.0.1:{health_port}",  # its Compact API, health beside it
+        ACM_SERVICE_TOKEN_SECRET=f"metrics-{uuid.uuid4().hex}",
         ACM_METRICS_PORT=str(metrics_port),
     )
     with _running([sys.executable, "-m", "acm_compact"], env, tmp_path / "compact.log") as compact:
