@@ -41,7 +41,9 @@ from acm.ports.stores import (
     ApiKeyRepo,
     AuditLog,
     JobRepo,
+    MemoryFilter,
     MemoryRepo,
+    PageMark,
     ProcessedEvents,
     SchemaRepo,
 )
@@ -368,6 +370,77 @@ async def test_active_in_slot_finds_the_current_value_only_in_scope(store: Relat
     assert [m.memory_id for m in await store.memories.active_in_slot(ALICE, "alice|lives_in")] == ["munich"]
     assert (await store.memories.get(ALICE, ["munich"]))[0].slot == "alice|lives_in"
     assert await store.memories.active_in_slot(ALICE, "") == []
+
+
+# --- memories: the Memory API's page and delete -------------------------------------------------------
+
+
+async def all_pages(store: RelationalStore, scope: Scope, where: MemoryFilter, size: int) -> list[str]:
+    """Every id page() yields for ``where``, page after page of ``size``."""
+    seen: list[str] = []
+    after: PageMark | None = None
+    while True:
+        page = await store.memories.page(scope, where, size, after)
+        seen += [m.memory_id for m in page]
+        if len(page) < size:
+            return seen
+        after = PageMark(page[-1].created_at, page[-1].memory_id)
+
+
+@pytest.mark.parametrize("reader", [ALICE, BOB, CAROL, GLOBEX_ALICE, C2_ALICE])
+async def test_page_lists_what_the_scope_sees_newest_first_across_pages(store: RelationalStore, reader: Scope) -> None:
+    await seeded(store)
+    newest_first = [m.memory_id for m in sorted(SEED, key=lambda m: m.created_at, reverse=True)]
+    want = [i for i in newest_first if i in expected_visible(reader)]
+    assert await all_pages(store, reader, MemoryFilter(), 2) == want
+    assert await all_pages(store, reader, MemoryFilter(), 100) == want
+
+
+async def test_page_applies_every_filter(store: RelationalStore) -> None:
+    owner = ALICE.owner(Tier.USER)
+    turn = replace(mem("turn", owner, "Alice: I moved to Lisbon", minutes=1), layer=Layer.SHORT, kind="turn")
+    tool = replace(mem("tool", owner, "order 7 shipped", minutes=2), role="tool", tool_name="orders", trust="untrusted")
+    old = replace(mem("old", owner, "Alice lives in Berlin", status=MemoryStatus.STALE), slot="alice|lives_in")
+    new = replace(mem("new", owner, "Alice lives in Lisbon", minutes=3), slot="alice|lives_in", role="user")
+    shared = mem("shared", ALICE.owner(Tier.CUSTOMER), "Acme ships on Mondays", minutes=4)
+    await store.memories.upsert([turn, tool, replace(old, superseded_by="new"), new, shared])
+
+    async def ids(**where: Any) -> list[str]:
+        return [m.memory_id for m in await store.memories.page(ALICE, MemoryFilter(**where), 10)]
+
+    assert await ids() == ["shared", "new", "tool", "turn"]  # active only, newest first
+    assert await ids(include_stale=True) == ["shared", "new", "tool", "turn", "old"]
+    assert await ids(tiers=(Tier.CUSTOMER,)) == ["shared"]
+    assert await ids(layers=(Layer.SHORT,)) == ["turn"]
+    assert await ids(kinds=("turn", "nothing")) == ["turn"]
+    assert await ids(created_after=T0 + timedelta(minutes=2), created_before=T0 + timedelta(minutes=4)) == [
+        "new",
+        "tool",
+    ]
+    assert await ids(trust=("untrusted",)) == ["tool"]
+    assert await ids(role="tool", tool_name="orders") == ["tool"]
+    assert await ids(slot="alice|lives_in", include_stale=True) == ["new", "old"]
+    assert await ids(superseded_by="new", include_stale=True) == ["old"]
+    assert await ids(among=("turn", "shared", "bobs")) == ["shared", "turn"]
+    assert await ids(among=()) == []
+    # Another user of the customer: the shared memory only, whatever the filters.
+    assert [m.memory_id for m in await store.memories.page(BOB, MemoryFilter(include_stale=True), 10)] == ["shared"]
+
+
+async def test_delete_erases_only_what_the_scope_sees(store: RelationalStore) -> None:
+    await seeded(store)
+    await store.memories.add_authors(ALICE, ["acme-cust"])
+    # Bob cannot delete Alice's memory, nor another customer's or client's.
+    assert await store.memories.delete(BOB, ["alice-s1", "globex-cust", "c2-client"]) == []
+    assert await present_ids(store) == set(ALL_IDS)
+    assert sorted(await store.memories.delete(ALICE, ["alice-s1", "acme-cust", "alice-s1", "unknown"])) == [
+        "acme-cust",
+        "alice-s1",
+    ]
+    assert await present_ids(store) == set(ALL_IDS) - {"alice-s1", "acme-cust"}
+    assert await store.memories.forget_authored(ALICE) == []  # its authorship row went with it
+    assert await ids_seen_by_search(store, ALICE) == {"alice-s2", "alice-nos", "c1-client"}  # the keyword index too
+    assert await store.memories.delete(ALICE, ["alice-s1"]) == []
 
 
 # --- memories: isolation ------------------------------------------------------------------------------

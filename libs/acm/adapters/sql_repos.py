@@ -35,7 +35,18 @@ from acm.domain.models import (
 )
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Grant, KeyRole, Owner, Scope, ScopeError, Tier, forget_columns
-from acm.ports.stores import ApiKey, ApiKeyRepo, AuditEntry, AuditLog, JobRepo, MemoryRepo, ProcessedEvents, SchemaRepo
+from acm.ports.stores import (
+    ApiKey,
+    ApiKeyRepo,
+    AuditEntry,
+    AuditLog,
+    JobRepo,
+    MemoryFilter,
+    MemoryRepo,
+    PageMark,
+    ProcessedEvents,
+    SchemaRepo,
+)
 
 Params = Mapping[str, Any] | Sequence[Any]
 
@@ -425,6 +436,65 @@ class SqlMemoryRepo(_Repo):
             },
         )
         return self._memories(rows)
+
+    async def page(self, scope: Scope, where: MemoryFilter, limit: int, after: PageMark | None = None) -> list[Memory]:
+        if limit <= 0 or not where.tiers or not where.layers or where.among == ():
+            return []
+        d = self._d
+        conditions = [visible(where.tiers), d.in_list("m.layer", "layers")]
+        params: dict[str, Any] = {
+            **scope_params(scope),
+            "layers": d.array([str(x) for x in where.layers]),
+            "limit": limit,
+        }
+        # Each optional filter: (its value, its condition); the value is bound under the condition's name.
+        optional: dict[str, tuple[Any, str]] = {
+            "kinds": (where.kinds and d.array(where.kinds), d.in_list("m.kind", "kinds")),
+            "trust": (where.trust and d.array(where.trust), d.in_list("m.trust", "trust")),
+            "among": (where.among and d.array(where.among), d.in_list("m.memory_id", "among")),
+            "after_t": (where.created_after and d.ts(where.created_after), "m.created_at >= :after_t"),
+            "before_t": (where.created_before and d.ts(where.created_before), "m.created_at < :before_t"),
+            "role": (where.role, "m.role = :role"),
+            "tool_name": (where.tool_name, "m.tool_name = :tool_name"),
+            "slot": (where.slot, "m.slot = :slot"),
+            "superseded_by": (where.superseded_by, "m.superseded_by = :superseded_by"),
+        }
+        for name, (value, condition) in optional.items():
+            if value:
+                conditions.append(condition)
+                params[name] = value
+        if not where.include_stale:
+            conditions.append("m.status = 'active'")
+        if after is not None:
+            conditions.append("(m.created_at < :mark_t OR (m.created_at = :mark_t AND m.memory_id < :mark_id))")
+            params.update(mark_t=d.ts(after.created_at), mark_id=after.memory_id)
+        rows = await self._ex.fetch(
+            f"SELECT {M_COLUMNS} FROM memories m WHERE {' AND '.join(conditions)} "
+            "ORDER BY m.created_at DESC, m.memory_id DESC LIMIT :limit",
+            params,
+        )
+        return self._memories(rows)
+
+    async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> list[str]:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return []
+        params = {**scope_params(scope), "ids": self._d.array(ids)}
+        async with self._ex.transaction() as tx:
+            rows = await tx.fetch(
+                f"DELETE FROM memories WHERE memory_id IN (SELECT m.memory_id FROM memories m WHERE "
+                f"{self._d.in_list('m.memory_id', 'ids')} AND {visible()}) RETURNING memory_id",
+                params,
+            )
+            erased = [r["memory_id"] for r in rows]
+            if erased:
+                await tx.execute(
+                    f"DELETE FROM memory_authors WHERE {self._d.in_list('memory_id', 'ids')}",
+                    {"ids": self._d.array(erased)},
+                )
+        if erased:
+            await self._ex.purge()
+        return erased
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         where, params = forget_where(scope, level)

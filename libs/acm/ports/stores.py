@@ -14,6 +14,33 @@ from acm.domain.schema import AgentSchema
 from acm.domain.scope import ADMIN, ALL_TIERS, ForgetLevel, Grant, Owner, Scope, Tier
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryFilter:
+    """What MemoryRepo.page returns (the Memory API's ListMemories, MemoryHistory, ExportUser): every field that
+    is set must match. Only memories the reader's scope sees, always."""
+
+    tiers: tuple[Tier, ...] = ALL_TIERS
+    layers: tuple[Layer, ...] = ALL_LAYERS
+    kinds: tuple[str, ...] = ()
+    created_after: datetime | None = None  # inclusive
+    created_before: datetime | None = None  # exclusive
+    trust: tuple[str, ...] = ()
+    role: str = ""
+    tool_name: str = ""
+    include_stale: bool = False
+    slot: str = ""
+    superseded_by: str = ""  # the versions a memory replaced
+    among: tuple[str, ...] | None = None  # only these memory ids (e.g. those mentioning an entity)
+
+
+@dataclass(frozen=True, slots=True)
+class PageMark:
+    """Where a page of MemoryRepo.page ended: its last memory's (created_at, memory_id)."""
+
+    created_at: datetime
+    memory_id: str
+
+
 class MemoryRepo(Protocol):
     """Source of truth for memories, with a keyword (full-text) index over their text."""
 
@@ -67,6 +94,14 @@ class MemoryRepo(Protocol):
 
     async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
         """The scope's session (scope.session_id required), those layers only, newest first."""
+
+    async def page(self, scope: Scope, where: MemoryFilter, limit: int, after: PageMark | None = None) -> list[Memory]:
+        """Visible memories matching ``where``, newest first (created_at, then memory_id, descending), at most
+        ``limit``, those after ``after`` in that order."""
+
+    async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> list[str]:
+        """Erase these memories (those the scope sees) with their authorship rows; their ids. Erased bytes do not
+        stay in the embedded files."""
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         """Erase every memory that ``level`` of ``scope`` covers (and, above session level, the authorship
