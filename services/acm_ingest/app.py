@@ -19,6 +19,7 @@ from acm.ports.stores import Cache, GraphStore
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm_ingest import GROUP
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
+from acm_ingest.events import BusEvents
 from acm_ingest.handlers.turns import TurnsHandler
 from acm_ingest.llm_extraction import LlmFactExtractor
 from acm_ingest.settings import IngestSettings
@@ -41,12 +42,13 @@ def register(
 ) -> Periodic:
     """Subscribes the handlers; returns the idle expiry sweep, for the caller to start and stop. ``now`` is
     the clock memories' TTLs count on."""
-    expire = ExpireMemories(rel.memories, graph, cache, bus, every_s=settings.expiry_sweep_every_s)
+    events = BusEvents(bus)
+    expire = ExpireMemories(rel.memories, graph, cache, events, every_s=settings.expiry_sweep_every_s)
     ingest = IngestTurn(
         memories=rel.memories,
         graph=graph,
         cache=cache,
-        bus=bus,
+        events=events,
         embedder=embedder,
         tokens=TiktokenCounter(),
         schemas=rel.schemas,
@@ -64,7 +66,7 @@ def register(
         topics.FORGET,
         GROUP,
         ForgetHandler(
-            ForgetScope(rel.memories, graph, cache, bus),
+            ForgetScope(rel.memories, graph, cache, events),
             rel.api_keys,
             rel.audit,
             ForgetJob(GROUP, rel.jobs, rel.processed),

@@ -10,22 +10,20 @@ are published on the memories topic for it."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from opentelemetry import metrics
 
-from acm import topics
 from acm.domain.models import stable_id
 from acm.domain.retention import expiry_cutoffs
 from acm.domain.schema import Retention
 from acm.domain.scope import Scope, Tier
-from acm.envelopes import envelope
-from acm.ports.bus import EventBus
 from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.prefetch_state import bump_generations
 from acm.schemas import latest_schema
-from acm.v1 import events_pb2
 
 log = logging.getLogger("acm.ingest.consolidate")
 # OpenTelemetry instruments (no-ops until a MeterProvider is configured), beside each run's log line.
@@ -36,12 +34,20 @@ _IDLE_EXPIRED = _meter.create_counter("acm.expiry.idle_sweep.memories", descript
 LAST_SWEEP_KEY = "consolidator_last_sweep"
 
 
+class ExpiryEvents(Protocol):
+    """Where erased memories' ids go (acm_ingest.events.BusEvents: the memories topic, for their vectors)."""
+
+    async def memories_expired(
+        self, scope: Scope, memory_ids: Sequence[str], event_id: str, traceparent: str = ""
+    ) -> None: ...
+
+
 @dataclass
 class ExpireMemories:
     memories: MemoryRepo
     graph: GraphStore
     cache: Cache
-    bus: EventBus
+    events: ExpiryEvents
     every_s: float = 3600.0
     batch: int = 500
 
@@ -66,9 +72,7 @@ class ExpireMemories:
         await self.graph.unlink_memories(user, expired)
         # Prefetched bundles and assembled sessions of this user may hold what just expired.
         await bump_generations(self.cache, user, (Tier.USER,))
-        event = envelope(user, event_id=stable_id("expired", *expired), traceparent=traceparent)
-        event.memories_written.CopyFrom(events_pb2.MemoriesWritten(expired_memory_ids=expired))
-        await self.bus.publish(topics.MEMORIES, user.session_key, event.SerializeToString())
+        await self.events.memories_expired(user, expired, stable_id("expired", *expired), traceparent)
         return len(expired)
 
 

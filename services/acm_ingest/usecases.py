@@ -9,9 +9,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Protocol
 
-from acm import topics
-from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.entities import Candidate, aliases, normalise_name, owner_key, resolve_mention
 from acm.domain.extract import Mention, typed_relations
 from acm.domain.facts import (
@@ -31,16 +30,13 @@ from acm.domain.records import MAX_RECORD_WEIGHT, Record, merged, parse_fields, 
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
-from acm.envelopes import envelope
-from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.prefetch_state import bump_generations, forget_prefetch
 from acm.schemas import latest_schema
 from acm.session_memory import touch_session
 from acm.telemetry import traceparent_of_current_span
-from acm.v1 import events_pb2
-from acm_ingest.consolidate import ExpireMemories
+from acm_ingest.consolidate import ExpireMemories, ExpiryEvents
 from acm_ingest.llm_extraction import LlmFactExtractor, may_leave
 from acm_ingest.pipeline import TurnPlan, pii_rules, plan_turn
 
@@ -57,12 +53,41 @@ RECENT_TURNS_READ = 8  # turns a tool output is read against (its call, the ids 
 RECORD_PLACEMENT = Placement(RECORD_KIND, Tier.USER, Layer.MID)  # session data, never promoted to LONG
 
 
+@dataclass(frozen=True, slots=True)
+class WrittenMemory:
+    """A memory just written, with what retrieve indexes it by: its vector and the entities it names."""
+
+    memory: Memory
+    embedding: Sequence[float]
+    entity_names: tuple[str, ...]
+
+
+class Events(ExpiryEvents, Protocol):
+    """What ingest publishes (acm_ingest.events.BusEvents)."""
+
+    async def memories_written(
+        self,
+        scope: Scope,
+        event_id: str,
+        job_id: str,
+        written: Sequence[WrittenMemory],
+        embedding_model: str,
+        traceparent: str,
+    ) -> None:
+        """The memories for retrieve's vector index (MemoriesWritten)."""
+
+    async def compaction_requested(
+        self, scope: Scope, session_tokens: int, budget_tokens: int, traceparent: str
+    ) -> None:
+        """The session is over its soft limit: compact is asked to shrink it (CompactionRequested)."""
+
+
 @dataclass
 class IngestTurn:
     memories: MemoryRepo
     graph: GraphStore
     cache: Cache
-    bus: EventBus
+    events: Events
     embedder: Embedder
     tokens: TokenCounter
     schemas: SchemaRepo
@@ -355,24 +380,12 @@ class IngestTurn:
             return
         vectors = await asyncio.to_thread(self.embedder.embed, [in_context(f.text, replied_to) for f in facts])
         written = [
-            events_pb2.WrittenMemory(
-                memory_id=f.memory_id,
-                tier=TIER_TO_PB[f.tier],
-                layer=LAYER_TO_PB[f.layer],
-                kind=f.kind,
-                text=f.text,
-                source_turn_ids=list(f.source_turn_ids),
-                embedding=vector,
-                created_at=ts(f.created_at),
-                entity_names=[m.text for m in ms],
-            )
+            WrittenMemory(f, vector, tuple(m.text for m in ms))
             for f, vector, ms in zip(facts, vectors, mentions_by_fact, strict=True)
         ]
-        event = envelope(scope, event_id=stable_id("memories", job_id), traceparent=traceparent)
-        event.memories_written.CopyFrom(
-            events_pb2.MemoriesWritten(job_id=job_id, memories=written, embedding_model=self.embedder.name)
-        )
-        await self.bus.publish(topics.MEMORIES, scope.session_key, event.SerializeToString())
+        # One event id per job: a redelivered turn publishes the same event again, and consumers dedupe it.
+        event_id = stable_id("memories", job_id)
+        await self.events.memories_written(scope, event_id, job_id, written, self.embedder.name, traceparent)
 
     async def _replied_to(self, turn: Turn, speaker: str) -> str:
         """The question the turn answers: the last sentence of the session's previous turn, when someone else
@@ -408,9 +421,7 @@ class IngestTurn:
         due = await self.cache.get(scope, COMPACTION_DUE_KEY)
         if due is not None and total < int(due):
             return
-        event = envelope(scope, traceparent=traceparent)
-        event.compaction_requested.CopyFrom(events_pb2.CompactionRequested(session_tokens=total, budget_tokens=budget))
-        await self.bus.publish(topics.COMPACTION_REQUESTS, scope.session_key, event.SerializeToString())
+        await self.events.compaction_requested(scope, total, budget, traceparent)
         step = max(int(budget * COMPACTION_STEP), 1)
         await self.cache.set(scope, COMPACTION_DUE_KEY, str(total + step).encode(), SEEN_ERRORS_TTL_S)
 
@@ -472,7 +483,7 @@ class ForgetScope:
     memories: MemoryRepo
     graph: GraphStore
     cache: Cache | None = None  # prefetched bundles of the scope are dropped with it
-    bus: EventBus | None = None  # where the erased shared-tier memories' ids go, for their vectors
+    events: ExpiryEvents | None = None  # where the erased shared-tier memories' ids go, for their vectors
 
     async def __call__(self, scope: Scope, level: ForgetLevel) -> dict[str, int]:
         # A user's Forget also takes what that user alone said at the customer and client tiers (the memories
@@ -480,10 +491,8 @@ class ForgetScope:
         shared = await self.memories.forget_authored(scope) if level is ForgetLevel.USER else []
         erased = await self.memories.forget(scope, level)
         await self.graph.forget(scope, level)
-        if shared and self.bus is not None:
-            event = envelope(scope, event_id=stable_id("forgotten", *shared))
-            event.memories_written.CopyFrom(events_pb2.MemoriesWritten(expired_memory_ids=shared))
-            await self.bus.publish(topics.MEMORIES, scope.session_key, event.SerializeToString())
+        if shared and self.events is not None:
+            await self.events.memories_expired(scope, shared, stable_id("forgotten", *shared))
         if self.cache is not None:
             await forget_prefetch(self.cache, scope)  # every tier's pools, other users' included
         return {"memories_erased": erased + len(shared), **({"shared_erased": len(shared)} if shared else {})}

@@ -18,6 +18,7 @@ from acm.domain.models import Role, Turn
 from acm.domain.scope import Scope
 from acm.v1 import events_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
+from acm_ingest.events import BusEvents
 from acm_ingest.usecases import IngestTurn
 
 SESSION = Scope(DEV_CLIENT, "acme", "alice", "bot", "s1")
@@ -52,7 +53,7 @@ async def test_a_reply_is_embedded_after_the_question_it_answers(acm: EmbeddedAc
         memories=acm.rel.memories,
         graph=acm.graph,
         cache=acm.cache,
-        bus=bus,  # type: ignore[arg-type]  # publish is all IngestTurn uses
+        events=BusEvents(bus),  # type: ignore[arg-type]  # publish is all BusEvents uses
         embedder=embedder,
         tokens=TiktokenCounter(),
         schemas=acm.rel.schemas,

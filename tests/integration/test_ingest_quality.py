@@ -304,13 +304,14 @@ async def test_an_expiry_makes_the_users_prefetched_bundles_stale(acm: EmbeddedA
     from acm.domain.scope import Tier
     from acm.prefetch_state import read_generation
     from acm_ingest.consolidate import LAST_SWEEP_KEY, ExpireMemories
+    from acm_ingest.events import BusEvents
 
     ttl_days = 1.0 / 24
     schema = replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
     await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
     before = await read_generation(acm.cache, SCOPE, Tier.USER)
     clock.advance(3600 + 60)
-    sweep = ExpireMemories(acm.rel.memories, acm.graph, acm.cache, acm.bus)
+    sweep = ExpireMemories(acm.rel.memories, acm.graph, acm.cache, BusEvents(acm.bus))
     await acm.cache.delete(Scope("local", "acme", "alice", "bot"), LAST_SWEEP_KEY)  # the hourly throttle
     assert await sweep(SCOPE, schema.retention, clock()) == 2
     assert await read_generation(acm.cache, SCOPE, Tier.USER) not in {before, ""}

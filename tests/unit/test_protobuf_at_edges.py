@@ -1,5 +1,7 @@
 """Protobuf stays at the edges (issue 19): ports, use cases, the session context, the prefetch pool and its
-retriever speak domain types; the servicers and clients convert, and the conversion loses nothing."""
+retriever speak domain types; the servicers, clients and bus adapters convert, and the conversion loses
+nothing. And each service keeps to its own package: another's is reached through the bus or its gRPC API
+(only the CLI's embedded runner, the composition root, wires them all)."""
 
 from __future__ import annotations
 
@@ -27,9 +29,9 @@ INNER = [
     ROOT / "services/acm_gateway/agents.py",
     ROOT / "libs/acm/adapters/prefetching_retriever.py",
     ROOT / "libs/acm/prefetch_state.py",
+    ROOT / "services/acm_ingest/consolidate.py",
 ]
-# Ingest's use cases still build their outbound envelopes in place (not this step's part).
-NOT_YET = {ROOT / "services/acm_ingest/usecases.py"}
+SERVICES = sorted(p for p in (ROOT / "services").glob("acm_*") if p.is_dir() and p.name != "acm_cli")
 
 
 def _imports(path: Path) -> set[str]:
@@ -42,10 +44,28 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [p for p in INNER if p not in NOT_YET], ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_use_cases_are_all_checked() -> None:
+    checked = {p.relative_to(ROOT).as_posix() for p in INNER}
+    assert {"services/acm_ingest/usecases.py", "services/acm_compact/usecases.py"} <= checked
+    assert {p.name for p in SERVICES} >= {"acm_gateway", "acm_ingest", "acm_compact", "acm_retrieve"}
+
+
+@pytest.mark.parametrize("path", INNER, ids=lambda p: str(p.relative_to(ROOT)))
 def test_inner_code_imports_no_protobuf(path: Path) -> None:
     wire = sorted(m for m in _imports(path) if m == "acm.v1" or m.startswith(("acm.v1.", "google.protobuf")))
     assert not wire, f"{path.relative_to(ROOT)} imports {wire}: convert in the servicer, client or handler"
+
+
+@pytest.mark.parametrize("service", SERVICES, ids=lambda p: p.name)
+def test_a_service_imports_no_other_services_package(service: Path) -> None:
+    others = {p.name for p in (ROOT / "services").glob("acm_*") if p.is_dir()} - {service.name}
+    found = sorted(
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in sorted(service.rglob("*.py"))
+        for module in _imports(path)
+        if module.split(".")[0] in others
+    )
+    assert not found, f"{service.name} imports another service's package (use its gRPC API or events): {found}"
 
 
 SCOPE = Scope("c1", "acme", "alice", "bot", "s1")

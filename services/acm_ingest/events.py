@@ -1,0 +1,70 @@
+"""Ingest's outbound events: domain values as acm.v1 envelopes on the bus (its edge to Kafka or the embedded
+log, as the turns handler is its edge in). Each event is keyed by the session, so one session's events stay
+ordered."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from acm import topics
+from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
+from acm.domain.scope import Scope
+from acm.envelopes import envelope
+from acm.ports.bus import EventBus
+from acm.v1 import events_pb2
+from acm_ingest.usecases import WrittenMemory
+
+
+class BusEvents:
+    """Implements acm_ingest.usecases.Events (and acm_ingest.consolidate.ExpiryEvents)."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self._bus = bus
+
+    async def memories_written(
+        self,
+        scope: Scope,
+        event_id: str,
+        job_id: str,
+        written: Sequence[WrittenMemory],
+        embedding_model: str,
+        traceparent: str,
+    ) -> None:
+        memories = [
+            events_pb2.WrittenMemory(
+                memory_id=w.memory.memory_id,
+                tier=TIER_TO_PB[w.memory.tier],
+                layer=LAYER_TO_PB[w.memory.layer],
+                kind=w.memory.kind,
+                text=w.memory.text,
+                source_turn_ids=list(w.memory.source_turn_ids),
+                embedding=list(w.embedding),
+                created_at=ts(w.memory.created_at),
+                entity_names=list(w.entity_names),
+            )
+            for w in written
+        ]
+        event = envelope(scope, event_id=event_id, traceparent=traceparent)
+        event.memories_written.CopyFrom(
+            events_pb2.MemoriesWritten(job_id=job_id, memories=memories, embedding_model=embedding_model)
+        )
+        await self._publish(topics.MEMORIES, scope, event)
+
+    async def memories_expired(
+        self, scope: Scope, memory_ids: Sequence[str], event_id: str, traceparent: str = ""
+    ) -> None:
+        event = envelope(scope, event_id=event_id, traceparent=traceparent)
+        event.memories_written.CopyFrom(events_pb2.MemoriesWritten(expired_memory_ids=list(memory_ids)))
+        await self._publish(topics.MEMORIES, scope, event)
+
+    async def compaction_requested(
+        self, scope: Scope, session_tokens: int, budget_tokens: int, traceparent: str
+    ) -> None:
+        event = envelope(scope, traceparent=traceparent)
+        event.compaction_requested.CopyFrom(
+            events_pb2.CompactionRequested(session_tokens=session_tokens, budget_tokens=budget_tokens)
+        )
+        await self._publish(topics.COMPACTION_REQUESTS, scope, event)
+
+    async def _publish(self, topic: str, scope: Scope, event: events_pb2.Envelope) -> None:
+        await self._bus.publish(topic, scope.session_key, event.SerializeToString())
