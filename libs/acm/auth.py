@@ -83,7 +83,8 @@ def required_service_secret(secret: SecretStr | None = None) -> str:
         print(
             "cannot start, fix these environment variables:\n"
             f"  ACM_SERVICE_TOKEN_SECRET: required in distributed mode, at least {MIN_SERVICE_SECRET_CHARS} "
-            "characters, the same in the gateway, anticipate, retrieve and architect (e.g. openssl rand -hex 32)",
+            "characters, the same in the gateway, anticipate, retrieve, architect and compact "
+            "(e.g. openssl rand -hex 32)",
             file=sys.stderr,
         )
         raise SystemExit(2)
