@@ -84,7 +84,7 @@ class Turn:
 
     @property
     def content(self) -> str:
-        """What ACM ingests (the speaker travels in metadata)."""
+        """The turn with its photo's caption inline, as the baselines read it (ACM gets the caption in metadata)."""
         return f"{self.text} [shares {self.caption}]" if self.caption else self.text
 
     @property
@@ -673,16 +673,19 @@ def _scope(sample_id: str, session_id: str = "") -> Any:
 
 
 async def ingest_turn(client: AcmClient, scope: Any, turn: Turn) -> str:
-    """One LoCoMo turn through gRPC Ingest, as its speaker said it on its session's date; the job id."""
+    """One LoCoMo turn through gRPC Ingest, as its speaker said it on its session's date; the job id. A
+    shared photo's caption travels as an agent would send it, in metadata["image_caption"] (ingest makes it
+    text of the turn); the baselines read it inline (item_text)."""
     from acm.domain.models import Role
 
+    metadata = {"speaker": turn.speaker, **({"image_caption": turn.caption} if turn.caption else {})}
     response = await client.ingest(
         scope,
-        turn.content,
+        turn.text,
         Role.USER,
         occurred_at=turn.occurred_at,
         turn_id=turn.turn_id,
-        metadata={"speaker": turn.speaker},
+        metadata=metadata,
     )
     return response.job_id
 
