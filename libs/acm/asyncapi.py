@@ -45,6 +45,7 @@ CONSUMERS = (
     Consumer(topics.FORGET, "retrieve"),
     Consumer(topics.FORGET, "anticipate"),
     Consumer(topics.FORGET, "compact"),
+    Consumer(topics.MEMORY_EDITS, "ingest"),
 )
 
 # The Envelope body each topic carries, and who publishes it.
@@ -56,15 +57,17 @@ BODIES = {
     topics.PREFETCH_POOLS: "pool_ready",
     topics.SCHEMAS: "schema_changed",
     topics.FORGET: "forget_requested",
+    topics.MEMORY_EDITS: "memory_edit_requested",
 }
 PRODUCERS = {
-    topics.TURNS: "gateway (Ingest RPC)",
+    topics.TURNS: "gateway (Ingest, IngestBatch RPCs)",
     topics.MEMORIES: "ingest",
     topics.COMPACTION_REQUESTS: "ingest",
     topics.PREFETCH_SIGNALS: "agents and integrations (no ACM service publishes it)",
     topics.PREFETCH_POOLS: "anticipate",
     topics.SCHEMAS: "architect",
     topics.FORGET: "gateway (Forget RPC)",
+    topics.MEMORY_EDITS: "gateway (UpdateMemory, DeleteMemory, ImportUser RPCs)",
 }
 
 

@@ -7,6 +7,7 @@ PREFETCH_SIGNALS = "acm.prefetch.signals.v1"
 PREFETCH_POOLS = "acm.prefetch.pools.v1"  # hints for gateways: a session's pool is ready
 SCHEMAS = "acm.schemas.v1"
 FORGET = "acm.forget.v1"
+MEMORY_EDITS = "acm.memory.edits.v1"  # the Memory API's writes, applied by ingest
 
 
 def dead_letter(group: str) -> str:

@@ -43,7 +43,7 @@ from acm_gateway.app import build_server, build_servicer, refuse_if_in_use
 from acm_gateway.settings import GatewaySettings
 from acm_ingest.app import register as register_ingest
 from acm_ingest.settings import IngestSettings
-from acm_retrieve.app import build_api
+from acm_retrieve.app import build_api, build_memories
 from acm_retrieve.app import register as register_retrieve
 
 log = logging.getLogger("acm.embedded")
@@ -217,8 +217,9 @@ class EmbeddedAcm:
             if s.prefetch
             else self.full_retriever
         )
+        memories = build_memories(self.rel, self.graph)  # retrieve's Memory API reads, in-process
         servicer = build_servicer(
-            self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect, compactor
+            self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect, compactor, memories
         )
         self._server = build_server(servicer, s.listen_addr, ServerTls.of(s))
         self.api_key = await self._dev_key()

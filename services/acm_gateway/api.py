@@ -7,20 +7,24 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import grpc
+from google.protobuf import json_format
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from acm.convert import info_to_pb, ts, turn_from_pb
-from acm.domain.models import Job, JobStatus, new_id
-from acm.domain.scope import Action
+from acm.convert import TIER_TO_PB, info_to_pb, ts, turn_from_pb
+from acm.domain.errors import InvalidRequest
+from acm.domain.models import Job, JobStatus, Memory, Turn, new_id
+from acm.domain.scope import Action, ForgetLevel, Scope, Tier
+from acm.memory_wire import query_from_pb, stored_from_pb, stored_to_pb
 from acm.ports.architect import AgentDefinition
 from acm.ports.stores import ApiKey
 from acm.runtime import status_of
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
-from acm.v1 import gateway_pb2, gateway_pb2_grpc
+from acm.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, memories_pb2
 from acm_gateway.agents import Agents
 from acm_gateway.convert import bundle_to_pb, compaction_to_pb, fetch_query
 from acm_gateway.errors import Unavailable
+from acm_gateway.memories import MAX_BATCH, MemoryApi
 from acm_gateway.usecases import (
     AcceptTurn,
     Authenticator,
@@ -79,8 +83,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         forget: RequestForget,
         compact: CompactNow,
         agents: Agents | None = None,
+        memories: MemoryApi | None = None,
     ) -> None:
         self._agents = agents
+        self._memories = memories
         self._auth = auth
         self._accept_turn = accept_turn
         self._get_job = get_job
@@ -197,7 +203,136 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
         return await self._call("ListAgents", context, work)
 
+    # --- the Memory API (docs/memory-api.md) ---------------------------------------------------------------
+
+    def _memory_api(self) -> MemoryApi:
+        if self._memories is None:
+            raise Unavailable("the Memory API is not configured for this gateway")
+        return self._memories
+
+    async def GetMemory(
+        self, request: memories_pb2.GetMemoryRequest, context: grpc.aio.ServicerContext
+    ) -> memories_pb2.StoredMemory:
+        async def work(key: ApiKey, _trace: str) -> memories_pb2.StoredMemory:
+            scope = await self._auth.authorize(key, request.scope, Action.FETCH)
+            return stored_to_pb(await self._memory_api().get(scope, request.memory_id))
+
+        return await self._call("GetMemory", context, work)
+
+    async def ListMemories(
+        self, request: memories_pb2.ListMemoriesRequest, context: grpc.aio.ServicerContext
+    ) -> memories_pb2.ListMemoriesResponse:
+        async def work(key: ApiKey, _trace: str) -> memories_pb2.ListMemoriesResponse:
+            scope = await self._auth.authorize(key, request.scope, Action.FETCH)
+            page = await self._memory_api().list_memories(scope, query_from_pb(request))
+            return memories_pb2.ListMemoriesResponse(
+                memories=[stored_to_pb(m) for m in page.memories], next_page_token=page.next_page_token
+            )
+
+        return await self._call("ListMemories", context, work)
+
+    async def MemoryHistory(
+        self, request: memories_pb2.MemoryHistoryRequest, context: grpc.aio.ServicerContext
+    ) -> memories_pb2.MemoryHistoryResponse:
+        async def work(key: ApiKey, _trace: str) -> memories_pb2.MemoryHistoryResponse:
+            scope = await self._auth.authorize(key, request.scope, Action.FETCH)
+            versions = await self._memory_api().history(scope, request.memory_id, request.slot)
+            return memories_pb2.MemoryHistoryResponse(versions=[stored_to_pb(m) for m in versions])
+
+        return await self._call("MemoryHistory", context, work)
+
+    async def UpdateMemory(
+        self, request: gateway_pb2.UpdateMemoryRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.MemoryJob:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.MemoryJob:
+            scope = await self._auth.authorize(key, request.scope, Action.INGEST)
+            api = self._memory_api()
+            job_id, memory_id = await api.update(key, scope, request.memory_id, request.text, request.source)
+            return gateway_pb2.MemoryJob(job_id=job_id, memory_id=memory_id)
+
+        return await self._call("UpdateMemory", context, work)
+
+    async def DeleteMemory(
+        self, request: gateway_pb2.DeleteMemoryRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.MemoryJob:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.MemoryJob:
+            # Erasing one memory is a user-level Forget's smallest part: the same right.
+            scope = await self._auth.authorize(key, request.scope, Action.forget(ForgetLevel.USER))
+            job_id = await self._memory_api().delete(key, scope, request.memory_id)
+            return gateway_pb2.MemoryJob(job_id=job_id, memory_id=request.memory_id)
+
+        return await self._call("DeleteMemory", context, work)
+
+    async def ExportUser(
+        self, request: gateway_pb2.ExportUserRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ExportUserResponse:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.ExportUserResponse:
+            scope = await self._auth.authorize(key, request.scope, Action.FETCH)
+            page = await self._memory_api().export(scope, request.page_size, request.page_token)
+            lines = [json_line(m) for m in page.memories]
+            return gateway_pb2.ExportUserResponse(
+                jsonl="".join(f"{line}\n" for line in lines), count=len(lines), next_page_token=page.next_page_token
+            )
+
+        return await self._call("ExportUser", context, work)
+
+    async def ImportUser(
+        self, request: gateway_pb2.ImportUserRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.MemoryJob:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.MemoryJob:
+            scope = await self._auth.authorize(key, request.scope, Action.INGEST)
+            memories = read_json_lines(request.jsonl, scope)
+            return gateway_pb2.MemoryJob(job_id=await self._memory_api().import_(key, scope, memories))
+
+        return await self._call("ImportUser", context, work)
+
+    async def IngestBatch(
+        self, request: gateway_pb2.IngestBatchRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.IngestBatchResponse:
+        async def work(key: ApiKey, trace: str) -> gateway_pb2.IngestBatchResponse:
+            scope = await self._auth.authorize(key, request.scope, Action.INGEST)
+            if len(request.turns) > MAX_BATCH:
+                raise InvalidRequest(
+                    f"{len(request.turns)} turns in one call; send at most {MAX_BATCH} per IngestBatch"
+                )
+            turns = [self._batch_turn(i, pb, scope) for i, pb in enumerate(request.turns)]
+            accepted = await self._memory_api().ingest_batch(key, turns, trace)
+            return gateway_pb2.IngestBatchResponse(
+                accepted=[gateway_pb2.IngestResponse(job_id=j, event_id=e) for j, e in accepted]
+            )
+
+        return await self._call("IngestBatch", context, work)
+
+    def _batch_turn(self, index: int, pb: common_pb2.Turn, scope: Scope) -> Turn:
+        try:
+            return turn_from_pb(pb, scope, self._accept_turn.max_turn_bytes, pb.turn_id or new_id())
+        except InvalidRequest as exc:
+            raise InvalidRequest(f"turns[{index}]: {exc}") from None
+
     def _agents_api(self) -> Agents:
         if self._agents is None:
             raise Unavailable("no architect is configured for this gateway")
         return self._agents
+
+
+def json_line(memory: Memory) -> str:
+    """One ExportUser line: the StoredMemory as protobuf JSON (field names as in the .proto), on one line."""
+    return json_format.MessageToJson(stored_to_pb(memory), preserving_proto_field_name=True, indent=None)
+
+
+def read_json_lines(jsonl: str, scope: Scope) -> list[Memory]:
+    """ImportUser's lines → memories of the scope's user; InvalidRequest names the line that is wrong."""
+    lines = [(n, line) for n, line in enumerate(jsonl.splitlines(), start=1) if line.strip()]
+    if len(lines) > MAX_BATCH:
+        raise InvalidRequest(f"{len(lines)} lines in one call; import at most {MAX_BATCH} per ImportUser")
+    memories = []
+    for n, line in lines:
+        pb = memories_pb2.StoredMemory()
+        try:
+            json_format.Parse(line, pb)
+            if pb.memory.tier != TIER_TO_PB[Tier.USER]:
+                raise InvalidRequest("only user-tier memories (ExportUser's) can be imported")
+            memories.append(stored_from_pb(pb, scope))
+        except (json_format.ParseError, InvalidRequest) as exc:
+            raise InvalidRequest(f"jsonl line {n}: {exc}") from None
+    return memories

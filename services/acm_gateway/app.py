@@ -13,6 +13,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from acm import topics
 from acm.adapters.grpc_compactor import GrpcCompactor
+from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.tokenizer import TiktokenCounter
@@ -21,6 +22,7 @@ from acm.channels import ClientTls, open_channel
 from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
 from acm.ports.compactor import Compactor
+from acm.ports.memories import MemoryReader
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
@@ -30,9 +32,10 @@ from acm.v1 import gateway_pb2, gateway_pb2_grpc
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
 from acm_gateway.architect_client import GrpcArchitect
-from acm_gateway.events import BusEvents
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.kept_sessions import KeptSessions
+from acm_gateway.memories import MemoryApi
+from acm_gateway.memory_events import BusMemoryEvents
 from acm_gateway.request_log import RequestLog
 from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
@@ -51,15 +54,16 @@ def build_servicer(
     settings: GatewaySettings,
     architect: Architect | None = None,
     compactor: Compactor | None = None,
+    memory_reader: MemoryReader | None = None,
 ) -> GatewayServicer:
     """``retriever`` is the full retrieval, or a PrefetchingRetriever around it (Fetch consults the
     session's prefetch pool first; then this replica also subscribes its warm-up to anticipate's
-    PoolReady hints, so call this before the bus starts). ``architect`` and ``compactor``: the architect's and
-    the compact service's APIs (None: their RPCs answer UNAVAILABLE)."""
+    PoolReady hints, so call this before the bus starts). ``architect``, ``compactor`` and ``memory_reader``:
+    the architect's, the compact service's and retrieve's Memory API (None: their RPCs answer UNAVAILABLE)."""
     tokens = TiktokenCounter()
     load = LoadSession(rel.memories, rel.working, rel.schemas, settings.max_session_turns)
     sessions = KeptSessions(load, cache)
-    events = BusEvents(bus)
+    events = BusMemoryEvents(bus)
     if isinstance(retriever, PrefetchingRetriever):
         # Its own group per replica, from now on: every replica warms its own memory, and a late hint is moot.
         bus.subscribe(
@@ -68,9 +72,10 @@ def build_servicer(
             PoolReadyHandler(WarmUp(retriever, sessions, tokens)),
             from_now=True,
         )
+    accept_turn = AcceptTurn(events, rel.jobs, rel.schemas, settings.max_turn_bytes)
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
-        accept_turn=AcceptTurn(events, rel.jobs, rel.schemas, settings.max_turn_bytes),
+        accept_turn=accept_turn,
         get_job=GetJob(rel.jobs),
         fetch=FetchContext(
             retriever,
@@ -81,6 +86,7 @@ def build_servicer(
         forget=RequestForget(events, rel.jobs, rel.audit),
         compact=CompactNow(compactor),
         agents=Agents(architect) if architect is not None else None,
+        memories=MemoryApi(memory_reader, events, rel.jobs, rel.audit, accept_turn),
     )
 
 
@@ -198,7 +204,8 @@ async def run(settings: GatewaySettings) -> None:
     retriever = PrefetchingRetriever(GrpcRetriever(channel, settings.rpc_timeout_s), cache)
     architect = GrpcArchitect(architect_channel, settings.rpc_timeout_s)
     compactor = GrpcCompactor(compact_channel, settings.compact_timeout_s)
-    servicer = build_servicer(rel, bus, retriever, cache, settings, architect, compactor)
+    reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)  # retrieve serves the Memory API's reads
+    servicer = build_servicer(rel, bus, retriever, cache, settings, architect, compactor, reader)
     server = build_server(servicer, settings.listen_addr, ServerTls.of(settings))
     # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.
     await serve_until_stopped(

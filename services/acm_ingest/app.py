@@ -20,8 +20,10 @@ from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, se
 from acm_ingest import GROUP
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
 from acm_ingest.events import BusEvents
+from acm_ingest.handlers.memory_edits import MemoryEditsHandler
 from acm_ingest.handlers.turns import TurnsHandler
 from acm_ingest.llm_extraction import LlmFactExtractor
+from acm_ingest.memory_edits import ApplyMemoryEdits
 from acm_ingest.settings import IngestSettings
 from acm_ingest.usecases import ForgetScope, IngestTurn
 
@@ -71,6 +73,10 @@ def register(
             rel.audit,
             ForgetJob(GROUP, rel.jobs, rel.processed),
         ),
+    )
+    edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), events, now=now)
+    bus.subscribe(
+        topics.MEMORY_EDITS, GROUP, MemoryEditsHandler(edits, rel.api_keys, rel.jobs, rel.processed, rel.audit)
     )
     sweep = SweepIdle(rel.memories, rel.schemas, expire, settings.expiry_idle_sweep_max_users)
 

@@ -15,10 +15,12 @@ from acm.ports.stores import GraphStore, VectorStore
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.transport import ServerTls
-from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
+from acm.v1 import memories_pb2, memories_pb2_grpc, retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
 from acm_retrieve.api import RetrieveApi, RetrieveServicer
 from acm_retrieve.handlers.memories import MemoriesHandler
+from acm_retrieve.memories import ReadMemories
+from acm_retrieve.memories_api import MemoriesServicer
 from acm_retrieve.settings import RetrieveSettings
 from acm_retrieve.usecases import Retrieve
 
@@ -27,6 +29,11 @@ log = logging.getLogger("acm.retrieve")
 
 def build_api(rel: Relational, vectors: VectorStore, graph: GraphStore, embedder: Embedder) -> RetrieveApi:
     return RetrieveApi(Retrieve(rel.memories, vectors, graph, rel.schemas, embedder, TiktokenCounter()))
+
+
+def build_memories(rel: Relational, graph: GraphStore) -> ReadMemories:
+    """The Memory API's reads (acm.ports.memories.MemoryReader)."""
+    return ReadMemories(rel.memories, graph)
 
 
 def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder) -> None:
@@ -46,12 +53,16 @@ async def run(settings: RetrieveSettings) -> None:
     register(bus, rel, vectors, embedder)
     server = HealthServer(
         settings.listen_addr,
-        [retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name],
+        [
+            retrieve_pb2.DESCRIPTOR.services_by_name["Retrieve"].full_name,
+            memories_pb2.DESCRIPTOR.services_by_name["Memories"].full_name,
+        ],
         tls=ServerTls.of(settings),
     )
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
         RetrieveServicer(build_api(rel, vectors, graph, embedder)), server.server
     )
+    memories_pb2_grpc.add_MemoriesServicer_to_server(MemoriesServicer(build_memories(rel, graph)), server.server)
     await serve_until_stopped("retrieve", server, bus, [rel, vectors, graph], checks=dependency_checks(rel, bus))
 
 

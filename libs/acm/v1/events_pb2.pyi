@@ -4,6 +4,7 @@ isort:skip_file
 """
 
 from acm.v1 import common_pb2 as _common_pb2
+from acm.v1 import memories_pb2 as _memories_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -62,6 +63,7 @@ class Envelope(_message.Message):
     PREFETCH_SIGNAL_FIELD_NUMBER: _builtins.int
     SCHEMA_CHANGED_FIELD_NUMBER: _builtins.int
     POOL_READY_FIELD_NUMBER: _builtins.int
+    MEMORY_EDIT_REQUESTED_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     schema_version: _builtins.int
     traceparent: _builtins.str
@@ -90,6 +92,8 @@ class Envelope(_message.Message):
     def schema_changed(self) -> Global___SchemaChanged: ...
     @_builtins.property
     def pool_ready(self) -> Global___PoolReady: ...
+    @_builtins.property
+    def memory_edit_requested(self) -> Global___MemoryEditRequested: ...
     def __init__(
         self,
         *,
@@ -107,12 +111,13 @@ class Envelope(_message.Message):
         prefetch_signal: Global___PrefetchSignal | None = ...,
         schema_changed: Global___SchemaChanged | None = ...,
         pool_ready: Global___PoolReady | None = ...,
+        memory_edit_requested: Global___MemoryEditRequested | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "memories_written", b"memories_written", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "key_id", b"key_id", "memories_written", b"memories_written", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "key_id", b"key_id", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready", "memory_edit_requested"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 
@@ -347,6 +352,114 @@ class PoolReady(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PoolReady: _TypeAlias = PoolReady  # noqa: Y015
+
+@_typing.final
+class MemoryEditRequested(_message.Message):
+    """acm.memory.edits.v1 — a write of the Memory API, accepted by the gateway and applied by ingest (the memories'
+    owner), which finishes job_id. Keyed by the scope's session key, so one user's edits stay in order.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    JOB_ID_FIELD_NUMBER: _builtins.int
+    UPDATE_FIELD_NUMBER: _builtins.int
+    DELETE_FIELD_NUMBER: _builtins.int
+    IMPORTED_FIELD_NUMBER: _builtins.int
+    job_id: _builtins.str
+    @_builtins.property
+    def update(self) -> Global___MemoryUpdate: ...
+    @_builtins.property
+    def delete(self) -> Global___MemoryDelete: ...
+    @_builtins.property
+    def imported(self) -> Global___MemoryImport: ...
+    def __init__(
+        self,
+        *,
+        job_id: _builtins.str = ...,
+        update: Global___MemoryUpdate | None = ...,
+        delete: Global___MemoryDelete | None = ...,
+        imported: Global___MemoryImport | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["delete", b"delete", "edit", b"edit", "imported", b"imported", "update", b"update"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["delete", b"delete", "edit", b"edit", "imported", b"imported", "job_id", b"job_id", "update", b"update"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_edit: _TypeAlias = _typing.Literal["update", "delete", "imported"]  # noqa: Y015
+    _WhichOneofArgType_edit: _TypeAlias = _typing.Literal["edit", b"edit"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_edit) -> _WhichOneofReturnType_edit | None: ...
+
+Global___MemoryEditRequested: _TypeAlias = MemoryEditRequested  # noqa: Y015
+
+@_typing.final
+class MemoryUpdate(_message.Message):
+    """A correction: a new version (new_memory_id) with this text and source supersedes memory_id."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    NEW_MEMORY_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    SOURCE_FIELD_NUMBER: _builtins.int
+    memory_id: _builtins.str
+    new_memory_id: _builtins.str
+    text: _builtins.str
+    source: _builtins.str
+    def __init__(
+        self,
+        *,
+        memory_id: _builtins.str = ...,
+        new_memory_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+        source: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory_id", b"memory_id", "new_memory_id", b"new_memory_id", "source", b"source", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryUpdate: _TypeAlias = MemoryUpdate  # noqa: Y015
+
+@_typing.final
+class MemoryDelete(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    memory_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        memory_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory_id", b"memory_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryDelete: _TypeAlias = MemoryDelete  # noqa: Y015
+
+@_typing.final
+class MemoryImport(_message.Message):
+    """Memories to write into the scope's user (user tier), ids already made idempotent by the gateway."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORIES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def memories(self) -> _containers.RepeatedCompositeFieldContainer[_memories_pb2.StoredMemory]: ...
+    def __init__(
+        self,
+        *,
+        memories: _abc.Iterable[_memories_pb2.StoredMemory] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memories", b"memories"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryImport: _TypeAlias = MemoryImport  # noqa: Y015
 
 @_typing.final
 class DeadLetter(_message.Message):

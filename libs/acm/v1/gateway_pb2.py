@@ -24,9 +24,10 @@ _sym_db = _symbol_database.Default()
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from acm.v1 import common_pb2 as acm_dot_v1_dot_common__pb2
+from acm.v1 import memories_pb2 as acm_dot_v1_dot_memories__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x63m/v1/gateway.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\"I\n\rIngestRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x1a\n\x04turn\x18\x02 \x01(\x0b\x32\x0c.acm.v1.Turn\"2\n\x0eIngestResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\"=\n\rGetJobRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"\x8d\x02\n\x03Job\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12!\n\x06status\x18\x03 \x01(\x0e\x32\x11.acm.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\'\n\x06\x63ounts\x18\x05 \x03(\x0b\x32\x17.acm.v1.Job.CountsEntry\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xac\x01\n\x0c\x46\x65tchRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05query\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x04 \x01(\t\x12\x1b\n\x05tiers\x18\x05 \x03(\x0e\x32\x0c.acm.v1.Tier\x12)\n\x05\x61s_of\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xfd\x02\n\rFetchResponse\x12 \n\x08memories\x18\x01 \x03(\x0b\x32\x0e.acm.v1.Memory\x12\x14\n\x0ctotal_tokens\x18\x02 \x01(\x05\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x0f\n\x07\x64ropped\x18\x04 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x05 \x01(\t\x12$\n\x06pinned\x18\x06 \x03(\x0b\x32\x14.acm.v1.PinnedEntity\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\"\n\x0crecent_turns\x18\x08 \x03(\x0b\x32\x0c.acm.v1.Turn\x12\"\n\x05parts\x18\t \x03(\x0b\x32\x13.acm.v1.ContextPart\x12\x0f\n\x07\x63ontext\x18\n \x01(\t\x12\x15\n\rfrom_prefetch\x18\x0b \x01(\x08\x12\x0e\n\x06notice\x18\x0c \x01(\t\x12+\n\x0flast_compaction\x18\r \x01(\x0b\x32\x12.acm.v1.Compaction\x12\x16\n\x0e\x63ontext_tokens\x18\x0e \x01(\x05\"9\n\x0b\x43ontextPart\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06tokens\x18\x02 \x01(\x05\x12\x0c\n\x04text\x18\x03 \x01(\t\"\xdf\x01\n\x0cPinnedEntity\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x38\n\nattributes\x18\x03 \x03(\x0b\x32$.acm.v1.PinnedEntity.AttributesEntry\x12\x17\n\x0fsource_turn_ids\x18\x04 \x03(\t\x12.\n\nupdated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"<\n\rForgetRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05level\x18\x02 \x01(\t\" \n\x0e\x46orgetResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"E\n\x0e\x43ompactRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x15\n\rbudget_tokens\x18\x02 \x01(\x05\"\xcb\x02\n\nCompaction\x12\x15\n\rcompaction_id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x15\n\rtokens_before\x18\x03 \x01(\x05\x12\x14\n\x0ctokens_after\x18\x04 \x01(\x05\x12\r\n\x05ratio\x18\x05 \x01(\x01\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x10\n\x08\x61ttempts\x18\x07 \x01(\x05\x12\x15\n\rmissing_atoms\x18\x08 \x03(\t\x12\x19\n\x11unsupported_atoms\x18\t \x03(\t\x12\x16\n\x0eturns_replaced\x18\n \x01(\x05\x12\x16\n\x0eturns_verbatim\x18\x0b \x01(\x05\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07message\x18\r \x01(\t\x12\x12\n\nlatency_ms\x18\x0e \x01(\x01\"9\n\x0f\x43ompactResponse\x12&\n\ncompaction\x18\x01 \x01(\x0b\x32\x12.acm.v1.Compaction\"r\n\x12\x44\x65\x66ineAgentRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x16\n\x0eoverrides_json\x18\x03 \x01(\t\x12\x11\n\tarchetype\x18\x04 \x01(\t\"@\n\x0fGetAgentRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0f\n\x07version\x18\x02 \x01(\r\"\x9f\x01\n\x0f\x41gentSchemaInfo\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\x11\n\tarchetype\x18\x03 \x01(\t\x12\x13\n\x0bschema_json\x18\x04 \x01(\t\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\trationale\x18\x06 \x01(\t\"1\n\x11ListAgentsRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\"=\n\x12ListAgentsResponse\x12\'\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x17.acm.v1.AgentSchemaInfo*k\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x13\n\x0fJOB_STATUS_DONE\x10\x02\x12\x15\n\x11JOB_STATUS_FAILED\x10\x03\x32\xe2\x03\n\x07Gateway\x12\x37\n\x06Ingest\x12\x15.acm.v1.IngestRequest\x1a\x16.acm.v1.IngestResponse\x12,\n\x06GetJob\x12\x15.acm.v1.GetJobRequest\x1a\x0b.acm.v1.Job\x12\x34\n\x05\x46\x65tch\x12\x14.acm.v1.FetchRequest\x1a\x15.acm.v1.FetchResponse\x12\x37\n\x06\x46orget\x12\x15.acm.v1.ForgetRequest\x1a\x16.acm.v1.ForgetResponse\x12:\n\x07\x43ompact\x12\x16.acm.v1.CompactRequest\x1a\x17.acm.v1.CompactResponse\x12\x42\n\x0b\x44\x65\x66ineAgent\x12\x1a.acm.v1.DefineAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12<\n\x08GetAgent\x12\x17.acm.v1.GetAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12\x43\n\nListAgents\x12\x19.acm.v1.ListAgentsRequest\x1a\x1a.acm.v1.ListAgentsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x63m/v1/gateway.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\x1a\x15\x61\x63m/v1/memories.proto\"I\n\rIngestRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x1a\n\x04turn\x18\x02 \x01(\x0b\x32\x0c.acm.v1.Turn\"2\n\x0eIngestResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\"=\n\rGetJobRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"\x8d\x02\n\x03Job\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12!\n\x06status\x18\x03 \x01(\x0e\x32\x11.acm.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\'\n\x06\x63ounts\x18\x05 \x03(\x0b\x32\x17.acm.v1.Job.CountsEntry\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xac\x01\n\x0c\x46\x65tchRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05query\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x04 \x01(\t\x12\x1b\n\x05tiers\x18\x05 \x03(\x0e\x32\x0c.acm.v1.Tier\x12)\n\x05\x61s_of\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xfd\x02\n\rFetchResponse\x12 \n\x08memories\x18\x01 \x03(\x0b\x32\x0e.acm.v1.Memory\x12\x14\n\x0ctotal_tokens\x18\x02 \x01(\x05\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x0f\n\x07\x64ropped\x18\x04 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x05 \x01(\t\x12$\n\x06pinned\x18\x06 \x03(\x0b\x32\x14.acm.v1.PinnedEntity\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\"\n\x0crecent_turns\x18\x08 \x03(\x0b\x32\x0c.acm.v1.Turn\x12\"\n\x05parts\x18\t \x03(\x0b\x32\x13.acm.v1.ContextPart\x12\x0f\n\x07\x63ontext\x18\n \x01(\t\x12\x15\n\rfrom_prefetch\x18\x0b \x01(\x08\x12\x0e\n\x06notice\x18\x0c \x01(\t\x12+\n\x0flast_compaction\x18\r \x01(\x0b\x32\x12.acm.v1.Compaction\x12\x16\n\x0e\x63ontext_tokens\x18\x0e \x01(\x05\"9\n\x0b\x43ontextPart\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06tokens\x18\x02 \x01(\x05\x12\x0c\n\x04text\x18\x03 \x01(\t\"\xdf\x01\n\x0cPinnedEntity\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x38\n\nattributes\x18\x03 \x03(\x0b\x32$.acm.v1.PinnedEntity.AttributesEntry\x12\x17\n\x0fsource_turn_ids\x18\x04 \x03(\t\x12.\n\nupdated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"<\n\rForgetRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05level\x18\x02 \x01(\t\" \n\x0e\x46orgetResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"E\n\x0e\x43ompactRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x15\n\rbudget_tokens\x18\x02 \x01(\x05\"\xcb\x02\n\nCompaction\x12\x15\n\rcompaction_id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x15\n\rtokens_before\x18\x03 \x01(\x05\x12\x14\n\x0ctokens_after\x18\x04 \x01(\x05\x12\r\n\x05ratio\x18\x05 \x01(\x01\x12\x10\n\x08verified\x18\x06 \x01(\x08\x12\x10\n\x08\x61ttempts\x18\x07 \x01(\x05\x12\x15\n\rmissing_atoms\x18\x08 \x03(\t\x12\x19\n\x11unsupported_atoms\x18\t \x03(\t\x12\x16\n\x0eturns_replaced\x18\n \x01(\x05\x12\x16\n\x0eturns_verbatim\x18\x0b \x01(\x05\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07message\x18\r \x01(\t\x12\x12\n\nlatency_ms\x18\x0e \x01(\x01\"9\n\x0f\x43ompactResponse\x12&\n\ncompaction\x18\x01 \x01(\x0b\x32\x12.acm.v1.Compaction\"r\n\x12\x44\x65\x66ineAgentRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x16\n\x0eoverrides_json\x18\x03 \x01(\t\x12\x11\n\tarchetype\x18\x04 \x01(\t\"@\n\x0fGetAgentRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0f\n\x07version\x18\x02 \x01(\r\"\x9f\x01\n\x0f\x41gentSchemaInfo\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\x12\x11\n\tarchetype\x18\x03 \x01(\t\x12\x13\n\x0bschema_json\x18\x04 \x01(\t\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\trationale\x18\x06 \x01(\t\"1\n\x11ListAgentsRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\"=\n\x12ListAgentsResponse\x12\'\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x17.acm.v1.AgentSchemaInfo\"d\n\x13UpdateMemoryRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x11\n\tmemory_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\"F\n\x13\x44\x65leteMemoryRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x11\n\tmemory_id\x18\x02 \x01(\t\".\n\tMemoryJob\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x11\n\tmemory_id\x18\x02 \x01(\t\"X\n\x11\x45xportUserRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"K\n\x12\x45xportUserResponse\x12\r\n\x05jsonl\x18\x01 \x01(\t\x12\r\n\x05\x63ount\x18\x02 \x01(\x05\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\"@\n\x11ImportUserRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05jsonl\x18\x02 \x01(\t\"O\n\x12IngestBatchRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x1b\n\x05turns\x18\x02 \x03(\x0b\x32\x0c.acm.v1.Turn\"?\n\x13IngestBatchResponse\x12(\n\x08\x61\x63\x63\x65pted\x18\x01 \x03(\x0b\x32\x16.acm.v1.IngestResponse*k\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x13\n\x0fJOB_STATUS_DONE\x10\x02\x12\x15\n\x11JOB_STATUS_FAILED\x10\x03\x32\x81\x08\n\x07Gateway\x12\x37\n\x06Ingest\x12\x15.acm.v1.IngestRequest\x1a\x16.acm.v1.IngestResponse\x12,\n\x06GetJob\x12\x15.acm.v1.GetJobRequest\x1a\x0b.acm.v1.Job\x12\x34\n\x05\x46\x65tch\x12\x14.acm.v1.FetchRequest\x1a\x15.acm.v1.FetchResponse\x12\x37\n\x06\x46orget\x12\x15.acm.v1.ForgetRequest\x1a\x16.acm.v1.ForgetResponse\x12:\n\x07\x43ompact\x12\x16.acm.v1.CompactRequest\x1a\x17.acm.v1.CompactResponse\x12\x42\n\x0b\x44\x65\x66ineAgent\x12\x1a.acm.v1.DefineAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12<\n\x08GetAgent\x12\x17.acm.v1.GetAgentRequest\x1a\x17.acm.v1.AgentSchemaInfo\x12\x43\n\nListAgents\x12\x19.acm.v1.ListAgentsRequest\x1a\x1a.acm.v1.ListAgentsResponse\x12;\n\tGetMemory\x12\x18.acm.v1.GetMemoryRequest\x1a\x14.acm.v1.StoredMemory\x12I\n\x0cListMemories\x12\x1b.acm.v1.ListMemoriesRequest\x1a\x1c.acm.v1.ListMemoriesResponse\x12>\n\x0cUpdateMemory\x12\x1b.acm.v1.UpdateMemoryRequest\x1a\x11.acm.v1.MemoryJob\x12>\n\x0c\x44\x65leteMemory\x12\x1b.acm.v1.DeleteMemoryRequest\x1a\x11.acm.v1.MemoryJob\x12L\n\rMemoryHistory\x12\x1c.acm.v1.MemoryHistoryRequest\x1a\x1d.acm.v1.MemoryHistoryResponse\x12\x43\n\nExportUser\x12\x19.acm.v1.ExportUserRequest\x1a\x1a.acm.v1.ExportUserResponse\x12:\n\nImportUser\x12\x19.acm.v1.ImportUserRequest\x1a\x11.acm.v1.MemoryJob\x12\x46\n\x0bIngestBatch\x12\x1a.acm.v1.IngestBatchRequest\x1a\x1b.acm.v1.IngestBatchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,48 +38,64 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOB_COUNTSENTRY']._serialized_options = b'8\001'
   _globals['_PINNEDENTITY_ATTRIBUTESENTRY']._loaded_options = None
   _globals['_PINNEDENTITY_ATTRIBUTESENTRY']._serialized_options = b'8\001'
-  _globals['_JOBSTATUS']._serialized_start=2410
-  _globals['_JOBSTATUS']._serialized_end=2517
-  _globals['_INGESTREQUEST']._serialized_start=86
-  _globals['_INGESTREQUEST']._serialized_end=159
-  _globals['_INGESTRESPONSE']._serialized_start=161
-  _globals['_INGESTRESPONSE']._serialized_end=211
-  _globals['_GETJOBREQUEST']._serialized_start=213
-  _globals['_GETJOBREQUEST']._serialized_end=274
-  _globals['_JOB']._serialized_start=277
-  _globals['_JOB']._serialized_end=546
-  _globals['_JOB_COUNTSENTRY']._serialized_start=501
-  _globals['_JOB_COUNTSENTRY']._serialized_end=546
-  _globals['_FETCHREQUEST']._serialized_start=549
-  _globals['_FETCHREQUEST']._serialized_end=721
-  _globals['_FETCHRESPONSE']._serialized_start=724
-  _globals['_FETCHRESPONSE']._serialized_end=1105
-  _globals['_CONTEXTPART']._serialized_start=1107
-  _globals['_CONTEXTPART']._serialized_end=1164
-  _globals['_PINNEDENTITY']._serialized_start=1167
-  _globals['_PINNEDENTITY']._serialized_end=1390
-  _globals['_PINNEDENTITY_ATTRIBUTESENTRY']._serialized_start=1341
-  _globals['_PINNEDENTITY_ATTRIBUTESENTRY']._serialized_end=1390
-  _globals['_FORGETREQUEST']._serialized_start=1392
-  _globals['_FORGETREQUEST']._serialized_end=1452
-  _globals['_FORGETRESPONSE']._serialized_start=1454
-  _globals['_FORGETRESPONSE']._serialized_end=1486
-  _globals['_COMPACTREQUEST']._serialized_start=1488
-  _globals['_COMPACTREQUEST']._serialized_end=1557
-  _globals['_COMPACTION']._serialized_start=1560
-  _globals['_COMPACTION']._serialized_end=1891
-  _globals['_COMPACTRESPONSE']._serialized_start=1893
-  _globals['_COMPACTRESPONSE']._serialized_end=1950
-  _globals['_DEFINEAGENTREQUEST']._serialized_start=1952
-  _globals['_DEFINEAGENTREQUEST']._serialized_end=2066
-  _globals['_GETAGENTREQUEST']._serialized_start=2068
-  _globals['_GETAGENTREQUEST']._serialized_end=2132
-  _globals['_AGENTSCHEMAINFO']._serialized_start=2135
-  _globals['_AGENTSCHEMAINFO']._serialized_end=2294
-  _globals['_LISTAGENTSREQUEST']._serialized_start=2296
-  _globals['_LISTAGENTSREQUEST']._serialized_end=2345
-  _globals['_LISTAGENTSRESPONSE']._serialized_start=2347
-  _globals['_LISTAGENTSRESPONSE']._serialized_end=2408
-  _globals['_GATEWAY']._serialized_start=2520
-  _globals['_GATEWAY']._serialized_end=3002
+  _globals['_JOBSTATUS']._serialized_start=3034
+  _globals['_JOBSTATUS']._serialized_end=3141
+  _globals['_INGESTREQUEST']._serialized_start=109
+  _globals['_INGESTREQUEST']._serialized_end=182
+  _globals['_INGESTRESPONSE']._serialized_start=184
+  _globals['_INGESTRESPONSE']._serialized_end=234
+  _globals['_GETJOBREQUEST']._serialized_start=236
+  _globals['_GETJOBREQUEST']._serialized_end=297
+  _globals['_JOB']._serialized_start=300
+  _globals['_JOB']._serialized_end=569
+  _globals['_JOB_COUNTSENTRY']._serialized_start=524
+  _globals['_JOB_COUNTSENTRY']._serialized_end=569
+  _globals['_FETCHREQUEST']._serialized_start=572
+  _globals['_FETCHREQUEST']._serialized_end=744
+  _globals['_FETCHRESPONSE']._serialized_start=747
+  _globals['_FETCHRESPONSE']._serialized_end=1128
+  _globals['_CONTEXTPART']._serialized_start=1130
+  _globals['_CONTEXTPART']._serialized_end=1187
+  _globals['_PINNEDENTITY']._serialized_start=1190
+  _globals['_PINNEDENTITY']._serialized_end=1413
+  _globals['_PINNEDENTITY_ATTRIBUTESENTRY']._serialized_start=1364
+  _globals['_PINNEDENTITY_ATTRIBUTESENTRY']._serialized_end=1413
+  _globals['_FORGETREQUEST']._serialized_start=1415
+  _globals['_FORGETREQUEST']._serialized_end=1475
+  _globals['_FORGETRESPONSE']._serialized_start=1477
+  _globals['_FORGETRESPONSE']._serialized_end=1509
+  _globals['_COMPACTREQUEST']._serialized_start=1511
+  _globals['_COMPACTREQUEST']._serialized_end=1580
+  _globals['_COMPACTION']._serialized_start=1583
+  _globals['_COMPACTION']._serialized_end=1914
+  _globals['_COMPACTRESPONSE']._serialized_start=1916
+  _globals['_COMPACTRESPONSE']._serialized_end=1973
+  _globals['_DEFINEAGENTREQUEST']._serialized_start=1975
+  _globals['_DEFINEAGENTREQUEST']._serialized_end=2089
+  _globals['_GETAGENTREQUEST']._serialized_start=2091
+  _globals['_GETAGENTREQUEST']._serialized_end=2155
+  _globals['_AGENTSCHEMAINFO']._serialized_start=2158
+  _globals['_AGENTSCHEMAINFO']._serialized_end=2317
+  _globals['_LISTAGENTSREQUEST']._serialized_start=2319
+  _globals['_LISTAGENTSREQUEST']._serialized_end=2368
+  _globals['_LISTAGENTSRESPONSE']._serialized_start=2370
+  _globals['_LISTAGENTSRESPONSE']._serialized_end=2431
+  _globals['_UPDATEMEMORYREQUEST']._serialized_start=2433
+  _globals['_UPDATEMEMORYREQUEST']._serialized_end=2533
+  _globals['_DELETEMEMORYREQUEST']._serialized_start=2535
+  _globals['_DELETEMEMORYREQUEST']._serialized_end=2605
+  _globals['_MEMORYJOB']._serialized_start=2607
+  _globals['_MEMORYJOB']._serialized_end=2653
+  _globals['_EXPORTUSERREQUEST']._serialized_start=2655
+  _globals['_EXPORTUSERREQUEST']._serialized_end=2743
+  _globals['_EXPORTUSERRESPONSE']._serialized_start=2745
+  _globals['_EXPORTUSERRESPONSE']._serialized_end=2820
+  _globals['_IMPORTUSERREQUEST']._serialized_start=2822
+  _globals['_IMPORTUSERREQUEST']._serialized_end=2886
+  _globals['_INGESTBATCHREQUEST']._serialized_start=2888
+  _globals['_INGESTBATCHREQUEST']._serialized_end=2967
+  _globals['_INGESTBATCHRESPONSE']._serialized_start=2969
+  _globals['_INGESTBATCHRESPONSE']._serialized_end=3032
+  _globals['_GATEWAY']._serialized_start=3144
+  _globals['_GATEWAY']._serialized_end=4169
 # @@protoc_insertion_point(module_scope)

@@ -670,3 +670,210 @@ class ListAgentsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListAgentsResponse: _TypeAlias = ListAgentsResponse  # noqa: Y015
+
+@_typing.final
+class UpdateMemoryRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    SOURCE_FIELD_NUMBER: _builtins.int
+    memory_id: _builtins.str
+    text: _builtins.str
+    """The corrected text."""
+    source: _builtins.str
+    """Where the correction comes from (a turn id, a ticket, "user via settings page"); kept as the new version's
+    source. Required.
+    """
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        memory_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+        source: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory_id", b"memory_id", "scope", b"scope", "source", b"source", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpdateMemoryRequest: _TypeAlias = UpdateMemoryRequest  # noqa: Y015
+
+@_typing.final
+class DeleteMemoryRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    memory_id: _builtins.str
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        memory_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory_id", b"memory_id", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteMemoryRequest: _TypeAlias = DeleteMemoryRequest  # noqa: Y015
+
+@_typing.final
+class MemoryJob(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    JOB_ID_FIELD_NUMBER: _builtins.int
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    job_id: _builtins.str
+    memory_id: _builtins.str
+    """The new version's id (UpdateMemory) or the memory's id (DeleteMemory); empty for ImportUser."""
+    def __init__(
+        self,
+        *,
+        job_id: _builtins.str = ...,
+        memory_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["job_id", b"job_id", "memory_id", b"memory_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryJob: _TypeAlias = MemoryJob  # noqa: Y015
+
+@_typing.final
+class ExportUserRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """1..500; 0: 200."""
+    page_token: _builtins.str
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope:
+        """Names the customer and user; their user-tier memories, every agent and session, stale versions included."""
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportUserRequest: _TypeAlias = ExportUserRequest  # noqa: Y015
+
+@_typing.final
+class ExportUserResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    JSONL_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    jsonl: _builtins.str
+    """One StoredMemory per line, protobuf JSON."""
+    count: _builtins.int
+    next_page_token: _builtins.str
+    """Empty on the last page."""
+    def __init__(
+        self,
+        *,
+        jsonl: _builtins.str = ...,
+        count: _builtins.int = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "jsonl", b"jsonl", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportUserResponse: _TypeAlias = ExportUserResponse  # noqa: Y015
+
+@_typing.final
+class ImportUserRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    JSONL_FIELD_NUMBER: _builtins.int
+    jsonl: _builtins.str
+    """ExportUser's lines (at most 500 per call; blank lines are skipped)."""
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        jsonl: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["jsonl", b"jsonl", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ImportUserRequest: _TypeAlias = ImportUserRequest  # noqa: Y015
+
+@_typing.final
+class IngestBatchRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    TURNS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    @_builtins.property
+    def turns(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.Turn]:
+        """At most 500. Give each a turn_id so that a retried batch rewrites the same memories."""
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        turns: _abc.Iterable[_common_pb2.Turn] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope", "turns", b"turns"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IngestBatchRequest: _TypeAlias = IngestBatchRequest  # noqa: Y015
+
+@_typing.final
+class IngestBatchResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def accepted(self) -> _containers.RepeatedCompositeFieldContainer[Global___IngestResponse]:
+        """One per turn, in the request's order."""
+
+    def __init__(
+        self,
+        *,
+        accepted: _abc.Iterable[Global___IngestResponse] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IngestBatchResponse: _TypeAlias = IngestBatchResponse  # noqa: Y015

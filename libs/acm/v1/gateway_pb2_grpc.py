@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from acm.v1 import gateway_pb2 as acm_dot_v1_dot_gateway__pb2
+from acm.v1 import memories_pb2 as acm_dot_v1_dot_memories__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -76,6 +77,46 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.ListAgentsRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.ListAgentsResponse.FromString,
                 _registered_method=True)
+        self.GetMemory = channel.unary_unary(
+                '/acm.v1.Gateway/GetMemory',
+                request_serializer=acm_dot_v1_dot_memories__pb2.GetMemoryRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_memories__pb2.StoredMemory.FromString,
+                _registered_method=True)
+        self.ListMemories = channel.unary_unary(
+                '/acm.v1.Gateway/ListMemories',
+                request_serializer=acm_dot_v1_dot_memories__pb2.ListMemoriesRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_memories__pb2.ListMemoriesResponse.FromString,
+                _registered_method=True)
+        self.UpdateMemory = channel.unary_unary(
+                '/acm.v1.Gateway/UpdateMemory',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.UpdateMemoryRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
+                _registered_method=True)
+        self.DeleteMemory = channel.unary_unary(
+                '/acm.v1.Gateway/DeleteMemory',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.DeleteMemoryRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
+                _registered_method=True)
+        self.MemoryHistory = channel.unary_unary(
+                '/acm.v1.Gateway/MemoryHistory',
+                request_serializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryResponse.FromString,
+                _registered_method=True)
+        self.ExportUser = channel.unary_unary(
+                '/acm.v1.Gateway/ExportUser',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ExportUserRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.ExportUserResponse.FromString,
+                _registered_method=True)
+        self.ImportUser = channel.unary_unary(
+                '/acm.v1.Gateway/ImportUser',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ImportUserRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
+                _registered_method=True)
+        self.IngestBatch = channel.unary_unary(
+                '/acm.v1.Gateway/IngestBatch',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.IngestBatchRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.IngestBatchResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServicer:
@@ -137,6 +178,61 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetMemory(self, request, context):
+        """The Memory API (docs/memory-api.md). Reads answer at once; writes are applied by ingest, the memories'
+        owner, and return a job id to follow with GetJob. A memory the scope cannot see is NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMemories(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateMemory(self, request, context):
+        """A correction: a new version with the new text and its source supersedes the memory (kept, stale).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteMemory(self, request, context):
+        """Erases one memory from every store (relational, keyword index, graph mentions, vector index).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MemoryHistory(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportUser(self, request, context):
+        """The scope's user's own (user-tier) memories as JSON lines, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportUser(self, request, context):
+        """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def IngestBatch(self, request, context):
+        """Many turns in one call: each is accepted as by Ingest (one job per turn), in order.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -179,6 +275,46 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.ListAgents,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.ListAgentsRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.ListAgentsResponse.SerializeToString,
+            ),
+            'GetMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMemory,
+                    request_deserializer=acm_dot_v1_dot_memories__pb2.GetMemoryRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_memories__pb2.StoredMemory.SerializeToString,
+            ),
+            'ListMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMemories,
+                    request_deserializer=acm_dot_v1_dot_memories__pb2.ListMemoriesRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_memories__pb2.ListMemoriesResponse.SerializeToString,
+            ),
+            'UpdateMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateMemory,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.UpdateMemoryRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.SerializeToString,
+            ),
+            'DeleteMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteMemory,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.DeleteMemoryRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.SerializeToString,
+            ),
+            'MemoryHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.MemoryHistory,
+                    request_deserializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryResponse.SerializeToString,
+            ),
+            'ExportUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportUser,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ExportUserRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.ExportUserResponse.SerializeToString,
+            ),
+            'ImportUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportUser,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ImportUserRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.SerializeToString,
+            ),
+            'IngestBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.IngestBatch,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.IngestBatchRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.IngestBatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -399,6 +535,222 @@ class Gateway:
             '/acm.v1.Gateway/ListAgents',
             acm_dot_v1_dot_gateway__pb2.ListAgentsRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.ListAgentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/GetMemory',
+            acm_dot_v1_dot_memories__pb2.GetMemoryRequest.SerializeToString,
+            acm_dot_v1_dot_memories__pb2.StoredMemory.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ListMemories',
+            acm_dot_v1_dot_memories__pb2.ListMemoriesRequest.SerializeToString,
+            acm_dot_v1_dot_memories__pb2.ListMemoriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/UpdateMemory',
+            acm_dot_v1_dot_gateway__pb2.UpdateMemoryRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/DeleteMemory',
+            acm_dot_v1_dot_gateway__pb2.DeleteMemoryRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MemoryHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/MemoryHistory',
+            acm_dot_v1_dot_memories__pb2.MemoryHistoryRequest.SerializeToString,
+            acm_dot_v1_dot_memories__pb2.MemoryHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ExportUser',
+            acm_dot_v1_dot_gateway__pb2.ExportUserRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.ExportUserResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ImportUser',
+            acm_dot_v1_dot_gateway__pb2.ImportUserRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def IngestBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/IngestBatch',
+            acm_dot_v1_dot_gateway__pb2.IngestBatchRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.IngestBatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -4,6 +4,7 @@ isort:skip_file
 """
 
 from acm.v1 import gateway_pb2 as _gateway_pb2
+from acm.v1 import memories_pb2 as _memories_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
 import abc as _abc_1
@@ -50,6 +51,22 @@ class GatewayStub:
     """Agent schemas (the architect): define from a description + overrides, read, list."""
     GetAgent: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetAgentRequest, _gateway_pb2.AgentSchemaInfo]
     ListAgents: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListAgentsRequest, _gateway_pb2.ListAgentsResponse]
+    GetMemory: _grpc.UnaryUnaryMultiCallable[_memories_pb2.GetMemoryRequest, _memories_pb2.StoredMemory]
+    """The Memory API (docs/memory-api.md). Reads answer at once; writes are applied by ingest, the memories'
+    owner, and return a job id to follow with GetJob. A memory the scope cannot see is NOT_FOUND.
+    """
+    ListMemories: _grpc.UnaryUnaryMultiCallable[_memories_pb2.ListMemoriesRequest, _memories_pb2.ListMemoriesResponse]
+    UpdateMemory: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.UpdateMemoryRequest, _gateway_pb2.MemoryJob]
+    """A correction: a new version with the new text and its source supersedes the memory (kept, stale)."""
+    DeleteMemory: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.DeleteMemoryRequest, _gateway_pb2.MemoryJob]
+    """Erases one memory from every store (relational, keyword index, graph mentions, vector index)."""
+    MemoryHistory: _grpc.UnaryUnaryMultiCallable[_memories_pb2.MemoryHistoryRequest, _memories_pb2.MemoryHistoryResponse]
+    ExportUser: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ExportUserRequest, _gateway_pb2.ExportUserResponse]
+    """The scope's user's own (user-tier) memories as JSON lines, a page at a time."""
+    ImportUser: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ImportUserRequest, _gateway_pb2.MemoryJob]
+    """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
+    IngestBatch: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.IngestBatchRequest, _gateway_pb2.IngestBatchResponse]
+    """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
 
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
@@ -73,6 +90,22 @@ class GatewayAsyncStub(GatewayStub):
     """Agent schemas (the architect): define from a description + overrides, read, list."""
     GetAgent: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetAgentRequest, _gateway_pb2.AgentSchemaInfo]  # type: ignore[assignment]
     ListAgents: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListAgentsRequest, _gateway_pb2.ListAgentsResponse]  # type: ignore[assignment]
+    GetMemory: _aio.UnaryUnaryMultiCallable[_memories_pb2.GetMemoryRequest, _memories_pb2.StoredMemory]  # type: ignore[assignment]
+    """The Memory API (docs/memory-api.md). Reads answer at once; writes are applied by ingest, the memories'
+    owner, and return a job id to follow with GetJob. A memory the scope cannot see is NOT_FOUND.
+    """
+    ListMemories: _aio.UnaryUnaryMultiCallable[_memories_pb2.ListMemoriesRequest, _memories_pb2.ListMemoriesResponse]  # type: ignore[assignment]
+    UpdateMemory: _aio.UnaryUnaryMultiCallable[_gateway_pb2.UpdateMemoryRequest, _gateway_pb2.MemoryJob]  # type: ignore[assignment]
+    """A correction: a new version with the new text and its source supersedes the memory (kept, stale)."""
+    DeleteMemory: _aio.UnaryUnaryMultiCallable[_gateway_pb2.DeleteMemoryRequest, _gateway_pb2.MemoryJob]  # type: ignore[assignment]
+    """Erases one memory from every store (relational, keyword index, graph mentions, vector index)."""
+    MemoryHistory: _aio.UnaryUnaryMultiCallable[_memories_pb2.MemoryHistoryRequest, _memories_pb2.MemoryHistoryResponse]  # type: ignore[assignment]
+    ExportUser: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ExportUserRequest, _gateway_pb2.ExportUserResponse]  # type: ignore[assignment]
+    """The scope's user's own (user-tier) memories as JSON lines, a page at a time."""
+    ImportUser: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ImportUserRequest, _gateway_pb2.MemoryJob]  # type: ignore[assignment]
+    """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
+    IngestBatch: _aio.UnaryUnaryMultiCallable[_gateway_pb2.IngestBatchRequest, _gateway_pb2.IngestBatchResponse]  # type: ignore[assignment]
+    """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
@@ -141,5 +174,69 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.ListAgentsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.ListAgentsResponse, _abc.Awaitable[_gateway_pb2.ListAgentsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetMemory(
+        self,
+        request: _memories_pb2.GetMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memories_pb2.StoredMemory, _abc.Awaitable[_memories_pb2.StoredMemory]]:
+        """The Memory API (docs/memory-api.md). Reads answer at once; writes are applied by ingest, the memories'
+        owner, and return a job id to follow with GetJob. A memory the scope cannot see is NOT_FOUND.
+        """
+
+    @_abc_1.abstractmethod
+    def ListMemories(
+        self,
+        request: _memories_pb2.ListMemoriesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memories_pb2.ListMemoriesResponse, _abc.Awaitable[_memories_pb2.ListMemoriesResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateMemory(
+        self,
+        request: _gateway_pb2.UpdateMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.MemoryJob, _abc.Awaitable[_gateway_pb2.MemoryJob]]:
+        """A correction: a new version with the new text and its source supersedes the memory (kept, stale)."""
+
+    @_abc_1.abstractmethod
+    def DeleteMemory(
+        self,
+        request: _gateway_pb2.DeleteMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.MemoryJob, _abc.Awaitable[_gateway_pb2.MemoryJob]]:
+        """Erases one memory from every store (relational, keyword index, graph mentions, vector index)."""
+
+    @_abc_1.abstractmethod
+    def MemoryHistory(
+        self,
+        request: _memories_pb2.MemoryHistoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memories_pb2.MemoryHistoryResponse, _abc.Awaitable[_memories_pb2.MemoryHistoryResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ExportUser(
+        self,
+        request: _gateway_pb2.ExportUserRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.ExportUserResponse, _abc.Awaitable[_gateway_pb2.ExportUserResponse]]:
+        """The scope's user's own (user-tier) memories as JSON lines, a page at a time."""
+
+    @_abc_1.abstractmethod
+    def ImportUser(
+        self,
+        request: _gateway_pb2.ImportUserRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.MemoryJob, _abc.Awaitable[_gateway_pb2.MemoryJob]]:
+        """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
+
+    @_abc_1.abstractmethod
+    def IngestBatch(
+        self,
+        request: _gateway_pb2.IngestBatchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.IngestBatchResponse, _abc.Awaitable[_gateway_pb2.IngestBatchResponse]]:
+        """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
 
 def add_GatewayServicer_to_server(servicer: GatewayServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

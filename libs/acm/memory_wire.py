@@ -1,0 +1,139 @@
+"""The Memory API's messages (acm/v1/memories.proto) ↔ domain values, for both ends of the internal call
+(retrieve's servicer, the gateway's client), the gateway's servicer and ingest's edit handler."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from acm.convert import (
+    LAYER_FROM_PB,
+    LAYER_TO_PB,
+    ROLE_FROM_PB,
+    TIER_TO_PB,
+    TRUST_FROM_PB,
+    TRUST_TO_PB,
+    from_ts,
+    memory_to_pb,
+    retrieved_from_pb,
+    scope_to_pb,
+    tiers_from_pb,
+    ts,
+)
+from acm.domain.errors import InvalidRequest
+from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus
+from acm.domain.scope import ALL_TIERS, Scope
+from acm.ports.memories import MemoryQuery
+from acm.ports.stores import MemoryFilter
+from acm.v1 import common_pb2, memories_pb2
+
+STATUS_TO_PB = {
+    MemoryStatus.ACTIVE: memories_pb2.MEMORY_STATUS_ACTIVE,
+    MemoryStatus.STALE: memories_pb2.MEMORY_STATUS_STALE,
+}
+STATUS_FROM_PB = {v: k for k, v in STATUS_TO_PB.items()}
+
+
+def stored_to_pb(memory: Memory) -> memories_pb2.StoredMemory:
+    return memories_pb2.StoredMemory(
+        memory=memory_to_pb(memory, memory.token_count, 0.0),
+        agent_id=memory.agent_id,
+        status=STATUS_TO_PB[memory.status],
+        superseded_by=memory.superseded_by,
+        slot=memory.slot,
+        updated_at=ts(memory.updated_at),
+        valid_to=ts(memory.valid_to),
+    )
+
+
+def stored_from_pb(pb: memories_pb2.StoredMemory, scope: Scope) -> Memory:
+    """A memory the scope sees (or is given, on import): its owner is the scope's at the memory's tier (the
+    visibility rule leaves no other). Raises InvalidRequest for an unknown tier, layer or status."""
+    if pb.status not in STATUS_FROM_PB and pb.status != memories_pb2.MEMORY_STATUS_UNSPECIFIED:
+        raise InvalidRequest(f"memory {pb.memory.memory_id[:40]!r} has an unknown status {pb.status}")
+    try:
+        shown = retrieved_from_pb(pb.memory).memory
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from None
+    if shown.created_at is None:
+        raise InvalidRequest(f"memory {shown.memory_id[:40]!r} has no created_at")
+    return Memory(
+        memory_id=shown.memory_id,
+        owner=scope.owner(shown.tier),
+        text=shown.text,
+        layer=shown.layer,
+        kind=shown.kind,
+        source_turn_ids=shown.source_turn_ids,
+        created_at=shown.created_at,
+        agent_id=pb.agent_id,
+        session_id=shown.session_id,
+        updated_at=from_ts(pb.updated_at),
+        valid_from=shown.valid_from,
+        valid_to=from_ts(pb.valid_to),
+        token_count=shown.tokens,
+        status=STATUS_FROM_PB.get(pb.status, MemoryStatus.ACTIVE),
+        superseded_by=pb.superseded_by,
+        slot=pb.slot,
+        role=shown.role,
+        tool_name=shown.tool_name,
+        trust=shown.trust,
+    )
+
+
+def _layers(values: Sequence[int]) -> tuple[Layer, ...]:
+    unknown = [v for v in values if v not in LAYER_FROM_PB]
+    if unknown:
+        raise InvalidRequest(f"unknown layer value(s) {unknown}; use LAYER_SHORT, LAYER_MID or LAYER_LONG")
+    return tuple(dict.fromkeys(LAYER_FROM_PB[v] for v in values)) or ALL_LAYERS  # type: ignore[index]
+
+
+def _trust(values: Sequence[int]) -> tuple[str, ...]:
+    unknown = [v for v in values if v not in TRUST_TO_PB.values()]
+    if unknown:
+        raise InvalidRequest(
+            f"unknown trust value(s) {unknown}; use TRUST_NORMAL, TRUST_UNTRUSTED or TRUST_INSTRUCTION"
+        )
+    return tuple(dict.fromkeys(TRUST_FROM_PB[v] for v in values))  # type: ignore[index]
+
+
+def _role(value: int) -> str:
+    if value == common_pb2.ROLE_UNSPECIFIED:
+        return ""
+    if value not in ROLE_FROM_PB:
+        raise InvalidRequest(f"unknown role value {value}; use ROLE_USER, ROLE_ASSISTANT, ROLE_TOOL or ROLE_SYSTEM")
+    return str(ROLE_FROM_PB[value])  # type: ignore[index]
+
+
+def query_from_pb(pb: memories_pb2.ListMemoriesRequest) -> MemoryQuery:
+    """Raises InvalidRequest naming the field with an unknown value."""
+    where = MemoryFilter(
+        tiers=tiers_from_pb(pb.tiers),
+        layers=_layers(pb.layers),
+        kinds=tuple(dict.fromkeys(k for k in pb.kinds if k)),
+        created_after=from_ts(pb.created_after),
+        created_before=from_ts(pb.created_before),
+        trust=_trust(pb.trust),
+        role=_role(pb.role),
+        tool_name=pb.tool_name,
+        include_stale=pb.include_stale,
+    )
+    return MemoryQuery(where, pb.entity.strip(), pb.page_size, pb.page_token)
+
+
+def query_to_pb(scope: Scope, query: MemoryQuery) -> memories_pb2.ListMemoriesRequest:
+    w = query.where
+    roles = {str(v): k for k, v in ROLE_FROM_PB.items()}
+    return memories_pb2.ListMemoriesRequest(
+        scope=scope_to_pb(scope),
+        tiers=[TIER_TO_PB[t] for t in w.tiers] if w.tiers != ALL_TIERS else [],
+        layers=[LAYER_TO_PB[x] for x in w.layers] if w.layers != ALL_LAYERS else [],
+        kinds=w.kinds,
+        created_after=ts(w.created_after),  # unset: a zero Timestamp, read back as None
+        created_before=ts(w.created_before),
+        trust=[TRUST_TO_PB[t] for t in w.trust],
+        entity=query.entity,
+        role=roles.get(w.role, common_pb2.ROLE_UNSPECIFIED),
+        tool_name=w.tool_name,
+        include_stale=w.include_stale,
+        page_size=query.page_size,
+        page_token=query.page_token,
+    )

@@ -1,0 +1,44 @@
+"""How the gateway reads memories for the Memory API (GetMemory, ListMemories, MemoryHistory, ExportUser):
+retrieve serves them, in-process in embedded mode and over gRPC (acm.v1.Memories) in distributed mode. The
+scope is already authenticated and authorised (client set by the gateway)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from acm.domain.models import Memory
+from acm.domain.scope import Scope
+from acm.ports.stores import MemoryFilter
+
+MAX_PAGE_SIZE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryQuery:
+    """ListMemories: ``where`` plus the entity the memories must mention, and the page asked for."""
+
+    where: MemoryFilter = field(default_factory=MemoryFilter)
+    entity: str = ""
+    page_size: int = 0  # 0: the reader's default
+    page_token: str = ""  # a previous page's next_page_token; "": the first page
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPage:
+    memories: list[Memory]
+    next_page_token: str = ""  # "": the last page
+
+
+class MemoryReader(Protocol):
+    async def get(self, scope: Scope, memory_id: str) -> Memory:
+        """The memory, if the scope sees it; NotFound otherwise (whether or not it exists elsewhere)."""
+
+    async def list_memories(self, scope: Scope, query: MemoryQuery) -> MemoryPage:
+        """A page of the visible memories matching ``query``, newest first. InvalidRequest for a page size out of
+        1..MAX_PAGE_SIZE or a page token this reader did not issue."""
+
+    async def history(self, scope: Scope, memory_id: str = "", slot: str = "") -> list[Memory]:
+        """The versions of one memory (what it replaced and what replaced it) or of one slot, oldest first.
+        Exactly one of ``memory_id`` and ``slot``; NotFound for a memory the scope does not see or a slot with
+        no visible version."""

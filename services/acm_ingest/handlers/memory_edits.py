@@ -1,0 +1,59 @@
+"""acm.memory.edits.v1 → the Memory API's writes (acm_ingest.memory_edits). Verifies the envelope's signature,
+is idempotent on event_id, and finishes the job only after every write succeeded."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from acm.auth import verify_envelope
+from acm.convert import from_ts
+from acm.domain.errors import InvalidRequest
+from acm.domain.models import JobStatus, utcnow
+from acm.envelopes import decode
+from acm.memory_wire import stored_from_pb
+from acm.metrics import job_reached
+from acm.ports.bus import PermanentError, Record
+from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
+from acm_ingest import GROUP
+from acm_ingest.memory_edits import ApplyMemoryEdits, Correction
+
+log = logging.getLogger("acm.ingest")
+JOB_KINDS = {"update": "memory_update", "delete": "memory_delete", "imported": "memory_import"}  # the gateway's
+
+
+@dataclass
+class MemoryEditsHandler:
+    apply: ApplyMemoryEdits
+    api_keys: ApiKeyRepo
+    jobs: JobRepo
+    processed: ProcessedEvents
+    audit: AuditLog
+
+    async def __call__(self, record: Record) -> None:
+        env, scope = decode(record.value, "memory_edit_requested")
+        if await self.processed.seen(GROUP, env.event_id):
+            return
+        await verify_envelope(env, scope, self.api_keys, self.audit)
+        body = env.memory_edit_requested
+        kind = body.WhichOneof("edit")
+        try:
+            if kind == "update":
+                u = body.update
+                edit = Correction(u.memory_id, u.new_memory_id, u.text, u.source)
+                counts = await self.apply.update(scope, body.job_id, edit, from_ts(env.occurred_at) or utcnow())
+            elif kind == "delete":
+                counts = await self.apply.delete(scope, body.delete.memory_id)
+            elif kind == "imported":
+                memories = [stored_from_pb(m, scope) for m in body.imported.memories]
+                counts = await self.apply.import_(scope, body.job_id, memories)
+            else:
+                raise InvalidRequest(f"no edit in the event (got {kind or 'none'})")
+        except InvalidRequest as exc:
+            await self.jobs.finish(scope, body.job_id, JobStatus.FAILED, {}, str(exc))
+            job_reached(JOB_KINDS.get(kind or "", "memory_edit"), JobStatus.FAILED)
+            raise PermanentError(str(exc)) from exc
+        await self.jobs.finish(scope, body.job_id, JobStatus.DONE, counts)
+        job_reached(JOB_KINDS[kind], JobStatus.DONE)
+        await self.processed.mark(GROUP, env.event_id)
+        log.debug("memory %s applied (job %s): %s", kind, body.job_id, counts)

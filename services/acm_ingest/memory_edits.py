@@ -1,0 +1,100 @@
+"""The Memory API's writes, applied by ingest (the memories' owner): a correction (a new version that supersedes
+the old), the deletion of one memory from every store, and an import. Each is one event (acm.memory.edits.v1);
+the handler (acm_ingest.handlers.memory_edits) decodes it and finishes its job."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from acm.domain.models import Memory, MemoryStatus, stable_id, utcnow
+from acm.domain.scope import Scope, Tier
+from acm.domain.tokens import TokenCounter
+from acm.ports.embedder import Embedder
+from acm.ports.stores import Cache, GraphStore, MemoryRepo
+from acm.prefetch_state import bump_generations
+from acm_ingest.usecases import Events, WrittenMemory
+
+CORRECTION_ROLE = "user"  # a correction is the client's statement of the fact, through the Memory API
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    memory_id: str
+    new_memory_id: str
+    text: str
+    source: str
+
+
+@dataclass
+class ApplyMemoryEdits:
+    memories: MemoryRepo
+    graph: GraphStore
+    cache: Cache
+    embedder: Embedder
+    tokens: TokenCounter
+    events: Events  # acm.memories.v1 tells retrieve's vector index what changed
+    now: Callable[[], datetime] = utcnow
+
+    async def update(self, scope: Scope, job_id: str, edit: Correction, at: datetime) -> dict[str, int]:
+        """The new version (said at ``at``, the request's time) supersedes the memory; the old one stays,
+        stale, pointing at it. A memory already gone or superseded is left as it is (counts say so)."""
+        found = await self.memories.get(scope, [edit.memory_id])
+        if not found or found[0].status is not MemoryStatus.ACTIVE:
+            already = await self.memories.get(scope, [edit.new_memory_id])
+            return {"updated": 0, "already_applied": 1} if already else {"updated": 0, "not_active": 1}
+        old = found[0]
+        new = replace(
+            old,
+            memory_id=edit.new_memory_id,
+            text=edit.text,
+            source_turn_ids=(edit.source,),
+            created_at=at,
+            updated_at=None,
+            valid_from=at,
+            valid_to=None,
+            token_count=self.tokens.count(edit.text),
+            mention_count=1,
+            access_count=0,
+            superseded_by="",
+            role=CORRECTION_ROLE,
+            tool_name="",
+            trust="normal",
+        )
+        stale = replace(old, status=MemoryStatus.STALE, superseded_by=new.memory_id, valid_to=at, updated_at=self.now())
+        await self.memories.upsert([stale, new])
+        if new.tier is not Tier.USER:
+            await self.memories.add_authors(scope, [new.memory_id])
+        await self._index(scope, job_id, [new])
+        return {"updated": 1}
+
+    async def delete(self, scope: Scope, memory_id: str) -> dict[str, int]:
+        """Every store: the row and its keyword index, its authorship, its graph mentions, its vector point."""
+        erased = await self.memories.delete(scope, [memory_id])
+        if erased:
+            await self.graph.unlink_memories(scope, erased)
+            await self.events.memories_expired(scope, erased, stable_id("deleted", *erased))
+            await bump_generations(self.cache, scope, (Tier.USER, Tier.CUSTOMER, Tier.CLIENT))
+        return {"deleted": len(erased)}
+
+    async def import_(self, scope: Scope, job_id: str, memories: Sequence[Memory]) -> dict[str, int]:
+        """Writes the memories (their ids already derived from the target user, so importing again rewrites the
+        same rows) and indexes the active ones that are searched (facts, not turn previews)."""
+        if not memories:
+            return {"imported": 0}
+        await self.memories.upsert(memories)
+        searched = [m for m in memories if m.status is MemoryStatus.ACTIVE and m.kind != "turn"]
+        await self._index(scope, job_id, searched)
+        return {"imported": len(memories)}
+
+    async def _index(self, scope: Scope, job_id: str, memories: Sequence[Memory]) -> None:
+        if memories:
+            vectors = await asyncio.to_thread(self.embedder.embed, [m.text for m in memories])
+            written = [WrittenMemory(m, vector, ()) for m, vector in zip(memories, vectors, strict=True)]
+            await self.events.memories_written(
+                scope, stable_id("memories", job_id), job_id, written, self.embedder.name, ""
+            )
+        # Prefetched bundles and assembled sessions may hold the old text.
+        await bump_generations(self.cache, scope, {m.tier for m in memories} | {Tier.USER})
