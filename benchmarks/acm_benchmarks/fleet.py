@@ -181,15 +181,19 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
         work = Path(tmp)
         servers = Servers.from_env() if options.mode == "distributed" else None
         console.print("starting ACM …")
-        if servers is None:
-            stack = await start_embedded(work)
-        else:
-            database = create_database(servers.postgres)
-            try:
-                stack = await start_distributed(work, servers, options.replicas, database)
-            except BaseException:
-                drop_database(database)
-                raise
+        try:
+            if servers is None:
+                stack = await start_embedded(work)
+            else:
+                database = create_database(servers.postgres)
+                try:
+                    stack = await start_distributed(work, servers, options.replicas, database)
+                except BaseException:
+                    drop_database(database)
+                    raise
+        except BaseException:
+            _print_logs(console, work)  # the folder goes with the exception
+            raise
         try:
             console.print(f"ACM on {stack.addr} ({', '.join(f'{n} pid {p}' for n, p in stack.pids.items())})")
             rec = await _load(stack, turns, options, console)
