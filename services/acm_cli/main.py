@@ -5,6 +5,9 @@ acm ingest -c acme -u alice -s s1 "I moved to Lisbon in May" --wait
 acm fetch  -c acme -u alice "where do I live?"
 acm job    -c acme -u alice <job id>
 acm forget -c acme -u alice --level user [--verify "Lisbon"]
+acm memories list -c acme -u alice --kind fact     (also get, update, delete, history: the Memory API)
+acm export -c acme -u alice > alice.jsonl;  acm import -c acme -u alice2 alice.jsonl
+acm ingest-batch -c acme -u alice -s s1 turns.jsonl;  acm compact -c acme -u alice -s s1;  acm agents list …
 acm keys create --client acme --database-url postgresql://…   (distributed mode; an admin key)
 acm keys create --client acme --role agent --customers c1,c2 [--users u1]   (an agent key)
 acm bench locomo --data locomo.json --json results/locomo.json   (benchmarks, against embedded ACM)
@@ -36,6 +39,7 @@ from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.domain.scope import ScopeError, check_id
 from acm.v1 import common_pb2, gateway_pb2
+from acm_cli.memory_commands import add_parsers as add_memory_parsers
 from acm_cli.reindex import add_parser as add_reindex_parser
 
 if TYPE_CHECKING:
@@ -506,6 +510,7 @@ def parser() -> argparse.ArgumentParser:
         "--verify-timeout", type=float, default=30.0, help="seconds to wait for the stores to drop it (default 30)"
     )
     forget.set_defaults(run=_forget)
+    add_memory_parsers(sub, remote, _moment, _budget)
 
     keys = sub.add_parser("keys", help="manage API keys (talks to the database directly)")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True, metavar="KEYS_COMMAND")
