@@ -135,28 +135,31 @@ async def _list(args: argparse.Namespace) -> None:
         console.print(f"more: --page-token {token}  (or --all)", markup=False)
 
 
-async def _update(args: argparse.Namespace) -> None:
+async def _send(
+    args: argparse.Namespace,
+    what: str,
+    call: Callable[[MemoryCalls, common_pb2.Scope], Awaitable[gateway_pb2.MemoryJob]],
+) -> None:
+    """An edit: sent, its job printed (and waited for with --wait)."""
     calls, close = _calls(args)
     scope = _cli()._scope(args)
     try:
-        job = await calls.update(scope, args.memory_id, args.text, args.source)
+        job = await call(calls, scope)
     finally:
         await close()
-    console.print(f"update accepted: job {job.job_id}, new version {job.memory_id}", markup=False)
+    console.print(
+        f"{what} accepted: job {job.job_id}" + (f", memory {job.memory_id}" if job.memory_id else ""), markup=False
+    )
     if args.wait:
         await _wait(args, scope, job.job_id)
+
+
+async def _update(args: argparse.Namespace) -> None:
+    await _send(args, "update", lambda calls, scope: calls.update(scope, args.memory_id, args.text, args.source))
 
 
 async def _delete(args: argparse.Namespace) -> None:
-    calls, close = _calls(args)
-    scope = _cli()._scope(args)
-    try:
-        job = await calls.delete(scope, args.memory_id)
-    finally:
-        await close()
-    console.print(f"delete accepted: job {job.job_id}", markup=False)
-    if args.wait:
-        await _wait(args, scope, job.job_id)
+    await _send(args, "delete", lambda calls, scope: calls.delete(scope, args.memory_id))
 
 
 async def _history(args: argparse.Namespace) -> None:
