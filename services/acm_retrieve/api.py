@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 
 import grpc
@@ -40,6 +41,21 @@ class RetrieveApi:
         items = [Ranked(RetrievedMemory.of(r.memory, r.tokens), r.score) for r in bundle.items]
         return Retrieval(items, bundle.total_tokens, bundle.dropped)
 
+    async def keyword_ids(self, query: RetrievalQuery, limit: int) -> list[str]:
+        if limit <= 0:
+            raise InvalidRequest("limit must be positive")
+        return await self._retrieve.keyword_ids(query.scope, query.text, limit, query.tiers)
+
+
+def _server_span(context: grpc.aio.ServicerContext, method: str) -> AbstractContextManager[trace.Span]:
+    """The call's span, a child of the caller's (its traceparent header)."""
+    md = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+    return _tracer.start_as_current_span(
+        f"acm.v1.Retrieve/{method}",
+        context=context_from_traceparent(md.get("traceparent", "")),
+        kind=trace.SpanKind.SERVER,
+    )
+
 
 class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
     def __init__(self, api: RetrieveApi, service_token_secret: str | None = None) -> None:
@@ -52,13 +68,19 @@ class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
         self, request: retrieve_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
     ) -> retrieve_pb2.RetrieveResponse:
         await check_service_call(context, self._secret, "Retrieve", request.scope)
-        md = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
         try:
-            with _tracer.start_as_current_span(
-                "acm.v1.Retrieve/Retrieve",
-                context=context_from_traceparent(md.get("traceparent", "")),
-                kind=trace.SpanKind.SERVER,
-            ):
+            with _server_span(context, "Retrieve"):
                 return retrieval_to_pb(await self._api.retrieve(query_from_pb(request)))
+        except Exception as exc:
+            await abort_with_status(context, exc, _log)
+
+    async def KeywordIds(
+        self, request: retrieve_pb2.KeywordIdsRequest, context: grpc.aio.ServicerContext
+    ) -> retrieve_pb2.KeywordIdsResponse:
+        await check_service_call(context, self._secret, "KeywordIds", request.query.scope)
+        try:
+            with _server_span(context, "KeywordIds"):
+                ids = await self._api.keyword_ids(query_from_pb(request.query), request.limit)
+                return retrieve_pb2.KeywordIdsResponse(memory_ids=ids)
         except Exception as exc:
             await abort_with_status(context, exc, _log)

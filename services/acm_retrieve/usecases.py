@@ -101,6 +101,12 @@ class Retrieve:
         items = [Retrieved(m, size, score) for (m, score), size in packed.items]
         return Bundle(items, packed.total_tokens, packed.dropped, p.name)
 
+    async def keyword_ids(self, scope: Scope, query: str, limit: int, tiers: tuple[Tier, ...]) -> list[str]:
+        """The keyword channel of _search alone: the ids of the ``limit`` memories that best match the query's
+        words, in the preset's layers."""
+        p = await self.strategy(scope)
+        return await self.memories.keyword_ids(scope, query, limit, tiers, p.layers)
+
     async def _search(
         self,
         scope: Scope,

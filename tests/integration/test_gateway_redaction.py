@@ -40,6 +40,9 @@ class _NoRetriever:
     async def retrieve(self, query: RetrievalQuery) -> Retrieval:
         raise AssertionError("Ingest must not call retrieve")
 
+    async def keyword_ids(self, query: RetrievalQuery, limit: int) -> list[str]:
+        raise AssertionError("Ingest must not call retrieve")
+
 
 def _turn() -> common_pb2.Turn:
     tool_output = json.dumps(

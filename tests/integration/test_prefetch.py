@@ -6,22 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import grpc
 import pytest
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
 from acm import topics
+from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.memory_cache import MemoryCache
 from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.redis_cache import RedisCache
 from acm.client import AcmClient
+from acm.domain.errors import Unavailable
 from acm.domain.models import Layer, MemoryStatus
-from acm.domain.prefetch import TERMS_VERSION, WINDOW_BOOST, topic_words
+from acm.domain.prefetch import TERMS_VERSION, WINDOW_BOOST, terms, topic_words
 from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.envelopes import envelope, key_hash
@@ -35,24 +38,32 @@ from acm.prefetch_state import (
     store_pool,
 )
 from acm.telemetry import PREFETCH_OUTCOMES, counts_by
-from acm.v1 import common_pb2
+from acm.v1 import common_pb2, retrieve_pb2_grpc
 from acm_anticipate.usecases import DropHotState, build_pool
 from acm_benchmarks.locomo import wait_until_indexed
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
+from acm_retrieve.api import RetrieveApi, RetrieveServicer
 from tests.support.events import signed
 
 FULL = "full retrieval"
 
 
 class FullRetrieval:
-    """Stands for the full retrieval behind the wrapper: answers with one marker memory, counts calls."""
+    """Stands for the full retrieval behind the wrapper: answers with one marker memory, counts calls; its
+    keyword channel ranks ``history`` (default: the pool's memories) by the question's words they share."""
 
-    def __init__(self) -> None:
+    def __init__(self, history: Sequence[RetrievedMemory] | None = None) -> None:
         self.calls = 0
+        self.history = POOL if history is None else history
 
     async def retrieve(self, query: RetrievalQuery) -> Retrieval:
         self.calls += 1
         return Retrieval([Ranked(_memory(FULL, FULL), 1.0)], 12, 0)
+
+    async def keyword_ids(self, query: RetrievalQuery, limit: int) -> list[str]:
+        asked = set(terms(query.text))
+        shared = [(len(asked & set(terms(m.text))), m.memory_id) for m in self.history if m.tier in query.tiers]
+        return [mid for n, mid in sorted(shared, key=lambda s: -s[0]) if n][:limit]
 
 
 class Outcomes:
@@ -131,6 +142,29 @@ async def test_a_fresh_covering_pool_serves_the_fetch(cache: Cache) -> None:
     assert not off_topic.from_prefetch and off_topic.items[0].memory.memory_id == FULL
     assert outcomes["miss_off_topic"] == 1
     assert outcomes["hit"] == 3
+
+
+async def test_a_question_whose_best_keyword_matches_the_pool_lacks_goes_to_the_full_retrieval(cache: Cache) -> None:
+    scope = _scope(f"c{uuid.uuid4().hex[:10]}")
+    # What was said long ago about a puppy, which the pool (predicted from the latest turns) lacks.
+    past = [
+        _memory(f"old{i}", f"jane: Our old puppy {what}.") for i, what in enumerate(("chewed shoes", "ran off", "won"))
+    ]
+    full = FullRetrieval([*POOL, *past])
+    retriever, outcomes = _prefetching(full, cache)
+    await _warm(cache, scope)
+
+    # On the pool's topic ("puppy"), but of the memories its words point at, the second best is outside the pool.
+    long_ago = await retriever.retrieve(_request(scope, "What did the puppy do?"))
+    assert not long_ago.from_prefetch and long_ago.items[0].memory.memory_id == FULL
+    assert outcomes["miss_unconfirmed"] == 1
+    # The pool holds what the words point at: served.
+    sister = await retriever.retrieve(_request(scope, "Where does Alice's sister live?"))
+    assert sister.from_prefetch and sister.items[0].memory.memory_id == "m2"
+    # Words that match nothing in the tiers asked: no sign the pool holds the answer.
+    nothing = await retriever.retrieve(_request(scope, "Did the puppy bark?", tiers=(Tier.CUSTOMER,)))
+    assert not nothing.from_prefetch and full.calls == 2
+    assert outcomes["miss_unconfirmed"] == 2 and outcomes["hit"] == 1
 
 
 async def test_a_question_about_the_sessions_present_is_served_and_one_about_another_period_is_not(
@@ -267,6 +301,31 @@ SCOPE = Scope(DEV_CLIENT, "acme", "alice", "bot", "s1")
 async def _say(client: AcmClient, text: str, scope: common_pb2.Scope = SCOPE_PB) -> None:
     job = await client.wait_job(scope, (await client.ingest(scope, text)).job_id, timeout_s=60)
     assert job.error == ""
+
+
+async def test_the_keyword_channel_answers_over_grpc_with_a_service_token(acm: EmbeddedAcm) -> None:
+    # What a distributed gateway asks retrieve before serving from the pool (GrpcRetriever.keyword_ids).
+    secret = "a-secret-for-the-internal-api"
+    assert isinstance(acm.full_retriever, RetrieveApi)
+    server = grpc.aio.server()
+    retrieve_pb2_grpc.add_RetrieveServicer_to_server(RetrieveServicer(acm.full_retriever, secret), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
+            for text in ("My sister Jane adopted a puppy called Biscuit.", "I live in Paris with my partner Sam."):
+                await _say(client, text)
+        await wait_until_indexed(acm)
+        query = _request(SCOPE, "What is the puppy called?")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            remote = await GrpcRetriever(channel, 10.0, secret).keyword_ids(query, 5)
+            assert remote == await acm.full_retriever.keyword_ids(query, 5)
+            named = await acm.rel.memories.get(SCOPE, remote)
+            assert remote and all("puppy" in m.text.lower() for m in named)
+            with pytest.raises(Unavailable, match="UNAUTHENTICATED"):
+                await GrpcRetriever(channel, 10.0, "not-the-secret").keyword_ids(query, 5)
+    finally:
+        await server.stop(None)
 
 
 async def test_fetch_is_served_from_prefetch_and_never_stale(acm: EmbeddedAcm) -> None:

@@ -16,6 +16,7 @@ from acm.domain.prefetch import (
     learn_followers,
     likely_next,
     on_topic,
+    pool_confirmed,
     rank,
     static_order,
     terms,
@@ -108,6 +109,15 @@ def test_a_question_sharing_only_a_word_the_whole_pool_repeats_is_not_about_the_
     assert on_topic("Did the kids like the hike in the rain?", topic, df, 100)
     # Without document frequencies, any shared word will do (as before).
     assert on_topic("What types of pottery have Melanie's kids made at school?", topic)
+
+
+def test_the_pool_serves_only_when_it_holds_the_questions_best_keyword_matches() -> None:
+    pooled = {"a", "b", "c"}
+    assert pool_confirmed(["b", "a"], pooled)
+    assert not pool_confirmed(["a", "x"], pooled)  # one of the best is outside the pool
+    assert not pool_confirmed(["x", "a"], pooled)
+    assert pool_confirmed(["c"], pooled)  # only one memory matched at all
+    assert not pool_confirmed([], pooled)  # no word matched anything: nothing says the pool holds the answer
 
 
 def test_predictions_fuse_by_reciprocal_rank() -> None:

@@ -10,7 +10,7 @@ from acm.convert import query_to_pb, retrieval_from_pb
 from acm.domain.retrieved import Retrieval, RetrievalQuery
 from acm.runtime import error_of_status
 from acm.telemetry import traceparent_of_current_span
-from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
+from acm.v1 import common_pb2, retrieve_pb2, retrieve_pb2_grpc
 
 
 class GrpcRetriever:
@@ -22,16 +22,29 @@ class GrpcRetriever:
         # Signs each call's scope (acm.auth.service_token); None: ACM_SERVICE_TOKEN_SECRET, required; "": unsigned.
         self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
-    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
-        request = query_to_pb(query)
+    def _metadata(self, method: str, scope: common_pb2.Scope) -> tuple[tuple[str, str], ...]:
         # The trace goes on into retrieve: it starts its span from this header.
         metadata: tuple[tuple[str, str], ...] = (("traceparent", traceparent_of_current_span()),)
         if self._secret:
-            metadata += ((SERVICE_TOKEN_HEADER, service_token(self._secret, "Retrieve", request.scope)),)
+            metadata += ((SERVICE_TOKEN_HEADER, service_token(self._secret, method, scope)),)
+        return metadata
+
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
+        request = query_to_pb(query)
         try:
             response: retrieve_pb2.RetrieveResponse = await self._stub.Retrieve(
-                request, timeout=self._timeout_s, metadata=metadata
+                request, timeout=self._timeout_s, metadata=self._metadata("Retrieve", request.scope)
             )
         except grpc.aio.AioRpcError as exc:
             raise error_of_status(exc, "retrieve") from exc
         return retrieval_from_pb(response)
+
+    async def keyword_ids(self, query: RetrievalQuery, limit: int) -> list[str]:
+        request = retrieve_pb2.KeywordIdsRequest(query=query_to_pb(query), limit=limit)
+        try:
+            response: retrieve_pb2.KeywordIdsResponse = await self._stub.KeywordIds(
+                request, timeout=self._timeout_s, metadata=self._metadata("KeywordIds", request.query.scope)
+            )
+        except grpc.aio.AioRpcError as exc:
+            raise error_of_status(exc, "retrieve") from exc
+        return list(response.memory_ids)

@@ -19,7 +19,16 @@ from datetime import UTC, datetime
 from opentelemetry import metrics
 
 from acm.domain.identifiers import identifiers, mentions_identifier
-from acm.domain.prefetch import TERMS_VERSION, in_window, on_topic, rank, static_order, static_scores
+from acm.domain.prefetch import (
+    CONFIRM_K,
+    TERMS_VERSION,
+    in_window,
+    on_topic,
+    pool_confirmed,
+    rank,
+    static_order,
+    static_scores,
+)
 from acm.domain.retrieval import exact_first
 from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.scope import Scope, Tier
@@ -43,6 +52,7 @@ class _Decoded:
     times: list[float]  # when each entry holds (else when it was said), as the full path's window sees it
     newest: float  # the newest of them: the session's present, as far as the pool knows
     topic: frozenset[str]
+    ids: frozenset[str]  # the memories it holds
     per_tier: Counter[Tier]
     smallest: int  # the fewest tokens of any entry
 
@@ -79,6 +89,9 @@ class PrefetchingRetriever:
             self._count("hit")
             return served
         return await self.inner.retrieve(query)
+
+    async def keyword_ids(self, query: RetrievalQuery, limit: int) -> list[str]:
+        return await self.inner.keyword_ids(query, limit)
 
     def _miss(self, reason: str) -> None:
         self._count(f"miss_{reason}")
@@ -136,6 +149,12 @@ class PrefetchingRetriever:
                 self._miss("identifiers")
                 return None
             order = exact_first(order, named)
+        # Last, as it is the one check that reads a store: the pool must hold most of the question's best
+        # keyword matches over the whole history, or the full retrieval answers.
+        best = await self.inner.keyword_ids(request, CONFIRM_K)
+        if not pool_confirmed(best, decoded.ids):
+            self._miss("unconfirmed")
+            return None
         ranked = (((i, score), decoded.tokens[i]) for i, score in order if decoded.tiers[i] in tiers)
         kept, total = pack_until_full(ranked, request.budget_tokens, decoded.smallest)
         eligible = sum(decoded.per_tier[t] for t in set(tiers))
@@ -179,6 +198,7 @@ class PrefetchingRetriever:
             times,
             max(times, default=0.0),
             frozenset(pool.topic_terms),
+            frozenset(m.memory_id for m in pool.memories),
             Counter(tiers),
             min(tokens, default=0),
         )

@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from acm.v1 import common_pb2 as acm_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61\x63m/v1/retrieve.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\"\xc5\x01\n\x0fRetrieveRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05query\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x04 \x01(\t\x12\x1b\n\x05tiers\x18\x05 \x03(\x0e\x32\x0c.acm.v1.Tier\x12)\n\x05\x61s_of\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x66rom_context\x18\x07 \x01(\x08\"r\n\x10RetrieveResponse\x12 \n\x08memories\x18\x01 \x03(\x0b\x32\x0e.acm.v1.Memory\x12\x14\n\x0ctotal_tokens\x18\x02 \x01(\x05\x12\x0f\n\x07\x64ropped\x18\x03 \x01(\x05\x12\x15\n\rfrom_prefetch\x18\x04 \x01(\x08\x32I\n\x08Retrieve\x12=\n\x08Retrieve\x12\x17.acm.v1.RetrieveRequest\x1a\x18.acm.v1.RetrieveResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61\x63m/v1/retrieve.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\"\xc5\x01\n\x0fRetrieveRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05query\x18\x02 \x01(\t\x12\x15\n\rbudget_tokens\x18\x03 \x01(\x05\x12\x10\n\x08\x65ncoding\x18\x04 \x01(\t\x12\x1b\n\x05tiers\x18\x05 \x03(\x0e\x32\x0c.acm.v1.Tier\x12)\n\x05\x61s_of\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x66rom_context\x18\x07 \x01(\x08\"r\n\x10RetrieveResponse\x12 \n\x08memories\x18\x01 \x03(\x0b\x32\x0e.acm.v1.Memory\x12\x14\n\x0ctotal_tokens\x18\x02 \x01(\x05\x12\x0f\n\x07\x64ropped\x18\x03 \x01(\x05\x12\x15\n\rfrom_prefetch\x18\x04 \x01(\x08\"J\n\x11KeywordIdsRequest\x12&\n\x05query\x18\x01 \x01(\x0b\x32\x17.acm.v1.RetrieveRequest\x12\r\n\x05limit\x18\x02 \x01(\x05\"(\n\x12KeywordIdsResponse\x12\x12\n\nmemory_ids\x18\x01 \x03(\t2\x8e\x01\n\x08Retrieve\x12=\n\x08Retrieve\x12\x17.acm.v1.RetrieveRequest\x1a\x18.acm.v1.RetrieveResponse\x12\x43\n\nKeywordIds\x12\x19.acm.v1.KeywordIdsRequest\x1a\x1a.acm.v1.KeywordIdsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,6 +37,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RETRIEVEREQUEST']._serialized_end=285
   _globals['_RETRIEVERESPONSE']._serialized_start=287
   _globals['_RETRIEVERESPONSE']._serialized_end=401
-  _globals['_RETRIEVE']._serialized_start=403
-  _globals['_RETRIEVE']._serialized_end=476
+  _globals['_KEYWORDIDSREQUEST']._serialized_start=403
+  _globals['_KEYWORDIDSREQUEST']._serialized_end=477
+  _globals['_KEYWORDIDSRESPONSE']._serialized_start=479
+  _globals['_KEYWORDIDSRESPONSE']._serialized_end=519
+  _globals['_RETRIEVE']._serialized_start=522
+  _globals['_RETRIEVE']._serialized_end=664
 # @@protoc_insertion_point(module_scope)

@@ -92,3 +92,50 @@ class RetrieveResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RetrieveResponse: _TypeAlias = RetrieveResponse  # noqa: Y015
+
+@_typing.final
+class KeywordIdsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    QUERY_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    limit: _builtins.int
+    @_builtins.property
+    def query(self) -> Global___RetrieveRequest:
+        """Its scope, text and tiers are used (the budget, encoding and time are not)."""
+
+    def __init__(
+        self,
+        *,
+        query: Global___RetrieveRequest | None = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["query", b"query"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "query", b"query"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KeywordIdsRequest: _TypeAlias = KeywordIdsRequest  # noqa: Y015
+
+@_typing.final
+class KeywordIdsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_IDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def memory_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """best first"""
+
+    def __init__(
+        self,
+        *,
+        memory_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory_ids", b"memory_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KeywordIdsResponse: _TypeAlias = KeywordIdsResponse  # noqa: Y015

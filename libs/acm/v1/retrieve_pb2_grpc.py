@@ -40,6 +40,11 @@ class RetrieveStub:
                 request_serializer=acm_dot_v1_dot_retrieve__pb2.RetrieveRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_retrieve__pb2.RetrieveResponse.FromString,
                 _registered_method=True)
+        self.KeywordIds = channel.unary_unary(
+                '/acm.v1.Retrieve/KeywordIds',
+                request_serializer=acm_dot_v1_dot_retrieve__pb2.KeywordIdsRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_retrieve__pb2.KeywordIdsResponse.FromString,
+                _registered_method=True)
 
 
 class RetrieveServicer:
@@ -52,6 +57,14 @@ class RetrieveServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def KeywordIds(self, request, context):
+        """The keyword channel of Retrieve alone (full-text match, no embedding): the ids of its best memories. The
+        gateway asks it whether the session's prefetch pool holds what the question's words point at.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RetrieveServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -59,6 +72,11 @@ def add_RetrieveServicer_to_server(servicer, server):
                     servicer.Retrieve,
                     request_deserializer=acm_dot_v1_dot_retrieve__pb2.RetrieveRequest.FromString,
                     response_serializer=acm_dot_v1_dot_retrieve__pb2.RetrieveResponse.SerializeToString,
+            ),
+            'KeywordIds': grpc.unary_unary_rpc_method_handler(
+                    servicer.KeywordIds,
+                    request_deserializer=acm_dot_v1_dot_retrieve__pb2.KeywordIdsRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_retrieve__pb2.KeywordIdsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -89,6 +107,33 @@ class Retrieve:
             '/acm.v1.Retrieve/Retrieve',
             acm_dot_v1_dot_retrieve__pb2.RetrieveRequest.SerializeToString,
             acm_dot_v1_dot_retrieve__pb2.RetrieveResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def KeywordIds(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Retrieve/KeywordIds',
+            acm_dot_v1_dot_retrieve__pb2.KeywordIdsRequest.SerializeToString,
+            acm_dot_v1_dot_retrieve__pb2.KeywordIdsResponse.FromString,
             options,
             channel_credentials,
             insecure,

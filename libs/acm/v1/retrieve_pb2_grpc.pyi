@@ -34,6 +34,10 @@ class RetrieveStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> RetrieveAsyncStub: ...
     Retrieve: _grpc.UnaryUnaryMultiCallable[_retrieve_pb2.RetrieveRequest, _retrieve_pb2.RetrieveResponse]
+    KeywordIds: _grpc.UnaryUnaryMultiCallable[_retrieve_pb2.KeywordIdsRequest, _retrieve_pb2.KeywordIdsResponse]
+    """The keyword channel of Retrieve alone (full-text match, no embedding): the ids of its best memories. The
+    gateway asks it whether the session's prefetch pool holds what the question's words point at.
+    """
 
 @_typing.type_check_only
 class RetrieveAsyncStub(RetrieveStub):
@@ -41,6 +45,10 @@ class RetrieveAsyncStub(RetrieveStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     Retrieve: _aio.UnaryUnaryMultiCallable[_retrieve_pb2.RetrieveRequest, _retrieve_pb2.RetrieveResponse]  # type: ignore[assignment]
+    KeywordIds: _aio.UnaryUnaryMultiCallable[_retrieve_pb2.KeywordIdsRequest, _retrieve_pb2.KeywordIdsResponse]  # type: ignore[assignment]
+    """The keyword channel of Retrieve alone (full-text match, no embedding): the ids of its best memories. The
+    gateway asks it whether the session's prefetch pool holds what the question's words point at.
+    """
 
 class RetrieveServicer(metaclass=_abc_1.ABCMeta):
     """Internal: the gateway asks retrieve for scoped, budgeted memories."""
@@ -51,5 +59,15 @@ class RetrieveServicer(metaclass=_abc_1.ABCMeta):
         request: _retrieve_pb2.RetrieveRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_retrieve_pb2.RetrieveResponse, _abc.Awaitable[_retrieve_pb2.RetrieveResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def KeywordIds(
+        self,
+        request: _retrieve_pb2.KeywordIdsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_retrieve_pb2.KeywordIdsResponse, _abc.Awaitable[_retrieve_pb2.KeywordIdsResponse]]:
+        """The keyword channel of Retrieve alone (full-text match, no embedding): the ids of its best memories. The
+        gateway asks it whether the session's prefetch pool holds what the question's words point at.
+        """
 
 def add_RetrieveServicer_to_server(servicer: RetrieveServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
