@@ -37,9 +37,12 @@ from acm.v1 import (
     compact_pb2_grpc,
     events_pb2,
     gateway_pb2,
+    memories_pb2,
+    memories_pb2_grpc,
     retrieve_pb2,
     retrieve_pb2_grpc,
 )
+from acm_cli.memories import MemoryCalls
 from acm_retrieve.settings import RetrieveSettings
 from tests.e2e.agent_session import run_agent_session
 from tests.e2e.scenario import BOB, check_bad_requests, run_scenario
@@ -328,6 +331,53 @@ async def test_fetch_is_served_from_the_prefetch_pool_in_redis_and_never_stale(s
         await client.wait_job(scope, await client.forget(scope, "session"), timeout_s=90)
         gone = await client.fetch(scope, "Where do I live? Biscuit", budget_tokens=500)
         assert not gone.from_prefetch and not gone.memories
+
+
+async def test_the_memory_api_reads_through_retrieve_and_writes_through_ingest(stack: Stack) -> None:
+    """Reads go gateway → retrieve (acm.v1.Memories, signed), writes gateway → Kafka → ingest; Postgres and Neo4j
+    underneath. Retrieve's Memories service refuses a call the gateway did not sign."""
+    key_c1, key_c2 = stack.keys
+    erin = common_pb2.Scope(customer_id="acme", user_id="erin", agent_id="assistant", session_id="m1")
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.ports['retrieve']}") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            signed_scope = common_pb2.Scope(client_id=stack.client_ids[0], customer_id="acme", user_id="erin")
+            await memories_pb2_grpc.MemoriesStub(channel).ListMemories(
+                memories_pb2.ListMemoriesRequest(scope=signed_scope)
+            )
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    async with (
+        AcmClient(stack.addr, key_c1, timeout_s=30) as client,
+        grpc.aio.insecure_channel(stack.addr) as channel,
+        grpc.aio.insecure_channel(stack.addr) as other_channel,
+    ):
+        calls, other = MemoryCalls(channel, key_c1), MemoryCalls(other_channel, key_c2)
+        turn = common_pb2.Turn(turn_id="m-1", role=common_pb2.ROLE_USER, content="My gym locker is number 318.")
+        accepted = (await calls.ingest_batch(erin, [turn])).accepted
+        assert (await client.wait_job(erin, accepted[0].job_id, timeout_s=90)).status == gateway_pb2.JOB_STATUS_DONE
+        listed = await calls.list_memories(memories_pb2.ListMemoriesRequest(scope=erin, kinds=["fact"]))
+        fact = next(m for m in listed.memories if "318" in m.memory.text)
+        memory_id = fact.memory.memory_id
+        assert (await calls.get(erin, memory_id)).memory.text == fact.memory.text
+        with pytest.raises(grpc.aio.AioRpcError) as err:  # another client: not found, not forbidden
+            await other.get(erin, memory_id)
+        assert err.value.code() == grpc.StatusCode.NOT_FOUND
+
+        job = await calls.update(erin, memory_id, "My gym locker is number 412.", "front desk")
+        assert (await client.wait_job(erin, job.job_id, timeout_s=90)).status == gateway_pb2.JOB_STATUS_DONE
+        history = await calls.history(erin, memory_id)
+        assert [v.memory.memory_id for v in history.versions] == [memory_id, job.memory_id]
+        for _ in range(120):  # retrieve indexes the new version from acm.memories.v1
+            answer = await client.fetch(erin, "what is my gym locker number?", budget_tokens=500)
+            if any("412" in m.text for m in answer.memories):
+                break
+            await asyncio.sleep(0.25)
+        assert any("412" in m.text for m in answer.memories)
+        assert memory_id not in {m.memory_id for m in answer.memories}  # the stale version (its turn may show)
+
+        job = await calls.delete(erin, memory_id=job.memory_id)
+        assert (await client.wait_job(erin, job.job_id, timeout_s=90)).counts["deleted"] == 1
+        answer = await client.fetch(erin, "what is my gym locker number?", budget_tokens=500)
+        assert job.memory_id not in {m.memory_id for m in answer.memories}
 
 
 async def test_a_tool_heavy_agent_session_on_the_real_stores(stack: Stack) -> None:
