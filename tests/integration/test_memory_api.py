@@ -12,13 +12,20 @@ from pathlib import Path
 import grpc
 import pytest
 
+from acm import topics
+from acm.adapters.embedders import build_embedder
+from acm.adapters.tokenizer import TiktokenCounter
 from acm.auth import create_api_key
 from acm.channels import open_channel
 from acm.client import AcmClient
 from acm.domain.scope import Grant, KeyRole, Scope
+from acm.ports.bus import Record
 from acm.v1 import common_pb2, gateway_pb2, memories_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from acm_cli.memories import MemoryCalls
+from acm_ingest.events import BusEvents
+from acm_ingest.handlers.memory_edits import MemoryEditsHandler
+from acm_ingest.memory_edits import ApplyMemoryEdits
 
 
 @pytest.fixture(scope="module")
@@ -309,3 +316,45 @@ async def test_export_then_import_into_another_user_round_trips_idempotently(
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await memories.import_(target, lines[0] + "\n{not json\n")
     assert _code(err) == grpc.StatusCode.INVALID_ARGUMENT and "line 2" in (err.value.details() or "")
+
+
+async def test_a_redelivered_edit_is_applied_once(
+    acm: EmbeddedAcm, calls: tuple[AcmClient, MemoryCalls], user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, memories = calls
+    scope = _scope(user)
+    await _batch(client, memories, scope, "My bike is a red Gazelle.")
+    old_id = (await _fact(memories, scope, "Gazelle")).memory.memory_id
+    sent: list[Record] = []
+    publish = acm.bus.publish
+
+    async def recording(topic: str, key: str, value: bytes) -> None:
+        sent.append(Record(topic, key, value))
+        await publish(topic, key, value)
+
+    monkeypatch.setattr(acm.bus, "publish", recording)
+    job = await memories.update(scope, old_id, "My bike is a blue Gazelle.", "test")
+    await _done(client, scope, job.job_id)
+    edit = next(r for r in sent if r.topic == topics.MEMORY_EDITS)
+
+    # The same event again, through a handler of ingest's group; and once more after its mark was lost.
+    apply = ApplyMemoryEdits(
+        acm.rel.memories, acm.graph, acm.cache, build_embedder("wordllama"), TiktokenCounter(), BusEvents(acm.bus)
+    )
+    handler = MemoryEditsHandler(apply, acm.rel.api_keys, acm.rel.jobs, acm.rel.processed, acm.rel.audit)
+    await handler(edit)
+    forgetful = MemoryEditsHandler(apply, acm.rel.api_keys, acm.rel.jobs, _NeverSeen(), acm.rel.audit)
+    await forgetful(edit)
+    history = await memories.history(scope, old_id)
+    assert [v.memory.memory_id for v in history.versions] == [old_id, job.memory_id]
+    assert (await client.get_job(scope, job.job_id)).counts["already_applied"] == 1
+
+
+class _NeverSeen:
+    """ProcessedEvents that lost every mark (a redelivery after the mark's write failed)."""
+
+    async def seen(self, group: str, event_id: str) -> bool:
+        return False
+
+    async def mark(self, group: str, event_id: str) -> None:
+        return None
