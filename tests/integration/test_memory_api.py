@@ -18,7 +18,8 @@ from acm.adapters.tokenizer import TiktokenCounter
 from acm.auth import create_api_key
 from acm.channels import open_channel
 from acm.client import AcmClient
-from acm.domain.scope import Grant, KeyRole, Scope
+from acm.domain.models import Layer, Memory, utcnow
+from acm.domain.scope import Grant, KeyRole, Scope, Tier
 from acm.ports.bus import Record
 from acm.v1 import common_pb2, gateway_pb2, memories_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
@@ -358,3 +359,35 @@ class _NeverSeen:
 
     async def mark(self, group: str, event_id: str) -> None:
         return None
+
+
+async def test_only_an_admin_key_changes_a_shared_tier_memory(
+    acm: EmbeddedAcm, calls: tuple[AcmClient, MemoryCalls], user: str
+) -> None:
+    client, memories = calls
+    scope = _scope(user, "initech")
+    shared = Memory(
+        memory_id=f"policy-{user}",
+        owner=_domain(scope).owner(Tier.CUSTOMER),
+        text="Initech refunds within 30 days.",
+        layer=Layer.LONG,
+        kind="policy",
+        source_turn_ids=("handbook",),
+        created_at=utcnow(),
+    )
+    await acm.rel.memories.upsert([shared])
+    _, agent_key = await create_api_key(acm.rel.api_keys, DEV_CLIENT, "agent", Grant(KeyRole.AGENT, ("initech",)))
+    channel = open_channel(f"127.0.0.1:{acm.port}", None)
+    agent = MemoryCalls(channel, agent_key)
+    try:
+        assert (await agent.get(scope, shared.memory_id)).memory.tier == common_pb2.TIER_CUSTOMER  # it may read it
+        for change in (agent.delete(scope, shared.memory_id), agent.update(scope, shared.memory_id, "No.", "x")):
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await change
+            assert _code(err) == grpc.StatusCode.PERMISSION_DENIED and "admin key" in (err.value.details() or "")
+    finally:
+        await channel.close()
+    denied = [e for e in await acm.rel.audit.list(_domain(scope), 50) if e.action == "request.denied"]
+    assert sum("customer memory" in e.detail for e in denied) >= 2, denied
+    job = await memories.delete(scope, shared.memory_id)  # the admin key may
+    assert (await _done(client, scope, job.job_id)).counts["deleted"] == 1
