@@ -10,10 +10,12 @@ from typing import Protocol
 
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Memory, MemoryStatus, Turn, new_id, stable_id
+from acm.domain.pii import PiiRules, redact_text
 from acm.domain.scope import KeyRole, Scope, Tier
 from acm.metrics import job_reached
 from acm.ports.memories import MemoryPage, MemoryQuery, MemoryReader
 from acm.ports.stores import ApiKey, AuditLog, JobRepo, MemoryFilter
+from acm.schemas import latest_schema
 from acm_gateway.errors import PermissionDenied, Unavailable
 from acm_gateway.usecases import AcceptTurn
 
@@ -89,6 +91,8 @@ class MemoryApi:
                 f"memory {memory_id!r} was superseded by {old.superseded_by!r}: correct the newest version"
             )
         job_id, new_memory_id = new_id(), new_id()
+        # Redacted before it is published, as a turn is: a secret never reaches the bus, a log or a store.
+        text = redact_text(text, await self._rules(scope))
         await self.events.memory_updated(key, scope, job_id, old, new_memory_id, text, source)
         await self._job(scope, job_id, "memory_update")
         return job_id, new_memory_id
@@ -107,11 +111,16 @@ class MemoryApi:
             raise InvalidRequest("jsonl has no memory: give ExportUser's lines")
         if len(memories) > MAX_BATCH:
             raise InvalidRequest(f"{len(memories)} memories in one call; import at most {MAX_BATCH} per call")
-        mine = scope.owner(Tier.USER)
+        limit = self.accept_turn.max_turn_bytes
+        for i, m in enumerate(memories, start=1):
+            if not m.text.strip() or len(m.text.encode()) > limit:
+                raise InvalidRequest(f"jsonl memory {i} ({m.memory_id[:40]!r}): its text must be 1 to {limit} bytes")
+        mine, rules = scope.owner(Tier.USER), await self._rules(scope)
         placed = [
             replace(
                 m,
                 memory_id=imported_id(scope, m.memory_id),
+                text=redact_text(m.text, rules),
                 owner=mine,
                 superseded_by=imported_id(scope, m.superseded_by),
             )
@@ -134,6 +143,10 @@ class MemoryApi:
             event_id = new_id()
             accepted.append((await self.accept_turn(key, turn, event_id, traceparent), event_id))
         return accepted
+
+    async def _rules(self, scope: Scope) -> PiiRules:
+        schema = await latest_schema(self.accept_turn.schemas, scope)
+        return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
 
     async def _writable(self, key: ApiKey, scope: Scope, memory_id: str, what: str) -> Memory:
         """The memory, if the scope sees it (NotFound otherwise) and the key may change it: an agent key only its

@@ -74,7 +74,7 @@ def register(
             ForgetJob(GROUP, rel.jobs, rel.processed),
         ),
     )
-    edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), events, now=now)
+    edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), rel.schemas, events, now=now)
     bus.subscribe(
         topics.MEMORY_EDITS, GROUP, MemoryEditsHandler(edits, rel.api_keys, rel.jobs, rel.processed, rel.audit)
     )

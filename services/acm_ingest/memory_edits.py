@@ -9,12 +9,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from acm.domain.models import Memory, MemoryStatus, stable_id, utcnow
+from acm.domain.instruction import Trust, instruction_verdict
+from acm.domain.models import Layer, Memory, MemoryStatus, stable_id, utcnow
+from acm.domain.pii import PiiRules, redact_text
 from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.ports.embedder import Embedder
-from acm.ports.stores import Cache, GraphStore, MemoryRepo
+from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
 from acm.prefetch_state import bump_generations
+from acm.schemas import latest_schema
+from acm_ingest.pipeline import pii_rules
 from acm_ingest.usecases import Events, WrittenMemory
 
 CORRECTION_ROLE = "user"  # a correction is the client's statement of the fact, through the Memory API
@@ -35,6 +39,7 @@ class ApplyMemoryEdits:
     cache: Cache
     embedder: Embedder
     tokens: TokenCounter
+    schemas: SchemaRepo
     events: Events  # acm.memories.v1 tells retrieve's vector index what changed
     now: Callable[[], datetime] = utcnow
 
@@ -46,22 +51,27 @@ class ApplyMemoryEdits:
             already = await self.memories.get(scope, [edit.new_memory_id])
             return {"updated": 0, "already_applied": 1} if already else {"updated": 0, "not_active": 1}
         old = found[0]
+        # As a turn's facts are: redacted (the gateway did so already; a direct publisher may not have) and
+        # checked for instructions (a doubtful or ordering correction is kept marked, never a LONG memory).
+        text = redact_text(edit.text, await self._rules(scope))
+        trust = instruction_verdict(text, CORRECTION_ROLE).trust
         new = replace(
             old,
             memory_id=edit.new_memory_id,
-            text=edit.text,
+            text=text,
+            layer=Layer.MID if trust is not Trust.NORMAL and old.layer is Layer.LONG else old.layer,
             source_turn_ids=(edit.source,),
             created_at=at,
             updated_at=None,
             valid_from=at,
             valid_to=None,
-            token_count=self.tokens.count(edit.text),
+            token_count=self.tokens.count(text),
             mention_count=1,
             access_count=0,
             superseded_by="",
             role=CORRECTION_ROLE,
             tool_name="",
-            trust="normal",
+            trust=str(trust),
         )
         stale = replace(old, status=MemoryStatus.STALE, superseded_by=new.memory_id, valid_to=at, updated_at=self.now())
         await self.memories.upsert([stale, new])
@@ -84,10 +94,15 @@ class ApplyMemoryEdits:
         same rows) and indexes the active ones that are searched (facts, not turn previews)."""
         if not memories:
             return {"imported": 0}
+        rules = await self._rules(scope)
+        memories = [replace(m, text=redact_text(m.text, rules)) for m in memories]
         await self.memories.upsert(memories)
         searched = [m for m in memories if m.status is MemoryStatus.ACTIVE and m.kind != "turn"]
         await self._index(scope, job_id, searched)
         return {"imported": len(memories)}
+
+    async def _rules(self, scope: Scope) -> PiiRules:
+        return pii_rules(await latest_schema(self.schemas, scope))
 
     async def _index(self, scope: Scope, job_id: str, memories: Sequence[Memory]) -> None:
         if memories:
