@@ -27,6 +27,9 @@ INNER = [
     ROOT / "services/acm_gateway/kept_sessions.py",
     ROOT / "services/acm_gateway/warmup.py",
     ROOT / "services/acm_gateway/agents.py",
+    ROOT / "services/acm_gateway/memories.py",  # the Memory API's use cases (gateway, retrieve, ingest)
+    ROOT / "services/acm_retrieve/memories.py",
+    ROOT / "services/acm_ingest/memory_edits.py",
     ROOT / "libs/acm/adapters/prefetching_retriever.py",
     ROOT / "libs/acm/prefetch_state.py",
     ROOT / "services/acm_ingest/consolidate.py",
