@@ -3,11 +3,12 @@
 The pool (warmed by the anticipate service, acm.prefetch_state) is used only when it is fresh (the write
 generations it was built under are still current: any write into a scope it could see, or a Forget,
 makes it stale), it belongs to the exact scope and agent asking, the question is about the pool's
-topic (acm.domain.prefetch.on_topic) and, when it names a time window, the window holds the session's
-present. The pool carries its own BM25 index (built by anticipate), and the
-decoded pool is kept per session while its version stays the same, so a hit costs four small cache reads,
-a lookup of the question's words, and a ranking of the entries sharing one with it merged into the pool's
-static order, read only until the budget is full."""
+topic (acm.domain.prefetch.on_topic), when it names a time window, the window holds the session's
+present, and the pool holds the question's best keyword matches over the whole history (pool_confirmed,
+asked of the full retrieval's keyword channel: no embedding). The pool carries its own BM25 index (built by
+anticipate), and the decoded pool is kept per session while its version stays the same, so a hit costs four
+small cache reads, one keyword search, a lookup of the question's words, and a ranking of the entries
+sharing one with it merged into the pool's static order, read only until the budget is full."""
 
 from __future__ import annotations
 

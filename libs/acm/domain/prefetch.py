@@ -8,9 +8,10 @@ prediction is a ranked list of memories; they are fused into one pool, best firs
 schema's entries and bytes.
 
 A Fetch is served from the pool only when the question is about what the session talks about now (the
-pool's topic: the content words of the latest turns it was predicted from). Then a cheap ranking (BM25
-over the pool, plus the prediction's prior and recency) replaces embedding the question and searching
-every index; otherwise the full retrieval runs."""
+pool's topic: the content words of the latest turns it was predicted from) and the pool holds the
+question's best keyword matches over the whole history. Then a cheap ranking (BM25 over the pool, plus the
+prediction's prior and recency) replaces embedding the question and searching every index; otherwise the
+full retrieval runs."""
 
 from __future__ import annotations
 
