@@ -334,6 +334,8 @@ async def start_distributed(work: Path, servers: Servers, replicas: int, databas
             await rel.close()
     except BaseException:
         stop(list(procs.values()))
+        with contextlib.suppress(Exception):  # best effort: the start's own error is the one to see
+            await delete_topics(servers.kafka, namespace)
         raise
     return Stack(
         addr=f"127.0.0.1:{ports['gateway']}",
@@ -348,25 +350,30 @@ async def start_distributed(work: Path, servers: Servers, replicas: int, databas
     )
 
 
+async def delete_topics(bootstrap: str, namespace: str) -> None:
+    """Delete the topics of a run's namespace (the services create them as they start)."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, client_id="acm-bench-fleet-cleanup")
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if t.startswith(namespace)]
+        if names:
+            await admin.delete_topics(names)
+    finally:
+        await admin.close()
+
+
 async def clear_shared(servers: Servers, stack: Stack) -> list[str]:
     """Remove what a distributed run left on the servers it shares with others: its topics, its client's
     graph and cache keys (its database is dropped apart). Returns what could not be removed."""
-    from aiokafka.admin import AIOKafkaAdminClient
-
     from acm.bootstrap import open_cache, open_graph
     from acm.domain.scope import ForgetLevel, Scope
 
     everything = Scope(stack.client_id, "all", "all")  # a client-level erase reads only the client id
     problems: list[str] = []
-    admin = AIOKafkaAdminClient(bootstrap_servers=servers.kafka, client_id="acm-bench-fleet-cleanup")
     try:
-        await admin.start()
-        try:
-            names = [t for t in await admin.list_topics() if t.startswith(stack.namespace)]
-            if names:
-                await admin.delete_topics(names)
-        finally:
-            await admin.close()
+        await delete_topics(servers.kafka, stack.namespace)
     except Exception as exc:
         problems.append(f"topics {stack.namespace}*: {exc!r}")
     try:
