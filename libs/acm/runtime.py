@@ -15,6 +15,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from acm.admission import Overloaded
 from acm.domain.errors import (
     InternalFault,
     InvalidRequest,
@@ -159,6 +160,8 @@ _STATUS: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (NotFound, grpc.StatusCode.NOT_FOUND),
     (Rejected, grpc.StatusCode.FAILED_PRECONDITION),
+    # Before TooLarge: a caller told RESOURCE_EXHAUSTED by another service reads it as TooLarge (_ERROR_OF_STATUS).
+    (Overloaded, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (TooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 from typing import TypeVar
 
 import grpc
@@ -11,6 +12,7 @@ from google.protobuf import json_format
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from acm.admission import Admission, Limits
 from acm.convert import TIER_TO_PB, info_to_pb, ts, turn_from_pb
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Memory, Turn, new_id
@@ -84,7 +86,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         compact: CompactNow,
         agents: Agents | None = None,
         memories: MemoryApi | None = None,
+        fetch_limits: Limits | None = None,
+        ingest_limits: Limits | None = None,
     ) -> None:
+        """``fetch_limits``, ``ingest_limits``: admission of Fetch and of Ingest/IngestBatch (None: unlimited)."""
+        self._fetches = Admission("Fetch", fetch_limits) if fetch_limits else None
+        self._ingests = Admission("Ingest", ingest_limits) if ingest_limits else None
         self._agents = agents
         self._memories = memories
         self._auth = auth
@@ -95,9 +102,15 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self._compact = compact
 
     async def _call(
-        self, method: str, context: grpc.aio.ServicerContext, work: Callable[[ApiKey, str], Awaitable[R]]
+        self,
+        method: str,
+        context: grpc.aio.ServicerContext,
+        work: Callable[[ApiKey, str], Awaitable[R]],
+        admission: Admission | None = None,
     ) -> R:
         """Authenticate and run `work(key, traceparent)` in a SERVER span; errors become status codes.
+        With ``admission``, the whole call (authentication too: it reads the store) waits for a slot, or is
+        refused with RESOURCE_EXHAUSTED.
 
         The span continues the caller's trace when it sent a `traceparent` header; `work` gets this
         span's traceparent, so the events it publishes are children of the RPC."""
@@ -112,8 +125,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             set_status_on_exception=False,
         ) as span:
             try:
-                key = await self._auth.authenticate(_secret(md))
-                result = await work(key, traceparent_of_current_span())
+                async with admission.admit() if admission is not None else nullcontext():
+                    key = await self._auth.authenticate(_secret(md))
+                    result = await work(key, traceparent_of_current_span())
             except Exception as exc:
                 code, message = status_of(exc, log)  # logs an internal error with its id
                 span.set_attribute("rpc.grpc.status_code", code.value[0])
@@ -136,7 +150,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             job_id = await self._accept_turn(key, turn, event_id, trace)
             return gateway_pb2.IngestResponse(job_id=job_id, event_id=event_id)
 
-        return await self._call("Ingest", context, work)
+        return await self._call("Ingest", context, work, self._ingests)
 
     async def GetJob(self, request: gateway_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> gateway_pb2.Job:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.Job:
@@ -152,7 +166,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             scope = await self._auth.authorize(key, request.scope, Action.FETCH)
             return bundle_to_pb(await self._fetch(fetch_query(scope, request)))
 
-        return await self._call("Fetch", context, work)
+        return await self._call("Fetch", context, work, self._fetches)
 
     async def Forget(
         self, request: gateway_pb2.ForgetRequest, context: grpc.aio.ServicerContext
@@ -301,7 +315,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 accepted=[gateway_pb2.IngestResponse(job_id=j, event_id=e) for j, e in accepted]
             )
 
-        return await self._call("IngestBatch", context, work)
+        return await self._call("IngestBatch", context, work, self._ingests)
 
     def _batch_turn(self, index: int, pb: common_pb2.Turn, scope: Scope) -> Turn:
         try:

@@ -87,6 +87,8 @@ def build_servicer(
         compact=CompactNow(compactor),
         agents=Agents(architect) if architect is not None else None,
         memories=MemoryApi(memory_reader, events, rel.jobs, rel.audit, accept_turn),
+        fetch_limits=settings.fetch_limits(),
+        ingest_limits=settings.ingest_limits(),
     )
 
 

@@ -4,6 +4,7 @@ import socket
 
 from pydantic import Field
 
+from acm.admission import Limits
 from acm.settings import ServiceSettings
 
 
@@ -25,3 +26,19 @@ class GatewaySettings(ServiceSettings):
     max_session_turns: int = Field(2000, gt=0)  # turns read to assemble a session's context
     # Names this replica's warm-up consumer group (each replica warms its own memory): the pod's name in k8s.
     instance_id: str = Field(default_factory=socket.gethostname, min_length=1)
+    # Admission (docs/operations.md "Fetch under load"): Fetches running at once, waiting for a turn, and the
+    # longest wait; beyond them RESOURCE_EXHAUSTED at once, so latency stays bounded past capacity. In flight
+    # plus queued at least the fleet's clients: a fleet within capacity is never refused.
+    fetch_max_in_flight: int = Field(4, ge=1)
+    fetch_max_queued: int = Field(64, ge=0)
+    fetch_max_queue_wait_s: float = Field(0.5, ge=0)
+    # The same for Ingest and IngestBatch (each publishes to the bus and writes a job row).
+    ingest_max_in_flight: int = Field(16, ge=1)
+    ingest_max_queued: int = Field(256, ge=0)
+    ingest_max_queue_wait_s: float = Field(1.0, ge=0)
+
+    def fetch_limits(self) -> Limits:
+        return Limits(self.fetch_max_in_flight, self.fetch_max_queued, self.fetch_max_queue_wait_s)
+
+    def ingest_limits(self) -> Limits:
+        return Limits(self.ingest_max_in_flight, self.ingest_max_queued, self.ingest_max_queue_wait_s)
