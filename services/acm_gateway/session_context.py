@@ -19,8 +19,9 @@ from acm.domain.compaction.engine import (
     fill,
     plan_context,
 )
-from acm.domain.compaction.pinned import CALL, PinnedEntity
+from acm.domain.compaction.pinned import CALL, PinnedEntity, RecordValues, record_values
 from acm.domain.compaction.record import CompactionRecord
+from acm.domain.facts import RECORD_KIND
 from acm.domain.identifiers import identifiers
 from acm.domain.models import Role
 from acm.domain.retrieved import Ranked, RetrievalQuery, RetrievedMemory
@@ -51,6 +52,17 @@ def implied_query(turns: Sequence[SessionTurn], pins: Sequence[PinnedEntity]) ->
     ids = list(dict.fromkeys(i for text in named for i in identifiers(text)))[:QUERY_PIN_IDS]
     picked = [t.body[:QUERY_CHARS_PER_TURN] for t in reversed(turns) if t.role != "tool"][:QUERY_TURNS]
     return "\n".join([" ".join(ids), *picked] if ids else picked)
+
+
+def current_records(memories: Sequence[Ranked]) -> list[RecordValues]:
+    """The tool records among retrieved memories (retrieval returns no stale one), with when they were said."""
+    out = []
+    for r in memories:
+        at = r.memory.valid_from or r.memory.created_at
+        found = record_values(r.memory.text, at) if r.memory.kind == RECORD_KIND and at is not None else None
+        if found is not None:
+            out.append(found)
+    return out
 
 
 DAY_S = 86400
@@ -275,6 +287,9 @@ class SessionContext:
             )
             dropped = answer.dropped
             memories = list(answer.items)
+            # The pins whose records came back take the records' current values (merged by ingest from every
+            # tool output for the id; a pin read them from turns, which show a long output clipped).
+            plan.hydrate(current_records(memories), rules, self.tokens)
             if not request.text:
                 # Retrieved for the latest turns, not asked for: what the recent turns already show is not
                 # shown twice, its room goes to other memories.

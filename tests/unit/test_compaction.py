@@ -286,3 +286,21 @@ def test_a_compaction_never_swaps_in_a_context_that_is_not_smaller() -> None:
         assert result.memory is None and "not smaller than before" in result.message
     else:
         assert result.tokens_after < result.tokens_before and result.memory is not None
+
+
+@pytest.mark.parametrize("budget", [200, 500, 2000])
+def test_a_plan_shows_the_record_memorys_newer_value_within_the_budget(budget: int) -> None:
+    session = turns(RAW)
+    plan = plan_context(WorkingMemory(), session, budget, COUNTER)
+    assert "125,000.00 CNY" in plan.pinned_text
+    # A later output (its record past the turn's clip) changed the amount: only the record memory has it.
+    record = P.record_values(
+        f"tool[erp.get_po]: {PO} {{amount=131,500.00 CNY, status=approved}}", T0 + timedelta(hours=1)
+    )
+    assert record is not None
+    plan.hydrate([record], Rules(), COUNTER)
+    pin = next(e for e in plan.pins if e.key == PO)
+    assert pin.attributes["amount"] == "131,500.00 CNY" and "125,000.00 CNY" not in plan.pinned_text
+    assert plan.pinned_tokens == COUNTER.count(plan.pinned_text) <= int(budget * 0.6)
+    fill(plan, WorkingMemory(), session, 0, COUNTER)
+    assert plan.used <= budget

@@ -229,6 +229,7 @@ def test_a_cut_pin_keeps_first_what_the_latest_turns_speak_of() -> None:
     }
     (record,) = tool_records(json.dumps(profile))  # as ingest keeps a tool's output: its records
     state = _pinned([("assistant", 'accounts.get({"user_id": "mia_li_3668"})'), ("tool", record.render())])
+
     def shown_for(latest: list[str]) -> dict[str, str]:
         shown = state.within(o200k, 50, 40, hints=hint_words(latest))
         return next(e for e in shown.entities if e.key == "mia_li_3668").attributes
@@ -236,3 +237,79 @@ def test_a_cut_pin_keeps_first_what_the_latest_turns_speak_of() -> None:
     asked = shown_for(["Ship it to my Austin address, please."])
     assert "address" in asked and "…" in asked  # cut, and what the request speaks of is kept
     assert "address" not in shown_for([])  # else the fields naming ids come first
+
+
+# Hydration: a pin takes the current values of its record's memory (the merged result of every tool output for
+# the id), unless the pin's value was stated later. Records generated in several id formats and field sets.
+def _record_memory(key: str, fields: dict[str, object], minute: int, tool: str = "records.get") -> P.RecordValues:
+    (record,) = tool_records(json.dumps({"id": key, **fields}))  # as ingest renders a tool's record
+    found = P.record_values(f"tool[{tool}]: {record.render()}", T0 + timedelta(minutes=minute))
+    assert found is not None and found.key == key
+    return found
+
+
+def _generated(seed: int) -> tuple[str, str, str, str]:
+    """An id of some format, a field, its first value and the newer one."""
+    rng = random.Random(seed)
+    key = rng.choice(
+        [f"PO-{rng.randint(1000, 9999)}", f"#W{rng.randint(1000000, 9999999)}", f"cus_{rng.randint(10**5, 10**6)}"]
+    )
+    name, old, new = rng.choice(
+        [
+            ("amount", f"{rng.randint(100, 900)}.00 EUR", f"{rng.randint(1000, 9000)}.00 EUR"),
+            ("status", "pending", rng.choice(["approved", "shipped", "cancelled"])),
+            ("seat", f"{rng.randint(1, 30)}A", f"{rng.randint(31, 60)}C"),
+        ]
+    )
+    return key, name, old, new
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_newer_record_memory_replaces_the_pins_older_value(seed: int) -> None:
+    key, name, old, new = _generated(seed)
+    state = _pinned(
+        [
+            ("assistant", f'records.get({{"id": "{key}"}})'),
+            ("tool", json.dumps({"id": key, name: old, "owner": "Dr. Ana Souza"})),
+        ]
+    )
+    assert state.entities[key].attributes[name] == old
+    # The newer output's record sat past the turn's clip: only its memory holds the new value.
+    hydrated = state.hydrated([_record_memory(key, {name: new, "warehouse": "BER-1"}, 10)])
+    attrs = hydrated.entities[key].attributes
+    assert attrs[name] == new and attrs["owner"] == "Dr. Ana Souza"
+    assert "warehouse" not in attrs  # the pin shows its own attributes, the record's others stay memories
+    assert state.hydrated([_record_memory(key, {name: old}, 10)]) is state  # nothing newer: unchanged
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "Please change the amount of {key} to {value}.",
+        "{key}: amount={value}",
+        "The amount for {key} is now {value}, as agreed with finance.",
+    ],
+)
+def test_an_older_record_does_not_override_a_newer_statement(statement: str) -> None:
+    key = "PO-4417"
+    state = _pinned(
+        [
+            ("tool", json.dumps({"po_id": key, "amount": "1,200.00 EUR", "status": "open"})),
+            ("user", statement.format(key=key, value="1,450.00 EUR")),  # minute 1
+        ]
+    )
+    assert state.entities[key].attributes["amount"] == "1,450.00 EUR"
+    older = _record_memory(key, {"amount": "1,200.00 EUR", "status": "approved"}, 0)
+    attrs = state.hydrated([older]).entities[key].attributes
+    assert attrs["amount"] == "1,450.00 EUR"  # the user said it later
+    assert attrs["status"] == "approved"  # the record is as new as the pin's status, and merged
+    newer = _record_memory(key, {"amount": "1,380.00 EUR"}, 5)
+    assert state.hydrated([newer]).entities[key].attributes["amount"] == "1,380.00 EUR"
+
+
+def test_record_values_reads_parts_and_not_prose() -> None:
+    at = T0
+    part = P.record_values("tool[erp.get]: PO-9 (part 2/3) {lines=[{sku=A-1, qty=2}], amount=12.00 EUR}", at)
+    assert part is not None and part.key == "PO-9" and part.fields["amount"] == "12.00 EUR"
+    assert P.record_values("user: PO-9 is approved {maybe}", at) is None
+    assert P.record_values("assistant: the order is fine", at) is None

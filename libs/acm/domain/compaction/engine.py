@@ -98,6 +98,7 @@ class WorkingMemory:
                 source_turn_ids=tuple(e["source_turn_ids"]),
                 updated_at=_dt(e["updated_at"]),
                 acts=e.get("acts", 0),  # stored before pins counted acts
+                stated_at={k: datetime.fromisoformat(t) for k, t in e.get("stated_at", {}).items()},
             )
             for k, e in d["pinned"]["entities"].items()
         }
@@ -419,6 +420,8 @@ class ContextPlan:
     pins: tuple[P.PinnedEntity, ...] = ()  # the pins shown, highest-ranked first
     pins_dropped: int = 0  # pins left out to fit (they stay retrievable as memories)
     clipped: int = 0  # turns shown clipped
+    pins_cap: int = 0  # the tokens the pins may take (the schema's cap, PINNED_SHARE of the budget)
+    hints: frozenset[str] = frozenset()  # words of the latest turns (a cut pin keeps the attributes they name)
 
     @property
     def summary(self) -> str:
@@ -449,6 +452,16 @@ class ContextPlan:
         self.pinned_text = P.render_entities(self.pins)
         self.pinned_tokens = counter.count(self.pinned_text) if self.pinned_text else 0
         return True
+
+    def hydrate(self, records: Sequence[P.RecordValues], rules: Rules, counter: TokenCounter) -> None:
+        """The pins with the current values of their records' memories (PinnedState.hydrated), shown again
+        within the same cap: a Fetch's retrieval returns the records of the ids the pins name."""
+        state = self.pinned_state.hydrated(records)
+        if state is self.pinned_state:
+            return
+        shown = shown_pinned(state, rules, counter, self.pins_cap, self.hints)
+        self.pinned_state, self.pins, self.pins_dropped = state, shown.entities, shown.dropped
+        self.pinned_text, self.pinned_tokens = shown.text, shown.tokens
 
     def notice(self) -> str:
         left = [
@@ -491,7 +504,8 @@ def plan_context(
     # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
     state = _pin_span(memory.pinned, _span(working), working, rules.pinned_fields)
     latest = [t.body for t in reversed(working) if t.role != "tool"][:3]
-    shown = shown_pinned(state, rules, counter, int(budget * PINNED_SHARE), P.hint_words(latest))
+    pins_cap, hints = int(budget * PINNED_SHARE), P.hint_words(latest)
+    shown = shown_pinned(state, rules, counter, pins_cap, hints)
     plan = ContextPlan(
         shown.text,
         shown.tokens,
@@ -501,6 +515,8 @@ def plan_context(
         state,
         pins=shown.entities,
         pins_dropped=shown.dropped,
+        pins_cap=pins_cap,
+        hints=hints,
     )
     cap = int((budget - shown.tokens) * (1 - memory_share))
     whole = {e.key for e in shown.entities if "…" not in e.attributes}

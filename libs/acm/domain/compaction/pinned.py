@@ -82,6 +82,8 @@ class PinnedEntity:
     source_turn_ids: tuple[str, ...] = ()
     updated_at: datetime | None = None
     acts: int = 0  # turns in which the user named it or the agent called a tool with it
+    # When each attribute's value was stated (a newer record memory replaces only values older than it).
+    stated_at: dict[str, datetime] = field(default_factory=dict)
 
     def render(self) -> str:
         attrs = ", ".join(f"{k}={v}" if v else k for k, v in self.attributes.items())
@@ -186,11 +188,39 @@ class PinnedState:
         if merged == old.attributes and key in self.entities and turn_id in old.source_turn_ids:
             return self
         sources = old.source_turn_ids if turn_id in old.source_turn_ids else (*old.source_turn_ids, turn_id)
+        stated = {k: t for k, t in old.stated_at.items() if k in merged} | ({k: at for k in fresh} if at else {})
         entities = dict(self.entities)
         entities[key] = replace(
-            old, attributes=merged, source_turn_ids=sources[-MAX_SOURCES:], updated_at=at or old.updated_at
+            old,
+            attributes=merged,
+            source_turn_ids=sources[-MAX_SOURCES:],
+            updated_at=at or old.updated_at,
+            stated_at=stated,
         )
         return PinnedState(entities)
+
+    def hydrated(self, records: Sequence[RecordValues]) -> PinnedState:
+        """The pins with the values of their records' memories: a pin whose key has a current record takes the
+        record's value for each attribute it shows, unless the pin's value was stated later (a user's or the
+        agent's newer statement wins). The record memory is the merged result of every tool output for the id,
+        while a pin read its values from the turns, whose view of a long output is clipped."""
+        entities = dict(self.entities)
+        for rec in sorted(records, key=lambda r: r.at):
+            e = entities.get(rec.key) or entities.get(_by_fold(entities, rec.key))
+            if e is None:
+                continue
+            fresh = {
+                name: value[:MAX_VALUE_CHARS]
+                for name, value in rec.fields.items()
+                if name in e.attributes
+                and e.attributes[name] != value[:MAX_VALUE_CHARS]
+                and _not_after(e.stated_at.get(name) or e.updated_at, rec.at)
+            }
+            if fresh:
+                attrs = {k: fresh.get(k, v) for k, v in e.attributes.items()}
+                stated = {**e.stated_at, **dict.fromkeys(fresh, rec.at)}
+                entities[e.key] = replace(e, attributes=attrs, stated_at=stated)
+        return self if entities == self.entities else PinnedState(entities)
 
     def pin_atoms(self, atoms: list[A.Atom], turn_id: str, at: datetime | None) -> PinnedState:
         """Atoms the summary lost, pinned verbatim (the verifier's back-off)."""
@@ -198,6 +228,39 @@ class PinnedState:
         start = len(notes.attributes) if notes else 0
         attrs = {f"{a.kind}_{start + i + 1}": a.value for i, a in enumerate(sorted(atoms))}
         return self.set(NOTES, attrs, turn_id, at, kind="note")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordValues:
+    """A tool's record as its memory holds it (kind tool_record, slot record:<key>): its key, fields, and when
+    the newest tool output that set them was said."""
+
+    key: str
+    fields: dict[str, str]
+    at: datetime
+
+
+# A record memory's text: "<speaker>: KEY {a=1, …}", or one part of a long one, "KEY (part 2/3) {…}".
+_RECORD_MEMORY = re.compile(r"^(?:[^{:]{1,80}: )?(\S{1,80})(?: \(part \d+/\d+\))? \{.*\}$", re.DOTALL)
+
+
+def record_values(text: str, at: datetime) -> RecordValues | None:
+    """The key and fields of a record memory's text; None when it is not one."""
+    m = _RECORD_MEMORY.match(text.strip())
+    fields = parse_fields(text.strip()) if m else {}
+    return RecordValues(m.group(1), fields, at) if m and fields else None
+
+
+def _not_after(stated: datetime | None, at: datetime) -> bool:
+    """Whether a value stated at ``stated`` (None: unknown, as old as can be) is not newer than ``at``;
+    compared as instants, so a naive and an aware time never fail to compare."""
+    return stated is None or stated.timestamp() <= at.timestamp()
+
+
+def _by_fold(entities: dict[str, PinnedEntity], key: str) -> str:
+    """The pinned key that names ``key`` up to case (a record's slot is case-folded)."""
+    folded = key.casefold()
+    return next((k for k in entities if k.casefold() == folded), "")
 
 
 PINNED_HEADER = "Pinned state (current values):\n"
@@ -454,7 +517,7 @@ def update(
             entity = PinnedEntity(
                 GOALS,
                 "goals",
-                {f"goal_{i + 1}": g[:MAX_VALUE_CHARS * 3] for i, g in enumerate(kept)},
+                {f"goal_{i + 1}": g[: MAX_VALUE_CHARS * 3] for i, g in enumerate(kept)},
                 (*(existing.source_turn_ids if existing else ()), turn_id)[-MAX_SOURCES:],
                 at,
             )
