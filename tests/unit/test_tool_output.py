@@ -313,3 +313,19 @@ def test_record_values_reads_parts_and_not_prose() -> None:
     assert part is not None and part.key == "PO-9" and part.fields["amount"] == "12.00 EUR"
     assert P.record_values("user: PO-9 is approved {maybe}", at) is None
     assert P.record_values("assistant: the order is fine", at) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_cut_pin_shows_the_ids_of_a_value_too_long_to_show_whole(seed: int) -> None:
+    rng = random.Random(seed)
+    methods = {
+        f"{kind}_{rng.randint(10**6, 10**7)}": {"brand": rng.choice(["visa", "amex"]), "note": "x " * 40}
+        for kind in ("credit_card", "gift_card", "certificate")
+    }
+    (record,) = tool_records(json.dumps({"account_id": "acct_5521", "payment_methods": methods, "tier": "gold"}))
+    state = _pinned([("assistant", 'accounts.get({"account_id": "acct_5521"})'), ("tool", record.render())])
+    shown = state.within(o200k, 70, 40)
+    pin = next(e for e in shown.entities if e.key == "acct_5521")
+    assert "…" in pin.attributes and shown.tokens <= 70
+    assert all(i in pin.attributes["payment_methods"] for i in methods)  # its ids, not its whole value
+    assert "brand" not in pin.attributes["payment_methods"]

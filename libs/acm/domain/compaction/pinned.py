@@ -288,16 +288,26 @@ def _truncated(
         return (not (words & hints), not A.ids(kv[1]))
 
     # The attributes the latest turns speak of first, then those that name ids (what the agent acts on next),
-    # each group in its own order.
+    # each group in its own order. One too long to fit whole shows the ids it names, if they fit: an id is
+    # what the agent's next call takes, the rest of the value stays in the record's memory.
     ordered = sorted(e.attributes.items(), key=priority)
     for name, value in ordered:
-        trial = {**kept, name: value}
-        if count(f"- {replace(e, attributes={**trial, '…': ''}).render()}\n") > room:
-            continue  # a shorter attribute further on may still fit
-        kept = trial
+        for shown in (value, ids_only(value)):
+            trial = {**kept, name: shown}
+            if shown and count(f"- {replace(e, attributes={**trial, '…': ''}).render()}\n") <= room:
+                kept = trial
+                break  # else a shorter attribute further on may still fit
     if not kept:
         return None
     return replace(e, attributes={**kept, "…": ""})
+
+
+def ids_only(value: str) -> str:
+    """The ids a value names, as a cut pin shows it ("[credit_card_41, gift_card_7 …]"); "" when it names none
+    or nothing but them."""
+    found = list(dict.fromkeys(A.ids(value)))
+    shown = f"[{', '.join(found)} …]" if found else ""
+    return shown if shown and len(shown) < len(value) else ""
 
 
 def render_entities(entities: Sequence[PinnedEntity]) -> str:
