@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
+from array import array
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from acm.domain.extract import mentions
@@ -62,6 +65,37 @@ def query_names(query: str) -> list[str]:
     return list(dict.fromkeys(names))[:MAX_QUERY_NAMES]
 
 
+class QueryVectors:
+    """The vectors of the most recently embedded queries, by model and text (LRU, at most ``max_entries``):
+    an agent loop asks again what it asked before (a retried Fetch, a freshness probe, the same implied
+    query while its session has no new turn), and embedding the query is a Fetch's costliest step. Kept as
+    float32, what the embedders compute (1.5 kB a 384-d vector). Used from one event loop: no lock."""
+
+    def __init__(self, max_entries: int = 1024) -> None:
+        if max_entries < 0:
+            raise ValueError(f"max_entries must be at least 0 (got {max_entries})")
+        self.max_entries = max_entries
+        self._vectors: OrderedDict[tuple[str, str], array[float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def get(self, model: str, text: str) -> list[float] | None:
+        vector = self._vectors.get((model, text))
+        if vector is None:
+            return None
+        self._vectors.move_to_end((model, text))
+        return vector.tolist()
+
+    def put(self, model: str, text: str, vector: Sequence[float]) -> None:
+        if self.max_entries == 0:
+            return
+        self._vectors[(model, text)] = array("f", vector)
+        self._vectors.move_to_end((model, text))
+        while len(self._vectors) > self.max_entries:
+            self._vectors.popitem(last=False)
+
+
 @dataclass
 class Retrieve:
     memories: MemoryRepo
@@ -70,6 +104,7 @@ class Retrieve:
     schemas: SchemaRepo
     embedder: Embedder
     tokens: TokenCounter
+    query_vectors: QueryVectors = field(default_factory=QueryVectors)  # repeated queries are not embedded again
 
     async def strategy(self, scope: Scope) -> RetrievalPreset:
         r = (await latest_schema(self.schemas, scope)).retrieval
@@ -120,9 +155,13 @@ class Retrieve:
         wanted = budget // 15
 
         async def nearest_to_query() -> tuple[list[float], list[tuple[str, float]]]:
-            # Embedding the query is the slowest step: keyword and graph search run while it computes.
-            vector = (await asyncio.to_thread(self.embedder.embed_query, [semantic_query(query)]))[0]
-            model = self.embedder.name  # only vectors of the query's model are compared
+            # Embedding the query is the slowest step: keyword and graph search run while it computes, in a
+            # worker thread (ONNX Runtime releases the GIL).
+            model, text = self.embedder.name, semantic_query(query)  # only vectors of the query's model are compared
+            vector = self.query_vectors.get(model, text)
+            if vector is None:
+                vector = (await asyncio.to_thread(self.embedder.embed_query, [text]))[0]
+                self.query_vectors.put(model, text, vector)
             return vector, await self.vectors.search(scope, vector, max(p.vector_k, wanted), tiers, model=model)
 
         (vector, nearest), keyword, about, exact = await asyncio.gather(
