@@ -20,7 +20,11 @@ the budget.
 `--tool-heavy`: the sessions of acm_benchmarks.toolsessions instead (procurement, support, ops, orders: JSON
 tool outputs of 5-20 records, a few of 20-60 KiB, ids of several formats, people with honorifics, record
 fields changing over the session); a tool output lists many records, one per line, so there the scores
-read each line as a segment and match ids whole.
+read each line as a segment and match ids whole. There `acm_fetch` is also scored: each session ingested
+through a real embedded ACM (stores, automatic compaction, retrieval), then the session context a Fetch with
+no query returns at the budget, the whole of it (pins, retrieved memories, summary, recent turns). The
+simulated `acm` has no stores, so a fact that only a record memory keeps is never counted there; `acm_fetch`
+counts a fact only when the context an agent gets states it. `--no-fetch` leaves it out.
 """
 
 from __future__ import annotations
@@ -30,14 +34,25 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from acm_benchmarks.workflows import KINDS, PlantedFact, Session, generate
 
 SYSTEMS = ("acm", "acm_lossy_drafts", "summary_unverified", "truncation")
+FETCHED = "acm_fetch"  # --tool-heavy: the context a real Fetch returns (fetch_contexts)
 BUDGET = 4000
+FETCH_T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedContext:
+    context: str
+    tokens: int
+    notice: str
+    errors: int  # ingest jobs that did not end DONE
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,8 +70,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--tool-heavy",
         action="store_true",
         help="tool-heavy sessions instead (JSON records, ids of several formats, 20-60 KiB outputs), scored "
-        "line by line",
+        "line by line, plus acm_fetch: the session context a Fetch returns through a real embedded ACM",
     )
+    p.add_argument("--no-fetch", action="store_true", help="with --tool-heavy: leave acm_fetch out (no embedded ACM)")
+    p.add_argument("--embedder", help="embedder of acm_fetch's embedded ACM (default: embedded ACM's)")
     p.set_defaults(run=run)
 
 
@@ -160,40 +177,109 @@ def compaction_stats(results: Sequence[Any], latencies: Sequence[float]) -> dict
 
 async def run(args: argparse.Namespace) -> None:
     sessions = (4 if args.tool_heavy else 2) if args.quick else args.sessions
-    run_benchmark(args.json_out, sessions, args.seed, quick=args.quick, tool_heavy=args.tool_heavy)
+    fetched = None
+    if args.tool_heavy and not args.no_fetch:
+        generated = [s for _kind, _n, s in generate_sessions(sessions, args.seed, args.quick, tool_heavy=True)]
+        fetched = await fetch_contexts(generated, BUDGET, args.embedder)
+    run_benchmark(args.json_out, sessions, args.seed, quick=args.quick, tool_heavy=args.tool_heavy, fetched=fetched)
+
+
+def generate_sessions(sessions: int, seed: int, quick: bool, tool_heavy: bool) -> list[tuple[str, int, Session]]:
+    """The seeded sessions: (kind, turns, session), kinds in turn."""
+    import random
+
+    from acm_benchmarks import toolsessions
+
+    rng = random.Random(seed)
+    kinds = toolsessions.KINDS if tool_heavy else KINDS
+    make: Callable[..., Session] = toolsessions.generate if tool_heavy else generate
+    out = []
+    for i in range(sessions):
+        kind = kinds[i % len(kinds)]
+        n = 400 if quick else rng.randint(200, 500)  # quick: still enough turns for compaction to run
+        out.append((kind, n, make(kind, n, seed * 1000 + i, entities=4 if quick else 8)))
+    return out
+
+
+FETCH_ENCODING = "cl100k_base"  # as the simulated systems count
+
+
+async def fetch_contexts(sessions: Sequence[Session], budget: int, embedder: str | None = None) -> list[FetchedContext]:
+    """Each session ingested turn by turn (user, assistant and tool turns, with their tool names) into one
+    embedded ACM, every job done and every consumer caught up, then the session context a Fetch with no query
+    returns at ``budget``."""
+    import tempfile
+
+    from acm.client import AcmClient
+    from acm.v1 import common_pb2, gateway_pb2
+    from acm_benchmarks.locomo import wait_until_indexed
+    from acm_benchmarks.traces import Message, ingest_message
+    from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+
+    out: list[FetchedContext] = []
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="acm-retention-") as data_dir:
+        settings = EmbeddedSettings(
+            data_dir=Path(data_dir),
+            listen_addr="127.0.0.1:0",
+            embedder=embedder or str(EmbeddedSettings.model_fields["embedder"].default),
+        )
+        async with (
+            EmbeddedAcm(settings) as acm,
+            AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=300) as client,
+        ):
+            for i, session in enumerate(sessions):
+                scope = common_pb2.Scope(
+                    customer_id="retention", user_id=f"user-{i}", agent_id="agent", session_id=f"session-{i}"
+                )
+                jobs = []
+                for j, turn in enumerate(session.turns):
+                    message = Message(turn.role, turn.text, turn.tool_name)
+                    jobs.append(
+                        await ingest_message(client, scope, message, f"s{i}:{j}", FETCH_T0 + timedelta(minutes=j))
+                    )
+                errors = 0
+                for job_id in jobs:
+                    job = await client.wait_job(scope, job_id, timeout_s=600)
+                    errors += job.status != gateway_pb2.JOB_STATUS_DONE
+                await wait_until_indexed(acm)
+                response = await client.fetch(scope, "", budget, FETCH_ENCODING)
+                out.append(FetchedContext(response.context, response.context_tokens, response.notice, errors))
+                took = time.perf_counter() - t0
+                print(f"acm_fetch: session {i + 1}/{len(sessions)} ingested and fetched [{took:.0f} s]", flush=True)
+    return out
 
 
 def run_benchmark(
-    json_out: Path | None, sessions: int, seed: int, quick: bool = False, tool_heavy: bool = False
+    json_out: Path | None,
+    sessions: int,
+    seed: int,
+    quick: bool = False,
+    tool_heavy: bool = False,
+    fetched: Sequence[FetchedContext] | None = None,
 ) -> dict[str, Any]:
-    """`tool_heavy`: sessions of acm_benchmarks.toolsessions (one per domain in turn), scored line by line."""
-    import random
-
+    """`tool_heavy`: sessions of acm_benchmarks.toolsessions (one per domain in turn), scored line by line.
+    ``fetched``: the session contexts fetch_contexts returned for the same sessions, scored as acm_fetch."""
     from rich.console import Console
     from rich.table import Table
 
     from acm.adapters.tokenizer import TiktokenCounter
     from acm.domain.compaction.engine import Rules
-    from acm_benchmarks import simulate, toolsessions
+    from acm_benchmarks import simulate
 
     console = Console(soft_wrap=True)
     counter = TiktokenCounter()
     rules = Rules(budget_tokens=BUDGET)
-    rng = random.Random(seed)
     t0 = time.perf_counter()
-    totals = {s: {"current_facts": 0, "retained": 0, "changed_pairs": 0, "stale_presented": 0} for s in SYSTEMS}
-    tokens: dict[str, list[int]] = {s: [] for s in SYSTEMS}
+    names = (*SYSTEMS, FETCHED) if fetched is not None else SYSTEMS
+    totals = {s: {"current_facts": 0, "retained": 0, "changed_pairs": 0, "stale_presented": 0} for s in names}
+    tokens: dict[str, list[int]] = {s: [] for s in names}
     results: list[Any] = []
     latencies: list[float] = []
     lossy_results: list[Any] = []
     lossy_latencies: list[float] = []
     per_session = []
-    kinds = toolsessions.KINDS if tool_heavy else KINDS
-    make: Callable[..., Session] = toolsessions.generate if tool_heavy else generate
-    for i in range(sessions):
-        kind = kinds[i % len(kinds)]
-        n = 400 if quick else rng.randint(200, 500)  # quick: still enough turns for compaction to run
-        session = make(kind, n, seed * 1000 + i, entities=4 if quick else 8)
+    for i, (kind, n, session) in enumerate(generate_sessions(sessions, seed, quick, tool_heavy)):
         turns = simulate.session_turns(session.turns, counter)
         runs = {
             "truncation": simulate.truncation(turns, BUDGET),
@@ -208,6 +294,15 @@ def run_benchmark(
                 totals[name][k] += v
             tokens[name].append(r.context_tokens)
             row[name] = {**s, "context_tokens": r.context_tokens, **window_maxima(r, BUDGET)}
+        if fetched is not None:
+            got = fetched[i]
+            # Line by line, each without the context's "- " bullet: a pin's line then starts with its key, as the
+            # simulated systems' pins do (`presented` reads an entity's pinned line first).
+            s = score(session, [line.removeprefix("- ") for line in got.context.splitlines()], by_line=tool_heavy)
+            for k, v in s.items():
+                totals[FETCHED][k] += v
+            tokens[FETCHED].append(got.tokens)
+            row[FETCHED] = {**s, "context_tokens": got.tokens, "notice": got.notice, "ingest_errors": got.errors}
         results += runs["acm"].compactions
         latencies += runs["acm"].latencies_ms
         lossy_results += runs["acm_lossy_drafts"].compactions
@@ -215,7 +310,7 @@ def run_benchmark(
         per_session.append(row)
         console.print(
             f"session {i + 1}/{sessions} {kind}, {n} turns, {row['session_tokens']} tokens: retention "
-            + ", ".join(f"{s} {_pct(row[s]['retained'], row[s]['current_facts'])} %" for s in SYSTEMS)
+            + ", ".join(f"{s} {_pct(row[s]['retained'], row[s]['current_facts'])} %" for s in names)
             + f" [{time.perf_counter() - t0:.0f} s]"
         )
     systems: dict[str, dict[str, Any]] = {
@@ -230,6 +325,9 @@ def run_benchmark(
         }
         for name, t in totals.items()
     }
+    if fetched is not None:
+        systems[FETCHED]["max_prompt_tokens"] = max(tokens[FETCHED], default=None)
+        systems[FETCHED]["ingest_errors"] = sum(f.errors for f in fetched)
     for name in SYSTEMS:
         rows = [row[name] for row in per_session]
         systems[name]["max_prompt_tokens"] = max((r["max_prompt_tokens"] for r in rows), default=None)
@@ -245,6 +343,7 @@ def run_benchmark(
             "budget_tokens": BUDGET,
             "generator": "toolsessions" if tool_heavy else "workflows",
             "scored": "by line, whole ids" if tool_heavy else "by segment",
+            **({"acm_fetch": "the session context of a Fetch with no query, embedded ACM"} if fetched else {}),
             "sessions": sessions,
             "seed": seed,
             "rules": {
@@ -261,7 +360,7 @@ def run_benchmark(
     columns = ("system", "retention %", "stale as current %", "context tokens", "max prompt", "max working")
     for col in (*columns, "sessions working ≤ budget"):
         table.add_column(col, justify="left" if col == "system" else "right")
-    for name in SYSTEMS:
+    for name in names:
         s = systems[name]
         table.add_row(
             name,

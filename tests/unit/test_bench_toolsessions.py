@@ -95,3 +95,23 @@ def test_tokens_and_retention_run_on_tool_heavy_sessions(tmp_path: Path) -> None
         assert 0 <= row["retention_pct"] <= 100 and row["max_prompt_tokens"] <= retention.BUDGET, name
     assert 0 <= systems["acm"]["sessions_working_within_budget"] <= 4
     assert result["run"]["scored"] == "by line, whole ids"
+
+
+def test_acm_fetch_is_scored_on_the_fetched_context_only(tmp_path: Path) -> None:
+    """acm_fetch counts a fact only when the context a Fetch returned states it (its pinned lines as the context
+    shows them, "- KEY (type): ..."), side by side with the simulated systems."""
+    from acm_benchmarks import retention
+
+    ((_kind, _n, session),) = retention.generate_sessions(1, 2026, quick=True, tool_heavy=True)
+    current = [f for f in session.facts if f.current]
+    half = current[: len(current) // 2]
+    lines = [f"- {f.entity} (record): {f.attribute}={f.value}" for f in half]
+    fetched = [retention.FetchedContext("Pinned state (current values):\n" + "\n".join(lines), 100, "", 0)]
+    result = retention.run_benchmark(None, 1, 2026, quick=True, tool_heavy=True, fetched=fetched)
+    row = result["systems"]["acm_fetch"]
+    assert set(result["systems"]) == {*retention.SYSTEMS, "acm_fetch"}
+    assert row["current_facts"] == len(current) and row["retained"] >= len(half)
+    assert row["retained"] < len(current) and row["stale_presented"] == 0
+    empty = [retention.FetchedContext("", 0, "", 0)]
+    nothing = retention.run_benchmark(None, 1, 2026, quick=True, tool_heavy=True, fetched=empty)
+    assert nothing["systems"]["acm_fetch"]["retained"] == 0
