@@ -1,7 +1,7 @@
 """Admission control: at most N calls of a kind run at once, at most M wait for a turn, and none waits longer
 than a bound. What does not fit is refused at once (Overloaded → RESOURCE_EXHAUSTED) instead of joining an
 unbounded queue, so a server beyond its capacity answers quickly "retry later" and the latency of the calls
-it does serve stays bounded (about the queue wait plus one call's own time)."""
+it does serve stays bounded: the queue wait plus, for calls safe to cancel, a bound on their own time."""
 
 from __future__ import annotations
 
@@ -20,9 +20,13 @@ class Limits:
     max_in_flight: int  # calls running at once
     max_queued: int  # calls waiting for one of those slots (0: refuse whenever all are taken)
     max_wait_s: float  # the longest a call waits in the queue before it is refused
+    # The longest an admitted call runs before it is cancelled and refused (None: no bound). Only for calls
+    # that are safe to cancel midway (reads): past capacity the slots then free at this pace at the latest.
+    max_run_s: float | None = None
 
     def __post_init__(self) -> None:
-        if self.max_in_flight < 1 or self.max_queued < 0 or self.max_wait_s < 0:
+        bad_run = self.max_run_s is not None and self.max_run_s <= 0
+        if self.max_in_flight < 1 or self.max_queued < 0 or self.max_wait_s < 0 or bad_run:
             raise ValueError(f"admission limits out of range: {self}")
 
 
@@ -72,7 +76,12 @@ class Admission:
         await self._acquire()
         self._running += 1
         try:
-            yield
+            async with asyncio.timeout(self.limits.max_run_s) as deadline:
+                yield
+        except TimeoutError:
+            if not deadline.expired():  # the block's own timeout, not ours
+                raise
+            raise self._refusal(f"not answered within {self.limits.max_run_s:g} s") from None
         finally:
             self._running -= 1
             self._slots.release()

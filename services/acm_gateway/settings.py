@@ -33,13 +33,17 @@ class GatewaySettings(ServiceSettings):
     fetch_max_in_flight: int = Field(16, ge=1)
     fetch_max_queued: int = Field(48, ge=0)
     fetch_max_queue_wait_s: float = Field(1.0, ge=0)
+    # An admitted Fetch still running after this is cancelled and refused the same way (a Fetch only reads).
+    fetch_max_run_s: float = Field(5.0, gt=0)
     # The same for Ingest and IngestBatch (each publishes to the bus and writes a job row).
     ingest_max_in_flight: int = Field(16, ge=1)
     ingest_max_queued: int = Field(256, ge=0)
     ingest_max_queue_wait_s: float = Field(1.0, ge=0)
 
     def fetch_limits(self) -> Limits:
-        return Limits(self.fetch_max_in_flight, self.fetch_max_queued, self.fetch_max_queue_wait_s)
+        return Limits(
+            self.fetch_max_in_flight, self.fetch_max_queued, self.fetch_max_queue_wait_s, self.fetch_max_run_s
+        )
 
     def ingest_limits(self) -> Limits:
         return Limits(self.ingest_max_in_flight, self.ingest_max_queued, self.ingest_max_queue_wait_s)

@@ -124,7 +124,27 @@ async def test_an_error_in_the_block_frees_its_slot() -> None:
         assert admission.in_flight == 1
 
 
-@pytest.mark.parametrize("limits", [(0, 0, 1.0), (1, -1, 1.0), (1, 0, -0.1)])
-def test_limits_out_of_range_are_refused(limits: tuple[int, int, float]) -> None:
+async def test_an_admitted_call_past_its_run_bound_is_cancelled_refused_and_frees_its_slot() -> None:
+    admission = Admission("Fetch", Limits(max_in_flight=1, max_queued=0, max_wait_s=0.0, max_run_s=0.05))
+    loop = asyncio.get_running_loop()
+    before = loop.time()
+    with pytest.raises(Overloaded, match=r"not answered within 0\.05 s.*retry with exponential backoff"):
+        async with admission.admit():
+            await asyncio.sleep(10)
+    assert 0.05 <= loop.time() - before < 1.0
+    async with admission.admit():
+        assert admission.in_flight == 1
+
+
+async def test_a_timeout_of_the_block_itself_stays_a_timeout() -> None:
+    admission = Admission("Fetch", Limits(max_in_flight=1, max_queued=0, max_wait_s=0.0, max_run_s=5.0))
+    with pytest.raises(TimeoutError):
+        async with admission.admit():
+            async with asyncio.timeout(0.01):
+                await asyncio.sleep(10)
+
+
+@pytest.mark.parametrize("limits", [(0, 0, 1.0), (1, -1, 1.0), (1, 0, -0.1), (1, 0, 1.0, 0.0)])
+def test_limits_out_of_range_are_refused(limits: tuple[int, int, float] | tuple[int, int, float, float]) -> None:
     with pytest.raises(ValueError, match="admission limits out of range"):
         Limits(*limits)
