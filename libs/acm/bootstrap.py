@@ -119,6 +119,23 @@ async def open_cache(url: str, timeout_s: float = 5.0) -> Cache:
     raise ConfigError(f"cache url {url!r}: use redis://host:6379/0 or memory://")
 
 
+# Partitions of the topics ACM creates (ACM_KAFKA_PARTITIONS): a consumer group spreads a topic's partitions
+# over its replicas, so a topic with P partitions keeps at most P replicas busy (docs/operations.md). Topics
+# that exist keep their count (add partitions with kafka-topics --alter; keys then move to other partitions).
+DEFAULT_KAFKA_PARTITIONS = 6
+
+
+def kafka_partitions() -> int:
+    raw = os.environ.get("ACM_KAFKA_PARTITIONS", str(DEFAULT_KAFKA_PARTITIONS))
+    try:
+        count = int(raw)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ConfigError(f"ACM_KAFKA_PARTITIONS={raw!r}: a positive number of partitions")
+    return count
+
+
 def open_bus(url: str, client_id: str, timeout_s: float = 5.0) -> EventBus:
     scheme = urlparse(url).scheme
     if scheme == "kafka":
@@ -137,6 +154,7 @@ def open_bus(url: str, client_id: str, timeout_s: float = 5.0) -> EventBus:
         return KafkaBus(
             hosts,
             client_id=client_id,
+            num_partitions=kafka_partitions(),
             publish_timeout_s=timeout_s,
             namespace=params.get("namespace", ""),
             security=security,

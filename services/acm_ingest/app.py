@@ -63,6 +63,7 @@ def register(
         topics.TURNS,
         GROUP,
         TurnsHandler(ingest, rel.api_keys, rel.jobs, rel.processed, rel.audit, settings.max_turn_bytes),
+        concurrency=settings.ingest_concurrency,
     )
     bus.subscribe(
         topics.FORGET,

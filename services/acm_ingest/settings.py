@@ -13,6 +13,10 @@ class IngestSettings(ServiceSettings):
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     max_turn_bytes: int = Field(65536, gt=0)
+    # Turns of different sessions handled at once within one consumer's micro-batch (ACM_INGEST_CONCURRENCY):
+    # their store round trips overlap and their facts are embedded in one batch; 1 = a turn at a time.
+    # One session's turns stay in order either way.
+    ingest_concurrency: int = Field(4, ge=1)
     # The consolidator's TTL sweep runs for a writing user at most this often.
     expiry_sweep_every_s: float = Field(3600.0, gt=0)
     # ...and for every user, writing or not, every this many seconds (0: off), at most max_users per run.

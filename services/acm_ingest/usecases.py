@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -37,6 +36,7 @@ from acm.schemas import latest_schema
 from acm.session_memory import touch_session
 from acm.telemetry import traceparent_of_current_span
 from acm_ingest.consolidate import ExpireMemories, ExpiryEvents
+from acm_ingest.embedding import EmbedBatches
 from acm_ingest.llm_extraction import LlmFactExtractor, may_leave
 from acm_ingest.pipeline import TurnPlan, pii_rules, plan_turn
 
@@ -95,6 +95,11 @@ class IngestTurn:
     extractor: LlmFactExtractor | None = None  # set when an LLM endpoint is configured
     expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
     now: Callable[[], datetime] = utcnow  # the clock TTLs count on (a test advances its own)
+    # Turns handled concurrently (a micro-batch) share embedder calls.
+    _batches: EmbedBatches = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._batches = EmbedBatches(self.embedder)
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         # Follow-up events are children of the span handling this turn (the consumer span); the turn's
@@ -378,7 +383,7 @@ class IngestTurn:
     ) -> None:
         if not facts:
             return
-        vectors = await asyncio.to_thread(self.embedder.embed, [in_context(f.text, replied_to) for f in facts])
+        vectors = await self._batches.embed([in_context(f.text, replied_to) for f in facts])
         written = [
             WrittenMemory(f, vector, tuple(m.text for m in ms))
             for f, vector, ms in zip(facts, vectors, mentions_by_fact, strict=True)

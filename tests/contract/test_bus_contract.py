@@ -288,8 +288,26 @@ async def test_a_record_that_keeps_failing_is_dead_lettered_after_the_retries(
     assert letter.event_id == ""  # not an envelope
 
 
+def _fail_first_dead_letter(
+    bus: EventBus, group: str, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str, str, bytes], Awaitable[None]]:
+    """The bus' first dead-letter write fails, as if the broker / disk were briefly gone; returns the real
+    publish."""
+    real_publish = bus.publish
+    failures = [BusUnavailable("dead-letter topic briefly unreachable")]
+
+    async def flaky_publish(to: str, key: str, value: bytes) -> None:
+        if to == topics.dead_letter(group) and failures:
+            raise failures.pop()
+        await real_publish(to, key, value)
+
+    monkeypatch.setattr(bus, "publish", flaky_publish)
+    return real_publish
+
+
+@pytest.mark.parametrize("concurrency", [1, 4], ids=["one-by-one", "micro-batch"])
 async def test_a_failed_dead_letter_write_leaves_the_record_uncommitted(
-    make_bus: BusFactory, names: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
+    make_bus: BusFactory, names: Callable[[str], str], monkeypatch: pytest.MonkeyPatch, concurrency: int
 ) -> None:
     topic, group = names("t"), names("g")
     seen: list[bytes] = []
@@ -301,20 +319,11 @@ async def test_a_failed_dead_letter_write_leaves_the_record_uncommitted(
 
     handled, dlq = Collector(reject_bad), Collector()
     bus = make_bus(deliver_backoff_s=0.01)
-    bus.subscribe(topic, group, handled)
+    bus.subscribe(topic, group, handled, concurrency=concurrency)
     bus.subscribe(topics.dead_letter(group), names("dlq-reader"), dlq)
     await bus.start()
 
-    # The first dead-letter write fails, as if the broker / disk were briefly gone.
-    real_publish = bus.publish
-    failures = [BusUnavailable("dead-letter topic briefly unreachable")]
-
-    async def flaky_publish(to: str, key: str, value: bytes) -> None:
-        if to == topics.dead_letter(group) and failures:
-            raise failures.pop()
-        await real_publish(to, key, value)
-
-    monkeypatch.setattr(bus, "publish", flaky_publish)
+    real_publish = _fail_first_dead_letter(bus, group, monkeypatch)
     await real_publish(topic, "k", b"bad")
     await real_publish(topic, "k", b"good")
 
@@ -425,3 +434,80 @@ async def test_kafka_publish_to_a_silent_broker_raises_bus_unavailable_within_th
             writer.close()
         server.close()
         await server.wait_closed()
+
+
+# -- micro-batches (subscribe(..., concurrency > 1)) ----------------------------------------------------
+
+
+async def test_a_batch_keeps_each_keys_order_and_handles_keys_concurrently(
+    make_bus: BusFactory, names: Callable[[str], str]
+) -> None:
+    topic, group = names("t"), names("g")
+    in_flight, most = 0, 0
+
+    async def slow(record: Record) -> None:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.02)
+        in_flight -= 1
+
+    got = Collector(slow)
+    bus = make_bus()
+    sent = {f"session-{k}": [f"{k}-{i:02d}".encode() for i in range(8)] for k in range(4)}
+    for i in range(8):  # published before start: the first poll sees several keys at once
+        for key, values in sent.items():
+            await bus.publish(topic, key, values[i])
+    bus.subscribe(topic, group, got, concurrency=4)
+    await bus.start()
+
+    await got.wait_count(32)
+    for key, values in sent.items():
+        assert [r.value for r in got.records if r.key == key] == values
+    assert most > 1  # the keys' records overlapped
+    assert most <= 4
+
+
+async def test_a_batch_dead_letters_only_its_bad_record_with_the_reason(
+    make_bus: BusFactory, names: Callable[[str], str]
+) -> None:
+    topic, group = names("t"), names("g")
+
+    async def reject_bad(record: Record) -> None:
+        if record.value.startswith(b"bad"):
+            raise PermanentError("malformed turn")
+
+    handled, dlq = Collector(reject_bad), Collector()
+    bus = make_bus()
+    for i in range(6):
+        await bus.publish(topic, f"k{i % 3}", b"bad-1" if i == 4 else f"good-{i}".encode())
+    bus.subscribe(topic, group, handled, concurrency=3)
+    bus.subscribe(topics.dead_letter(group), names("dlq-reader"), dlq)
+    await bus.start()
+
+    await handled.wait_count(5)
+    assert sorted(handled.values) == [f"good-{i}".encode() for i in (0, 1, 2, 3, 5)]
+    await dlq.wait_count(1)
+    [letter] = _letters(dlq)
+    assert (letter.key, letter.value, letter.attempts) == ("k1", b"bad-1", 1)
+    assert "PermanentError: malformed turn" in letter.reason
+
+
+async def test_a_handled_batch_is_committed(make_bus: BusFactory, names: Callable[[str], str]) -> None:
+    topic, group = names("t"), names("g")
+    first_run = Collector()
+    bus = make_bus()
+    for i in range(10):
+        await bus.publish(topic, f"k{i % 5}", f"v{i}".encode())
+    bus.subscribe(topic, group, first_run, concurrency=5)
+    await bus.start()
+    await first_run.wait_count(10)
+    await bus.stop()
+
+    second_run = Collector()
+    restarted = make_bus()
+    restarted.subscribe(topic, group, second_run, concurrency=5)
+    await restarted.start()
+    await restarted.publish(topic, "k0", b"after")
+    await second_run.wait_count(1)
+    assert second_run.values == [b"after"]  # nothing of the first batch came again

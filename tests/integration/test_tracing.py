@@ -151,7 +151,9 @@ class _Bus:
     async def publish(self, topic: str, key: str, value: bytes) -> None:
         self.published.append((topic, key, value))
 
-    def subscribe(self, topic: str, group: str, handler: object, *, from_now: bool = False) -> None:
+    def subscribe(
+        self, topic: str, group: str, handler: object, *, from_now: bool = False, concurrency: int = 1
+    ) -> None:
         raise AssertionError("this fake bus only records publishes")
 
     async def start(self) -> None: ...

@@ -1,7 +1,9 @@
 """Consumer-side logic shared by every EventBus adapter: retry and dead-letter (FastStream has neither for
 Kafka; docs/faststream.md), and the embedded log's stoppable worker.
 
-An adapter calls `deliver` for each record and commits the record's offset only when it returns.
+An adapter calls `deliver` for each record and commits the record's offset only when it returns; with a
+subscription's concurrency above 1 it calls `deliver_batch` on a micro-batch and commits the batch when it
+returns.
 `deliver` returns once the record was either handled or safely written to the group's dead-letter
 topic; it raises only when that dead-letter write failed, so the record is redelivered (nothing lost).
 Each delivery is a CONSUMER span, a child of the span that published the event (the envelope's
@@ -13,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -65,6 +67,50 @@ async def deliver(
         attributes=attributes,
     ) as span:
         await _with_retries(bus, group, record, handler, span, attempts, backoff_s)
+
+
+# Records per micro-batch and key in flight: a batch is committed (or, at a stop past the timeout, dropped and
+# redelivered) as a whole, so it is kept to a few seconds of work.
+BATCH_PER_SLOT = 8
+
+
+def batch_size(concurrency: int, most: int) -> int:
+    """How many records one read takes, at most ``most`` (the adapter's poll size): all of them when records are
+    committed one by one (concurrency 1), else a micro-batch."""
+    return most if concurrency <= 1 else min(most, concurrency * BATCH_PER_SLOT)
+
+
+async def deliver_batch(
+    bus: EventBus,
+    group: str,
+    records: Sequence[Record],
+    handler: RecordHandler,
+    *,
+    system: str,
+    concurrency: int,
+    attempts: int = 4,
+    backoff_s: float = 0.2,
+) -> None:
+    """`deliver` each record of a micro-batch: the records of one key in their order, one after the other,
+    and up to ``concurrency`` keys at a time (so per-key order holds, as on one partition). Returns once every
+    record was handled or dead-lettered, each with its own span, retries and reason; then the caller commits
+    the whole batch. Raises when a dead-letter write failed (after the other keys finished; that key's later
+    records are not attempted): the caller commits nothing and the batch comes again, its handled records
+    included, which consumers skip by event_id."""
+    by_key: dict[str, list[Record]] = {}
+    for record in records:
+        by_key.setdefault(record.key, []).append(record)
+    slots = asyncio.Semaphore(max(1, concurrency))
+
+    async def in_order(chain: list[Record]) -> None:
+        async with slots:
+            for record in chain:
+                await deliver(bus, group, record, handler, system=system, attempts=attempts, backoff_s=backoff_s)
+
+    outcomes = await asyncio.gather(*(in_order(chain) for chain in by_key.values()), return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
 
 
 async def _with_retries(

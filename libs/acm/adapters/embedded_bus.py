@@ -26,7 +26,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acm.adapters.delivery import Worker, deliver
+from acm.adapters.delivery import Worker, batch_size, deliver, deliver_batch
 from acm.ports.bus import BusUnavailable, Record, RecordHandler
 
 log = logging.getLogger("acm.bus")
@@ -63,6 +63,7 @@ class _Subscription:
     handler: RecordHandler
     worker: Worker
     from_now: bool = False
+    concurrency: int = 1  # > 1: each read's rows are one micro-batch (deliver_batch)
     # Set by publish() so the consumer does not wait for the next poll.
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -117,13 +118,20 @@ class EmbeddedBus:
             if sub.topic == topic:
                 sub.wake.set()
 
-    def subscribe(self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False) -> None:
+    def subscribe(
+        self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False, concurrency: int = 1
+    ) -> None:
         if self._started:
             raise RuntimeError("subscribe() must be called before start()")
         if any(s.topic == topic and s.group == group for s in self._subscriptions):
             raise ValueError(f"group {group!r} is already subscribed to {topic!r}")
         sub = _Subscription(
-            topic, group, handler, Worker(f"embedded:{group}:{topic}", lambda w: self._consume(sub, w)), from_now
+            topic,
+            group,
+            handler,
+            Worker(f"embedded:{group}:{topic}", lambda w: self._consume(sub, w)),
+            from_now,
+            max(1, concurrency),
         )
         self._subscriptions.append(sub)
 
@@ -155,7 +163,7 @@ class EmbeddedBus:
         while not worker.stopping:
             sub.wake.clear()  # before reading: a publish after this read sets it again, none is missed
             try:
-                rows = self._fetch(sub.topic, done)
+                rows = self._fetch(sub.topic, done, batch_size(sub.concurrency, self._batch_size))
             except sqlite3.Error as exc:
                 log.warning("%s: read failed (%r), retrying", worker.name, exc)
                 rows = []
@@ -163,6 +171,13 @@ class EmbeddedBus:
                 self._maybe_prune()
                 with suppress(TimeoutError):
                     await asyncio.wait_for(sub.wake.wait(), self._poll_interval_s)
+                continue
+            if sub.concurrency > 1:
+                if not await self._deliver_batch(sub, worker, rows):
+                    await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
+                    continue  # re-read from the last commit
+                done = rows[-1][0]
+                self._maybe_prune()
                 continue
             for seq, key, value in rows:
                 if worker.stopping:
@@ -191,6 +206,27 @@ class EmbeddedBus:
                     await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
                     break
             self._maybe_prune()
+
+    async def _deliver_batch(self, sub: _Subscription, worker: Worker, rows: list[tuple[int, str, bytes]]) -> bool:
+        """The rows of one read as a micro-batch, committed together; False if not (they come again)."""
+        records = [Record(topic=sub.topic, key=key, value=value, partition=0, offset=seq) for seq, key, value in rows]
+        with worker.busy():
+            try:
+                await deliver_batch(
+                    self,
+                    sub.group,
+                    records,
+                    sub.handler,
+                    system=MESSAGING_SYSTEM,
+                    concurrency=sub.concurrency,
+                    attempts=self._deliver_attempts,
+                    backoff_s=self._deliver_backoff_s,
+                )
+                self._commit(sub, rows[-1][0])
+            except Exception as exc:
+                log.warning("%s: records %d-%d not committed (%r), retrying", worker.name, rows[0][0], rows[-1][0], exc)
+                return False
+        return True
 
     # -- pruning ---------------------------------------------------------------------------------
 
@@ -264,10 +300,10 @@ class EmbeddedBus:
     def _committed(self, sub: _Subscription) -> int:
         return self._offset(sub) or 0
 
-    def _fetch(self, topic: str, after: int) -> list[tuple[int, str, bytes]]:
+    def _fetch(self, topic: str, after: int, limit: int) -> list[tuple[int, str, bytes]]:
         cursor = self._db().execute(
             "SELECT seq, key, value FROM records WHERE topic = ? AND seq > ? ORDER BY seq LIMIT ?",
-            (topic, after, self._batch_size),
+            (topic, after, limit),
         )
         return [(int(seq), str(key), bytes(value)) for seq, key, value in cursor]
 

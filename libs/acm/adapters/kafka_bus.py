@@ -1,7 +1,9 @@
 """EventBus on Kafka, served by FastStream (one KafkaBroker per bus).
 
 Consuming: one FastStream subscriber per (topic, group) registered with subscribe(), each its own consumer in
-the group; a partition's records are handled one at a time, in order. Acknowledgement is manual
+the group; a partition's records are handled one at a time, in order. With ``concurrency`` > 1 it is a batch
+subscriber: what one poll returns (at most max_poll_records, across the consumer's partitions) is a micro-batch
+for `deliver_batch` (per-key order, keys in parallel), committed as a whole. Acknowledgement is manual
 (AckPolicy.NACK_ON_ERROR): the offset is committed only after `deliver` returned (handled, or written to the
 group's dead-letter topic); when `deliver` raises (that dead-letter write failed) the consumer seeks back, so
 the record and those after it come again. stop() lets a record in progress finish (FastStream's graceful
@@ -28,7 +30,7 @@ from faststream.message import StreamMessage
 from faststream.middlewares import AckPolicy
 from faststream.security import BaseSecurity
 
-from acm.adapters.delivery import deliver
+from acm.adapters.delivery import batch_size, deliver, deliver_batch
 from acm.metrics import forget_lag, report_lag
 from acm.ports.bus import BusUnavailable, Record, RecordHandler
 
@@ -133,6 +135,7 @@ class KafkaBus:
         handler: RecordHandler,
         *,
         from_now: bool = False,
+        concurrency: int = 1,
         description: str | None = None,
     ) -> None:
         """``description`` only goes to the AsyncAPI document (acm.asyncapi)."""
@@ -152,9 +155,13 @@ class KafkaBus:
             description=description,
             listener=hand_off,
             **self._consumer_options,
+            **self._batching(concurrency),
         )
         hand_off.subscriber = subscriber
-        subscriber(self._consumer(group, handler), decoder=_raw_body)
+        consume = (
+            self._batch_consumer(group, handler, concurrency) if concurrency > 1 else self._consumer(group, handler)
+        )
+        subscriber(consume, decoder=_raw_body)
         self._subscribers.append((group, subscriber))
 
     async def start(self) -> None:
@@ -204,16 +211,9 @@ class KafkaBus:
     def _consumer(self, group: str, handler: RecordHandler) -> Callable[[bytes, KafkaMessage], Awaitable[None]]:
         # `body` is unused (the record is built from the raw message) but typed: the AsyncAPI payload.
         async def consume(body: bytes, message: KafkaMessage) -> None:
-            raw = cast("ConsumerRecord[bytes | None, bytes | None]", message.raw_message)
-            record = Record(
-                topic=raw.topic,
-                key=raw.key.decode("utf-8", "replace") if raw.key is not None else "",
-                value=raw.value if raw.value is not None else b"",
-                partition=raw.partition,
-                offset=raw.offset,
-            )
-            try:
-                await deliver(
+            record = _record(cast("ConsumerRecord[bytes | None, bytes | None]", message.raw_message))
+            await self._or_seek_back(
+                deliver(
                     self,
                     group,
                     record,
@@ -222,11 +222,44 @@ class KafkaBus:
                     attempts=self._deliver_attempts,
                     backoff_s=self._deliver_backoff_s,
                 )
-            except Exception:
-                # Neither handled nor dead-lettered (logged by deliver): raising seeks back (no commit), so
-                # the record comes again; wait a little so a broker that is down is not hammered.
-                await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
-                raise
+            )
+
+        return consume
+
+    async def _or_seek_back(self, delivering: Awaitable[None]) -> None:
+        try:
+            await delivering
+        except Exception:
+            # Neither handled nor dead-lettered (logged by deliver): raising seeks back (no commit; a batch: each
+            # of its partitions to its first record), so it comes again; wait a little so a broker that is down
+            # is not hammered.
+            await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
+            raise
+
+    def _batching(self, concurrency: int) -> dict[str, Any]:
+        """A batch subscriber's options: whatever is there after a short wait, up to delivery.batch_size."""
+        if concurrency <= 1:
+            return {}
+        most = batch_size(concurrency, self._consumer_options["max_poll_records"])
+        return {"batch": True, "max_records": most, "batch_timeout_ms": 50}
+
+    def _batch_consumer(
+        self, group: str, handler: RecordHandler, concurrency: int
+    ) -> Callable[[list[bytes], KafkaMessage], Awaitable[None]]:
+        async def consume(body: list[bytes], message: KafkaMessage) -> None:
+            raws = cast("tuple[ConsumerRecord[bytes | None, bytes | None], ...]", message.raw_message)
+            await self._or_seek_back(
+                deliver_batch(
+                    self,
+                    group,
+                    [_record(raw) for raw in raws],
+                    handler,
+                    system=MESSAGING_SYSTEM,
+                    concurrency=concurrency,
+                    attempts=self._deliver_attempts,
+                    backoff_s=self._deliver_backoff_s,
+                )
+            )
 
         return consume
 
@@ -323,6 +356,16 @@ class _HandOff(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka is 
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         return None
+
+
+def _record(raw: ConsumerRecord[bytes | None, bytes | None]) -> Record:
+    return Record(
+        topic=raw.topic,
+        key=raw.key.decode("utf-8", "replace") if raw.key is not None else "",
+        value=raw.value if raw.value is not None else b"",
+        partition=raw.partition,
+        offset=raw.offset,
+    )
 
 
 async def _raw_body(message: StreamMessage[Any]) -> bytes:

@@ -36,10 +36,18 @@ class EventBus(Protocol):
     async def publish(self, topic: str, key: str, value: bytes) -> None:
         """Returns once the record is durable (broker ack / committed to disk); raises otherwise."""
 
-    def subscribe(self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False) -> None:
+    def subscribe(
+        self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False, concurrency: int = 1
+    ) -> None:
         """Register before start(); each group gets every record of the topic once (at least). A group seen
         for the first time starts at the beginning of the topic, or with ``from_now`` after the records
-        already there (for hints that are worthless late, e.g. each gateway replica's warm-up group)."""
+        already there (for hints that are worthless late, e.g. each gateway replica's warm-up group).
+
+        ``concurrency`` > 1 takes records in micro-batches (what one poll returns): records of one key are
+        handled one after the other, in order, up to ``concurrency`` keys at a time, and the batch's offsets
+        are committed once every record in it was handled or dead-lettered (acm.adapters.delivery.
+        deliver_batch). A handler's IO waits then overlap, and its own work can batch across records (ingest
+        embeds the turns of a batch together). 1: one record at a time, committed after each."""
 
     async def start(self) -> None: ...
 
