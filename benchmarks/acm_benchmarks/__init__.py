@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from acm_benchmarks.coverage import add_parser as add_coverage
 from acm_benchmarks.fleet import add_parser as add_fleet
+from acm_benchmarks.ingest_stages import add_parser as add_ingest_stages
 from acm_benchmarks.locomo import add_parser as add_locomo
 from acm_benchmarks.prefetch import add_parser as add_prefetch
 from acm_benchmarks.retention import add_parser as add_retention
@@ -31,6 +32,7 @@ BENCHMARKS: dict[str, AddParser] = {
     "safety": add_safety,
     "traces": add_traces,
     "fleet": add_fleet,
+    "ingest-stages": add_ingest_stages,
 }
 
 
