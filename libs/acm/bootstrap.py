@@ -50,13 +50,14 @@ class Relational:
         await self._handle.close()  # type: ignore[attr-defined]
 
 
-async def open_relational(url: str, timeout_s: float = 5.0) -> Relational:
+async def open_relational(url: str, timeout_s: float = 5.0, pool: tuple[int, int] = (1, 10)) -> Relational:
+    """``pool``: the least and most connections of the Postgres pool (SQLite has one connection)."""
     scheme = urlparse(url).scheme
     if scheme in ("postgresql", "postgres"):
         from acm.adapters.postgres_store import PostgresStore
         from acm.adapters.working_memory_sql import PgWorkingMemoryRepo
 
-        pg = await PostgresStore.open(url, timeout_s=timeout_s)
+        pg = await PostgresStore.open(url, timeout_s=timeout_s, min_size=pool[0], max_size=pool[1])
         pg_working = PgWorkingMemoryRepo(pg.executor)
         await pg_working.migrate()
         return Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg.schemas, pg_working, pg)

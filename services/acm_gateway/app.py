@@ -196,7 +196,7 @@ def build_server(servicer: GatewayServicer, listen_addr: str, tls: ServerTls = L
 
 async def run(settings: GatewaySettings) -> None:
     timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout)
+    rel = await open_relational(settings.database_url, timeout, (settings.db_pool_min, settings.db_pool_max))
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
     tls = ClientTls.of(settings)

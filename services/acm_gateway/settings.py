@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import socket
+from typing import Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from acm.admission import Limits
 from acm.settings import ServiceSettings
@@ -39,6 +40,17 @@ class GatewaySettings(ServiceSettings):
     ingest_max_in_flight: int = Field(16, ge=1)
     ingest_max_queued: int = Field(256, ge=0)
     ingest_max_queue_wait_s: float = Field(1.0, ge=0)
+
+    # Postgres connections of this replica: a Fetch or Ingest holds one per statement, so the Fetches and
+    # Ingests in flight rarely need more than this at once; mind the server's max_connections across replicas.
+    db_pool_min: int = Field(1, ge=0)
+    db_pool_max: int = Field(16, ge=1)
+
+    @model_validator(mode="after")
+    def _pool_in_order(self) -> Self:
+        if self.db_pool_min > self.db_pool_max:
+            raise ValueError("ACM_DB_POOL_MIN must be at most ACM_DB_POOL_MAX")
+        return self
 
     def fetch_limits(self) -> Limits:
         return Limits(
