@@ -76,6 +76,10 @@ async def replicas(kafka_bootstrap: str) -> AsyncIterator[Callable[[], KafkaBus]
         await bus.stop()
 
 
+# One record at a time, and micro-batches (each batch committed as a whole) of up to 4 keys at a time.
+CONCURRENCY = pytest.mark.parametrize("concurrency", [1, 4], ids=["one-by-one", "micro-batch"])
+
+
 async def _publish(bus: KafkaBus, ids: list[str], pause_s: float = 0.0) -> None:
     for n, event_id in enumerate(ids):
         await bus.publish(TOPIC, f"session-{n % 16}", event_id.encode())  # keys spread over the partitions
@@ -91,13 +95,14 @@ def _assert_exactly_once(effects: Effects, ids: list[str]) -> None:
     assert set(effects.handled) == set(ids)
 
 
+@CONCURRENCY
 async def test_a_replica_stopped_mid_stream_loses_and_duplicates_nothing(
-    replicas: Callable[[], KafkaBus],
+    replicas: Callable[[], KafkaBus], concurrency: int
 ) -> None:
     effects = Effects()
     first, second, publisher = replicas(), replicas(), replicas()
-    first.subscribe(TOPIC, GROUP, effects.handler("first"))
-    second.subscribe(TOPIC, GROUP, effects.handler("second"))
+    first.subscribe(TOPIC, GROUP, effects.handler("first"), concurrency=concurrency)
+    second.subscribe(TOPIC, GROUP, effects.handler("second"), concurrency=concurrency)
     await first.start()
     await second.start()
     ids = [f"stop-{n}" for n in range(400)]
@@ -114,19 +119,20 @@ async def test_a_replica_stopped_mid_stream_loses_and_duplicates_nothing(
     _assert_exactly_once(effects, ids)
 
 
+@CONCURRENCY
 async def test_a_rebalance_from_one_to_two_replicas_and_back_loses_and_duplicates_nothing(
-    replicas: Callable[[], KafkaBus],
+    replicas: Callable[[], KafkaBus], concurrency: int
 ) -> None:
     effects = Effects()
     first, publisher = replicas(), replicas()
-    first.subscribe(TOPIC, GROUP, effects.handler("first"))
+    first.subscribe(TOPIC, GROUP, effects.handler("first"), concurrency=concurrency)
     await first.start()
     ids = [f"rebalance-{n}" for n in range(600)]
     publishing = asyncio.create_task(_publish(publisher, ids, pause_s=0.005))  # a steady stream throughout
 
     await effects.wait_for(100)
     second = replicas()
-    second.subscribe(TOPIC, GROUP, effects.handler("second"))
+    second.subscribe(TOPIC, GROUP, effects.handler("second"), concurrency=concurrency)
     await second.start()  # 1 -> 2: the group rebalances while first has records in flight
     await effects.wait_until(lambda: effects.by_replica["second"] >= 50)
     await second.stop()  # 2 -> 1: second's partitions go back to first
