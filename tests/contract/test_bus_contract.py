@@ -468,6 +468,37 @@ async def test_a_batch_keeps_each_keys_order_and_handles_keys_concurrently(
     assert most <= 4
 
 
+async def test_a_batch_never_runs_two_sessions_of_one_user_at_once(
+    make_bus: BusFactory, names: Callable[[str], str]
+) -> None:
+    """A user's facts are read-modify-write, so their sessions' turns are one ordering group; other users run
+    alongside."""
+    topic, group = names("t"), names("g")
+    running: dict[str, int] = {}
+    overlap: dict[str, int] = {}
+
+    async def slow(record: Record) -> None:
+        user = record.key.rpartition("/")[0]
+        running[user] = running.get(user, 0) + 1
+        overlap[user] = max(overlap.get(user, 0), running[user])
+        await asyncio.sleep(0.02)
+        running[user] -= 1
+
+    got = Collector(slow)
+    bus = make_bus()
+    keys = [f"c/cu/user-{u}/session-{s}" for u in range(2) for s in range(3)]
+    for i in range(4):
+        for key in keys:
+            await bus.publish(topic, key, f"{key}#{i}".encode())
+    bus.subscribe(topic, group, got, concurrency=4)
+    await bus.start()
+
+    await got.wait_count(len(keys) * 4)
+    assert overlap == {"c/cu/user-0": 1, "c/cu/user-1": 1}
+    for key in keys:
+        assert [r.value for r in got.records if r.key == key] == [f"{key}#{i}".encode() for i in range(4)]
+
+
 async def test_a_batch_dead_letters_only_its_bad_record_with_the_reason(
     make_bus: BusFactory, names: Callable[[str], str]
 ) -> None:

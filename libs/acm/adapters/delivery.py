@@ -80,6 +80,12 @@ def batch_size(concurrency: int, most: int) -> int:
     return most if concurrency <= 1 else min(most, concurrency * BATCH_PER_SLOT)
 
 
+def ordering_group(key: str) -> str:
+    """Records whose keys share this run one after another in a micro-batch: the key without its last "/"
+    segment (one user's sessions, for <client>/<customer>/<user>/<session> keys; see EventBus.subscribe)."""
+    return key.rpartition("/")[0] or key
+
+
 async def deliver_batch(
     bus: EventBus,
     group: str,
@@ -91,15 +97,15 @@ async def deliver_batch(
     attempts: int = 4,
     backoff_s: float = 0.2,
 ) -> None:
-    """`deliver` each record of a micro-batch: the records of one key in their order, one after the other,
-    and up to ``concurrency`` keys at a time (so per-key order holds, as on one partition). Returns once every
-    record was handled or dead-lettered, each with its own span, retries and reason; then the caller commits
-    the whole batch. Raises when a dead-letter write failed (after the other keys finished; that key's later
-    records are not attempted): the caller commits nothing and the batch comes again, its handled records
-    included, which consumers skip by event_id."""
+    """`deliver` each record of a micro-batch: the records of one ordering group in their order, one after
+    the other, and up to ``concurrency`` groups at a time (so per-key order holds, as on one partition).
+    Returns once every record was handled or dead-lettered, each with its own span, retries and reason; then
+    the caller commits the whole batch. Raises when a dead-letter write failed (after the other groups
+    finished; that group's later records are not attempted): the caller commits nothing and the batch comes
+    again, its handled records included, which consumers skip by event_id."""
     by_key: dict[str, list[Record]] = {}
     for record in records:
-        by_key.setdefault(record.key, []).append(record)
+        by_key.setdefault(ordering_group(record.key), []).append(record)
     slots = asyncio.Semaphore(max(1, concurrency))
 
     async def in_order(chain: list[Record]) -> None:

@@ -43,11 +43,14 @@ class EventBus(Protocol):
         for the first time starts at the beginning of the topic, or with ``from_now`` after the records
         already there (for hints that are worthless late, e.g. each gateway replica's warm-up group).
 
-        ``concurrency`` > 1 takes records in micro-batches (what one poll returns): records of one key are
-        handled one after the other, in order, up to ``concurrency`` keys at a time, and the batch's offsets
+        ``concurrency`` > 1 takes records in micro-batches (what one poll returns): records of one ordering
+        group are handled one after the other, in order, up to ``concurrency`` groups at a time, and the batch's offsets
         are committed once every record in it was handled or dead-lettered (acm.adapters.delivery.
         deliver_batch). A handler's IO waits then overlap, and its own work can batch across records (ingest
-        embeds the turns of a batch together). 1: one record at a time, committed after each."""
+        embeds the turns of a batch together). 1: one record at a time, committed after each. A key's ordering
+        group is the key without its last "/" segment: ACM's keys are <client>/<customer>/<user>/<session>
+        (Scope.session_key), so one user's records never run at the same time (a user's facts are
+        read-modify-write: mentions, superseding), while different users' do."""
 
     async def start(self) -> None: ...
 
