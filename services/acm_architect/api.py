@@ -7,13 +7,12 @@ from collections.abc import Sequence
 
 import grpc
 
-from acm.auth import check_service_call, required_service_secret
 from acm.convert import info_to_pb, scope_from_pb
 from acm.domain.errors import InvalidRequest
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import Scope
 from acm.ports.architect import AgentDefinition, AgentInfo
-from acm.runtime import abort_with_status
+from acm.servicing import InternalServicer
 from acm.v1 import architect_pb2_grpc, gateway_pb2
 from acm_architect.usecases import DefineAgent, GetAgent, ListAgents, schema_json
 
@@ -46,38 +45,28 @@ class ArchitectApi:
         return [info(s) for s in await self._list(scope)]
 
 
-class ArchitectServicer(architect_pb2_grpc.ArchitectServicer):
+class ArchitectServicer(InternalServicer, architect_pb2_grpc.ArchitectServicer):
     def __init__(self, api: ArchitectApi, service_token_secret: str | None = None) -> None:
-        """Each call must carry a service token (acm.auth) signed with ``service_token_secret``; None: the
-        secret from ACM_SERVICE_TOKEN_SECRET, required."""
+        """service_token_secret: see InternalServicer."""
+        super().__init__(service_token_secret, log)
         self._api = api
-        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
     async def DefineAgent(
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
-        await check_service_call(context, self._secret, "DefineAgent", request.scope)
-        try:
+        async with self.serving(context, "DefineAgent", request.scope):
             definition = AgentDefinition(request.description, request.overrides_json, request.archetype)
             return info_to_pb(await self._api.define_agent(scope_from_pb(request.scope), definition))
-        except Exception as exc:
-            await abort_with_status(context, exc, log)
 
     async def GetAgent(
         self, request: gateway_pb2.GetAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:
-        await check_service_call(context, self._secret, "GetAgent", request.scope)
-        try:
+        async with self.serving(context, "GetAgent", request.scope):
             return info_to_pb(await self._api.get_agent(scope_from_pb(request.scope), request.version))
-        except Exception as exc:
-            await abort_with_status(context, exc, log)
 
     async def ListAgents(
         self, request: gateway_pb2.ListAgentsRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ListAgentsResponse:
-        await check_service_call(context, self._secret, "ListAgents", request.scope)
-        try:
+        async with self.serving(context, "ListAgents", request.scope):
             agents = await self._api.list_agents(scope_from_pb(request.scope))
             return gateway_pb2.ListAgentsResponse(agents=[info_to_pb(a) for a in agents])
-        except Exception as exc:
-            await abort_with_status(context, exc, log)

@@ -6,12 +6,11 @@ import logging
 
 import grpc
 
-from acm.auth import check_service_call, required_service_secret
 from acm.convert import compaction_to_pb, scope_from_pb
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import InvalidRequest, NotFound
 from acm.domain.scope import Scope
-from acm.runtime import abort_with_status
+from acm.servicing import InternalServicer
 from acm.session_memory import SessionNotFound
 from acm.v1 import compact_pb2_grpc, gateway_pb2
 from acm_compact.usecases import CompactSession
@@ -37,19 +36,15 @@ class CompactApi:
         return record
 
 
-class CompactServicer(compact_pb2_grpc.CompactServicer):
+class CompactServicer(InternalServicer, compact_pb2_grpc.CompactServicer):
     def __init__(self, api: CompactApi, service_token_secret: str | None = None) -> None:
-        """Each call must carry a service token (acm.auth) signed with ``service_token_secret``; None: the
-        secret from ACM_SERVICE_TOKEN_SECRET, required."""
+        """service_token_secret: see InternalServicer."""
+        super().__init__(service_token_secret, log)
         self._api = api
-        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
     async def Compact(
         self, request: gateway_pb2.CompactRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.CompactResponse:
-        await check_service_call(context, self._secret, "Compact", request.scope)
-        try:
+        async with self.serving(context, "Compact", request.scope):
             record = await self._api.compact(scope_from_pb(request.scope), request.budget_tokens)
             return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
-        except Exception as exc:
-            await abort_with_status(context, exc, log)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import grpc
 
@@ -16,10 +17,7 @@ from acm.v1 import architect_pb2_grpc, common_pb2, gateway_pb2
 
 # The port's own types where it names them (acm.ports.architect); the other codes as every client maps them.
 _KINDS = {grpc.StatusCode.NOT_FOUND: AgentNotFoundError, grpc.StatusCode.FAILED_PRECONDITION: SchemaRejectedError}
-
-
-def _raise(exc: grpc.aio.AioRpcError) -> None:
-    raise error_of_status(exc, "architect", _KINDS) from exc
+RequestWithScope = gateway_pb2.DefineAgentRequest | gateway_pb2.GetAgentRequest | gateway_pb2.ListAgentsRequest
 
 
 class GrpcArchitect:
@@ -35,6 +33,15 @@ class GrpcArchitect:
             return (trace,)
         return (trace, (SERVICE_TOKEN_HEADER, service_token(self._secret, method, scope)))
 
+    async def _call(self, method: str, request: RequestWithScope) -> Any:
+        """The stub's ``method`` with the deadline and the signed metadata; a failed status as its error."""
+        try:
+            return await getattr(self._stub, method)(
+                request, timeout=self._timeout_s, metadata=self._md(method, request.scope)
+            )
+        except grpc.aio.AioRpcError as exc:
+            raise error_of_status(exc, "architect", _KINDS) from exc
+
     async def define_agent(self, scope: Scope, definition: AgentDefinition) -> AgentInfo:
         request = gateway_pb2.DefineAgentRequest(
             scope=scope_to_pb(scope),
@@ -42,33 +49,15 @@ class GrpcArchitect:
             overrides_json=definition.overrides_json,
             archetype=definition.archetype,
         )
-        try:
-            answer: gateway_pb2.AgentSchemaInfo = await self._stub.DefineAgent(
-                request, timeout=self._timeout_s, metadata=self._md("DefineAgent", request.scope)
-            )
-            return info_from_pb(answer)
-        except grpc.aio.AioRpcError as exc:
-            _raise(exc)
-            raise
+        answer: gateway_pb2.AgentSchemaInfo = await self._call("DefineAgent", request)
+        return info_from_pb(answer)
 
     async def get_agent(self, scope: Scope, version: int = 0) -> AgentInfo:
         request = gateway_pb2.GetAgentRequest(scope=scope_to_pb(scope), version=version)
-        try:
-            answer: gateway_pb2.AgentSchemaInfo = await self._stub.GetAgent(
-                request, timeout=self._timeout_s, metadata=self._md("GetAgent", request.scope)
-            )
-            return info_from_pb(answer)
-        except grpc.aio.AioRpcError as exc:
-            _raise(exc)
-            raise
+        answer: gateway_pb2.AgentSchemaInfo = await self._call("GetAgent", request)
+        return info_from_pb(answer)
 
     async def list_agents(self, scope: Scope) -> Sequence[AgentInfo]:
         request = gateway_pb2.ListAgentsRequest(scope=scope_to_pb(scope))
-        try:
-            answer: gateway_pb2.ListAgentsResponse = await self._stub.ListAgents(
-                request, timeout=self._timeout_s, metadata=self._md("ListAgents", request.scope)
-            )
-            return [info_from_pb(a) for a in answer.agents]
-        except grpc.aio.AioRpcError as exc:
-            _raise(exc)
-            raise
+        answer: gateway_pb2.ListAgentsResponse = await self._call("ListAgents", request)
+        return [info_from_pb(a) for a in answer.agents]

@@ -9,13 +9,12 @@ from datetime import UTC, datetime
 import grpc
 from opentelemetry import trace
 
-from acm.auth import check_service_call, required_service_secret
 from acm.convert import query_from_pb, retrieval_to_pb
 from acm.domain.errors import InvalidRequest
 from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.timeparse import query_window
 from acm.domain.tokens import ENCODINGS
-from acm.runtime import abort_with_status
+from acm.servicing import InternalServicer
 from acm.telemetry import context_from_traceparent
 from acm.v1 import retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve.usecases import Retrieve
@@ -57,30 +56,23 @@ def _server_span(context: grpc.aio.ServicerContext, method: str) -> AbstractCont
     )
 
 
-class RetrieveServicer(retrieve_pb2_grpc.RetrieveServicer):
+class RetrieveServicer(InternalServicer, retrieve_pb2_grpc.RetrieveServicer):
     def __init__(self, api: RetrieveApi, service_token_secret: str | None = None) -> None:
-        """Each call must carry a service token (acm.auth) signed with ``service_token_secret``; None: the
-        secret from ACM_SERVICE_TOKEN_SECRET, required."""
+        """service_token_secret: see InternalServicer."""
+        super().__init__(service_token_secret, _log)
         self._api = api
-        self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
     async def Retrieve(
         self, request: retrieve_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
     ) -> retrieve_pb2.RetrieveResponse:
-        await check_service_call(context, self._secret, "Retrieve", request.scope)
-        try:
+        async with self.serving(context, "Retrieve", request.scope):
             with _server_span(context, "Retrieve"):
                 return retrieval_to_pb(await self._api.retrieve(query_from_pb(request)))
-        except Exception as exc:
-            await abort_with_status(context, exc, _log)
 
     async def KeywordIds(
         self, request: retrieve_pb2.KeywordIdsRequest, context: grpc.aio.ServicerContext
     ) -> retrieve_pb2.KeywordIdsResponse:
-        await check_service_call(context, self._secret, "KeywordIds", request.query.scope)
-        try:
+        async with self.serving(context, "KeywordIds", request.query.scope):
             with _server_span(context, "KeywordIds"):
                 ids = await self._api.keyword_ids(query_from_pb(request.query), request.limit)
                 return retrieve_pb2.KeywordIdsResponse(memory_ids=ids)
-        except Exception as exc:
-            await abort_with_status(context, exc, _log)
