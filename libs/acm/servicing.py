@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from types import TracebackType
+from typing import Any, ClassVar, Generic, TypeVar
 
 import grpc
 
@@ -12,15 +13,25 @@ from acm.auth import check_service_call, required_service_secret
 from acm.runtime import abort_with_status
 from acm.v1 import common_pb2
 
+Api = TypeVar("Api")
 
-class InternalServicer:
-    """Base of an internal servicer; each RPC runs its body in ``async with self.serving(context, method, scope)``."""
 
-    def __init__(self, service_token_secret: str | None, log: logging.Logger) -> None:
+class InternalServicer(Generic[Api]):
+    """Base of an internal servicer serving an ``Api``: ``class S(InternalServicer[A], x_pb2_grpc.XServicer,
+    log=log)``, where ``log`` gets the internal errors (status_of); each RPC runs its body in
+    ``async with self.serving(context, method, scope)``."""
+
+    _log: ClassVar[logging.Logger]
+
+    def __init_subclass__(cls, log: logging.Logger, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._log = log
+
+    def __init__(self, api: Api, service_token_secret: str | None = None) -> None:
         """Each call must carry a service token (acm.auth) signed with ``service_token_secret``; None: the
-        secret from ACM_SERVICE_TOKEN_SECRET, required. ``log`` gets the internal errors (status_of)."""
+        secret from ACM_SERVICE_TOKEN_SECRET, required."""
+        self._api = api
         self._secret = required_service_secret() if service_token_secret is None else service_token_secret
-        self._log = log
 
     def serving(self, context: grpc.aio.ServicerContext, method: str, scope: common_pb2.Scope) -> Serving:
         return Serving(context, self._secret, method, scope, self._log)

@@ -45,12 +45,7 @@ class ArchitectApi:
         return [info(s) for s in await self._list(scope)]
 
 
-class ArchitectServicer(InternalServicer, architect_pb2_grpc.ArchitectServicer):
-    def __init__(self, api: ArchitectApi, service_token_secret: str | None = None) -> None:
-        """service_token_secret: see InternalServicer."""
-        super().__init__(service_token_secret, log)
-        self._api = api
-
+class ArchitectServicer(InternalServicer[ArchitectApi], architect_pb2_grpc.ArchitectServicer, log=log):
     async def DefineAgent(
         self, request: gateway_pb2.DefineAgentRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.AgentSchemaInfo:

@@ -36,12 +36,7 @@ class CompactApi:
         return record
 
 
-class CompactServicer(InternalServicer, compact_pb2_grpc.CompactServicer):
-    def __init__(self, api: CompactApi, service_token_secret: str | None = None) -> None:
-        """service_token_secret: see InternalServicer."""
-        super().__init__(service_token_secret, log)
-        self._api = api
-
+class CompactServicer(InternalServicer[CompactApi], compact_pb2_grpc.CompactServicer, log=log):
     async def Compact(
         self, request: gateway_pb2.CompactRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.CompactResponse:

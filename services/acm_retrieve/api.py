@@ -56,12 +56,7 @@ def _server_span(context: grpc.aio.ServicerContext, method: str) -> AbstractCont
     )
 
 
-class RetrieveServicer(InternalServicer, retrieve_pb2_grpc.RetrieveServicer):
-    def __init__(self, api: RetrieveApi, service_token_secret: str | None = None) -> None:
-        """service_token_secret: see InternalServicer."""
-        super().__init__(service_token_secret, _log)
-        self._api = api
-
+class RetrieveServicer(InternalServicer[RetrieveApi], retrieve_pb2_grpc.RetrieveServicer, log=_log):
     async def Retrieve(
         self, request: retrieve_pb2.RetrieveRequest, context: grpc.aio.ServicerContext
     ) -> retrieve_pb2.RetrieveResponse:

@@ -15,23 +15,18 @@ from acm_retrieve.memories import ReadMemories
 log = logging.getLogger("acm.retrieve")
 
 
-class MemoriesServicer(InternalServicer, memories_pb2_grpc.MemoriesServicer):
-    def __init__(self, read: ReadMemories, service_token_secret: str | None = None) -> None:
-        """service_token_secret: see InternalServicer."""
-        super().__init__(service_token_secret, log)
-        self._read = read
-
+class MemoriesServicer(InternalServicer[ReadMemories], memories_pb2_grpc.MemoriesServicer, log=log):
     async def GetMemory(
         self, request: memories_pb2.GetMemoryRequest, context: grpc.aio.ServicerContext
     ) -> memories_pb2.StoredMemory:
         async with self.serving(context, "GetMemory", request.scope):
-            return stored_to_pb(await self._read.get(scope_from_pb(request.scope), request.memory_id))
+            return stored_to_pb(await self._api.get(scope_from_pb(request.scope), request.memory_id))
 
     async def ListMemories(
         self, request: memories_pb2.ListMemoriesRequest, context: grpc.aio.ServicerContext
     ) -> memories_pb2.ListMemoriesResponse:
         async with self.serving(context, "ListMemories", request.scope):
-            page = await self._read.list_memories(scope_from_pb(request.scope), query_from_pb(request))
+            page = await self._api.list_memories(scope_from_pb(request.scope), query_from_pb(request))
             return memories_pb2.ListMemoriesResponse(
                 memories=[stored_to_pb(m) for m in page.memories], next_page_token=page.next_page_token
             )
@@ -40,5 +35,5 @@ class MemoriesServicer(InternalServicer, memories_pb2_grpc.MemoriesServicer):
         self, request: memories_pb2.MemoryHistoryRequest, context: grpc.aio.ServicerContext
     ) -> memories_pb2.MemoryHistoryResponse:
         async with self.serving(context, "MemoryHistory", request.scope):
-            versions = await self._read.history(scope_from_pb(request.scope), request.memory_id, request.slot)
+            versions = await self._api.history(scope_from_pb(request.scope), request.memory_id, request.slot)
             return memories_pb2.MemoryHistoryResponse(versions=[stored_to_pb(m) for m in versions])

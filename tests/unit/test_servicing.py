@@ -33,7 +33,11 @@ class _Context:
         raise grpc.aio.AbortError()
 
 
-async def _serve(servicer: InternalServicer, context: _Context, body: Exception | None) -> str:
+class _Servicer(InternalServicer[None], log=LOG):
+    pass
+
+
+async def _serve(servicer: _Servicer, context: _Context, body: Exception | None) -> str:
     async with servicer.serving(cast(grpc.aio.ServicerContext, context), "GetMemory", SCOPE):
         if body is not None:
             raise body
@@ -42,28 +46,28 @@ async def _serve(servicer: InternalServicer, context: _Context, body: Exception 
 
 async def test_a_signed_call_runs_its_body_and_returns_its_answer() -> None:
     context = _Context(service_token("s3cret", "GetMemory", SCOPE))
-    assert await _serve(InternalServicer("s3cret", LOG), context, None) == "answer"
+    assert await _serve(_Servicer(None, "s3cret"), context, None) == "answer"
     assert context.aborted is None
 
 
 async def test_an_unsigned_call_is_unauthenticated_before_its_body_runs() -> None:
     context = _Context()
     with pytest.raises(grpc.aio.AbortError):
-        await _serve(InternalServicer("s3cret", LOG), context, RuntimeError("the body ran"))
+        await _serve(_Servicer(None, "s3cret"), context, RuntimeError("the body ran"))
     assert context.aborted is not None and context.aborted[0] is grpc.StatusCode.UNAUTHENTICATED
 
 
 async def test_an_error_in_the_body_ends_the_call_with_its_status() -> None:
     context = _Context()
     with pytest.raises(grpc.aio.AbortError):
-        await _serve(InternalServicer("", LOG), context, NotFound("no memory 'm1'"))
+        await _serve(_Servicer(None, ""), context, NotFound("no memory 'm1'"))
     assert context.aborted == (grpc.StatusCode.NOT_FOUND, "no memory 'm1'")
 
 
 async def test_a_bug_is_internal_and_logged_on_the_servicers_logger(caplog: pytest.LogCaptureFixture) -> None:
     context = _Context()
     with caplog.at_level(logging.ERROR, LOG.name), pytest.raises(grpc.aio.AbortError):
-        await _serve(InternalServicer("", LOG), context, KeyError("k"))
+        await _serve(_Servicer(None, ""), context, KeyError("k"))
     assert context.aborted is not None and context.aborted[0] is grpc.StatusCode.INTERNAL
     assert [r.name for r in caplog.records] == [LOG.name]
 
@@ -71,5 +75,5 @@ async def test_a_bug_is_internal_and_logged_on_the_servicers_logger(caplog: pyte
 async def test_cancellation_goes_through_without_a_status() -> None:
     context = _Context()
     with pytest.raises(asyncio.CancelledError):
-        await _serve(InternalServicer("", LOG), context, cast(Exception, asyncio.CancelledError()))
+        await _serve(_Servicer(None, ""), context, cast(Exception, asyncio.CancelledError()))
     assert context.aborted is None
