@@ -41,10 +41,15 @@ STAGES: dict[str, str] = {
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("ingest-stages", help="time each stage of ingesting one turn on the real stores")
+    p = sub.add_parser(
+        "ingest-stages",
+        help="time each stage of ingesting one turn on the real stores",
+        description="Where one turn's ingest time goes, stage by stage, on the real stores (the test servers: "
+        "ACM_TEST_POSTGRES_DSN, ACM_TEST_NEO4J_URI, ACM_TEST_REDIS_URL), one turn at a time, then in micro-batches.",
+    )
     p.add_argument("--turns", type=int, default=200, help="turns to ingest, one at a time (200)")
     p.add_argument("--agents", type=int, default=16, help="sessions the turns are spread over (16)")
-    p.add_argument("--seed", type=int, default=20)
+    p.add_argument("--seed", type=int, default=20, help="seed of the generated turns (default 20)")
     p.add_argument(
         "--concurrency",
         type=int,

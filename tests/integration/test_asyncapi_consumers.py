@@ -20,11 +20,19 @@ async def test_the_catalogue_lists_every_subscription_of_the_services(
     subscribed: list[asyncapi.Consumer] = []
     real_subscribe = EmbeddedBus.subscribe
 
-    def recording(bus: EmbeddedBus, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False) -> None:
+    def recording(
+        bus: EmbeddedBus,
+        topic: str,
+        group: str,
+        handler: RecordHandler,
+        *,
+        from_now: bool = False,
+        concurrency: int = 1,
+    ) -> None:
         # Each gateway replica has its own warm-up group; the catalogue names it by its template.
         named = asyncapi.WARM_GROUP if group.startswith(f"{WARM_GROUP}.") else group
         subscribed.append(asyncapi.Consumer(topic, named, from_now))
-        real_subscribe(bus, topic, group, handler, from_now=from_now)
+        real_subscribe(bus, topic, group, handler, from_now=from_now, concurrency=concurrency)
 
     monkeypatch.setattr(EmbeddedBus, "subscribe", recording)
     async with EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")):
