@@ -15,6 +15,7 @@ upstream cannot make a query return another tenant's rows.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -211,7 +212,7 @@ class _Repo:
         self._d = dialect
 
 
-class SqlMemoryRepo(_Repo):
+class SqlMemoryRepo(_Repo, ABC):
     """MemoryRepo but for full-text search, an upsert's ownership check and how anchor turns are passed,
     which each store's subclass supplies."""
 
@@ -219,22 +220,22 @@ class SqlMemoryRepo(_Repo):
 
     # --- per store -------------------------------------------------------------------------------------
 
+    @abstractmethod
     async def _taken(self, tx: Tx, memories: Sequence[Memory]) -> list[str]:
         """Ids of ``memories`` that another client's row already holds (locked until the upsert)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _words(self, query: str) -> tuple[str, dict[str, Any]] | None:
         """Rows matching ANY of the query's words: ``FROM ... WHERE ...`` (table alias m) and its params;
         None when the query has no word to search."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _phrases(self, phrases: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
         """Rows holding ANY of the phrases, each phrase's words consecutive, as _words."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _anchors(self, turns: Sequence[tuple[str, Any]]) -> tuple[str, dict[str, Any]]:
         """A query yielding the (session id, time) rows of ``turns``, and its params."""
-        raise NotImplementedError
 
     # --- rows ------------------------------------------------------------------------------------------
 
