@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from acm.ownership import REPOS, NotOwnedRepo, owns, schema_of
 from acm.ports.bus import EventBus
 from acm.ports.stores import (
     ApiKeyRepo,
@@ -35,7 +36,9 @@ def _sqlite_path(url: str) -> Path:
 
 @dataclass
 class Relational:
-    """The source-of-truth store, split into its small per-object repositories."""
+    """The source-of-truth store, split into its small per-object repositories. A service's own store
+    (``open_relational(url, service=...)``) has only the repositories that service owns; the others are
+    acm.ownership.NotOwnedRepo guards."""
 
     memories: MemoryRepo
     jobs: JobRepo
@@ -50,27 +53,50 @@ class Relational:
         await self._handle.close()  # type: ignore[attr-defined]
 
 
-async def open_relational(url: str, timeout_s: float = 5.0, pool: tuple[int, int] = (1, 10)) -> Relational:
-    """``pool``: the least and most connections of the Postgres pool (SQLite has one connection)."""
+def _guarded(rel: Relational, service: str | None) -> Relational:
+    if service is None:
+        return rel
+    mine = owns(service)
+    guards = {repo: NotOwnedRepo(service, repo) for repo in REPOS if repo not in mine}
+    return replace(rel, **guards)  # type: ignore[arg-type]
+
+
+async def open_relational(
+    url: str, timeout_s: float = 5.0, pool: tuple[int, int] = (1, 10), service: str | None = None
+) -> Relational:
+    """``pool``: the least and most connections of the Postgres pool (SQLite has one connection).
+
+    ``service``: that service's own store (acm.ownership): in Postgres its schema ``acm_<service>`` (the
+    connections' search_path; created if missing and the role may), in SQLite the file the URL names (one per
+    service, e.g. ``ingest.db``); only its own tables are migrated there, and the repositories it does not
+    own raise acm.ownership.NotOwned. None: every table in one store, the layout before ownership."""
+    groups = None if service is None else sorted(owns(service))
     scheme = urlparse(url).scheme
     if scheme in ("postgresql", "postgres"):
         from acm.adapters.postgres_store import PostgresStore
         from acm.adapters.working_memory_sql import PgWorkingMemoryRepo
 
-        pg = await PostgresStore.open(url, timeout_s=timeout_s, min_size=pool[0], max_size=pool[1])
+        schema = None if service is None else schema_of(service)
+        pg = await PostgresStore.open(
+            url, timeout_s=timeout_s, min_size=pool[0], max_size=pool[1], schema=schema, groups=groups
+        )
         pg_working = PgWorkingMemoryRepo(pg.executor)
-        await pg_working.migrate()
-        return Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg.schemas, pg_working, pg)
+        if groups is None or "working" in groups:
+            await pg_working.migrate()
+        rel = Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg.schemas, pg_working, pg)
+        return _guarded(rel, service)
     if scheme == "sqlite":
         from acm.adapters.sqlite_store import SqliteStore
         from acm.adapters.working_memory_sql import SqliteWorkingMemoryRepo
 
-        lite = await SqliteStore.open(_sqlite_path(url), timeout_s=timeout_s)
+        lite = await SqliteStore.open(_sqlite_path(url), timeout_s=timeout_s, groups=groups)
         lite_working = SqliteWorkingMemoryRepo(lite.executor)
-        await lite_working.migrate()
-        return Relational(
+        if groups is None or "working" in groups:
+            await lite_working.migrate()
+        rel = Relational(
             lite.memories, lite.jobs, lite.api_keys, lite.processed, lite.audit, lite.schemas, lite_working, lite
         )
+        return _guarded(rel, service)
     raise ConfigError(f"database url {url!r}: use postgresql://… or sqlite:///path")
 
 

@@ -747,7 +747,7 @@ async def test_keys_stored_before_roles_are_admin_keys(backend: Backend) -> None
     # The table as the release before roles made it, with a key in it.
     for column in ("role", "customers", "users"):
         await _raw(old, f"ALTER TABLE api_keys DROP COLUMN {column}")
-    await _raw(old, "DROP TABLE schema_migrations")  # that release numbered no migrations
+    await _raw(old, "DROP TABLE schema_versions")  # that release numbered no migrations
     await _raw(
         old,
         "INSERT INTO api_keys (key_id, client_id, key_hash, name, created_at, revoked) "
@@ -765,7 +765,7 @@ async def test_memories_stored_before_provenance_read_as_trusted_of_no_known_rol
     # The table as the release before provenance made it, with that row in it.
     for column in ("role", "tool_name", "trust"):
         await _raw(old, f"ALTER TABLE memories DROP COLUMN {column}")
-    await _raw(old, "DROP TABLE schema_migrations")  # that release numbered no migrations
+    await _raw(old, "DROP TABLE schema_versions")  # that release numbered no migrations
     upgraded = await backend.open()  # runs the migrations, as the new release starting would
     [got] = await upgraded.memories.get(ALICE, ["m-old"])
     assert got == stored and (got.role, got.tool_name, got.trust) == ("", "", "normal") and got.trusted

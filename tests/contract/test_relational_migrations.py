@@ -87,14 +87,19 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         await store.close()
 
 
-async def _versions(store: Store) -> list[int]:
-    return [int(r["version"]) for r in await store.executor.fetch("SELECT version FROM schema_migrations")]
+GROUPS = ["api_keys", "audit", "jobs", "memories", "processed", "schemas", "working"]
+FIRST = [(group, 1) for group in GROUPS]
+
+
+async def _versions(store: Store) -> list[tuple[str, int]]:
+    rows = await store.executor.fetch("SELECT grp, version FROM schema_versions ORDER BY grp, version")
+    return [(r["grp"], int(r["version"])) for r in rows]
 
 
 async def test_a_database_made_before_versions_is_upgraded_in_place(backend: Backend) -> None:
     await backend.run_old_ddl([*statements(backend.ddl_file), *OLD_ROWS])
     store = await backend.open()  # the new release starting
-    assert await _versions(store) == [1]
+    assert await _versions(store) == FIRST
     [old] = await store.memories.get(ALICE, ["m-old"])
     assert old.text == "Alice wants a refund for invoice 42"
     assert old.created_at == datetime(2025, 3, 1, 12, tzinfo=UTC)
@@ -109,15 +114,13 @@ async def test_a_database_made_before_versions_is_upgraded_in_place(backend: Bac
 
 async def test_each_migration_runs_once(backend: Backend) -> None:
     store = await backend.open()
-    assert await _versions(store) == [1]
+    assert await _versions(store) == FIRST
     assert await migrate(store.executor, backend.migrations) == []  # a second start runs nothing
-    later = replace(
-        backend.migrations,
-        steps=(*backend.migrations.steps, Migration(2, "a later change", ("CREATE TABLE later (id integer)",))),
-    )
-    assert await migrate(store.executor, later) == [2]
+    jobs = (*backend.migrations.groups["jobs"], Migration(2, "a later change", ("CREATE TABLE later (id integer)",)))
+    later = replace(backend.migrations, groups={**backend.migrations.groups, "jobs": jobs})
+    assert await migrate(store.executor, later) == [("jobs", 2)]
     assert await migrate(store.executor, later) == []  # CREATE TABLE without IF NOT EXISTS: never run twice
-    assert sorted(await _versions(store)) == [1, 2]
+    assert await _versions(store) == sorted([*FIRST, ("jobs", 2)])
     assert await store.executor.fetch("SELECT id FROM later") == []
     reopened = await backend.open()
-    assert sorted(await _versions(reopened)) == [1, 2]
+    assert await _versions(reopened) == sorted([*FIRST, ("jobs", 2)])

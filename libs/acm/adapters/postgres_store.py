@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -21,7 +21,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from acm.adapters.sql_migrations import POSTGRES, migrate
+from acm.adapters.sql_migrations import POSTGRES, Migrations, migrate
 from acm.adapters.sql_repos import Dialect, Params, SqlMemoryRepo, SqlStore, Tx, pyformat
 from acm.domain.models import Memory
 
@@ -190,11 +190,13 @@ class PostgresStore(SqlStore):
         schema: str | None = None,
         min_size: int = 1,
         max_size: int = 10,
+        groups: Iterable[str] | None = None,
     ) -> PostgresStore:
         """Connects, runs the migrations and returns the store.
 
         ``schema`` puts every table in that Postgres schema (created if missing) instead of the
-        connection's default search_path; tests use it to get a fresh, private set of tables.
+        connection's default search_path: a service's own schema (acm.ownership), or a test's fresh, private
+        set of tables. ``groups``: the table groups to migrate (acm.adapters.sql_migrations; None: all).
         """
         options = [f"-c statement_timeout={max(1, int(timeout_s * 1000))}", "-c TimeZone=UTC"]
         if schema is not None:
@@ -219,16 +221,22 @@ class PostgresStore(SqlStore):
         try:
             await pool.open(wait=True, timeout=timeout_s)
             store = cls(pool, timeout_s)
-            await store._migrate(schema)
+            await store._migrate(schema, POSTGRES if groups is None else POSTGRES.only(groups))
         except BaseException:
             await pool.close()
             raise
         return store
 
-    async def _migrate(self, schema: str | None) -> None:
+    async def _migrate(self, schema: str | None, migrations: Migrations) -> None:
         # The schema is created under the migrations' lock: two concurrent CREATE SCHEMA IF NOT EXISTS can
-        # still collide on the catalog's unique index.
-        await migrate(self.executor, POSTGRES, [f"CREATE SCHEMA IF NOT EXISTS {schema}"] if schema else [])
+        # still collide on the catalog's unique index. Only when missing: a service's role, whose schema an
+        # admin made for it (`acm db roles`), has no right to CREATE on the database, and Postgres checks
+        # that right before IF NOT EXISTS.
+        create = (
+            f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_namespace WHERE nspname = '{schema}') "
+            f"THEN CREATE SCHEMA {schema}; END IF; END $$"
+        )
+        await migrate(self.executor, migrations, [create] if schema else [])
 
     async def close(self) -> None:
         await self.pool.close()

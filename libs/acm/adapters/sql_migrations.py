@@ -2,11 +2,13 @@
 memory), for Postgres and SQLite, applied by the stores' open() at every start (and so in CI, by every test
 that opens a store).
 
-A numbered list per dialect, and a schema_migrations table recording which numbers a database has had: a
-start runs only the ones it has not, in order, once, in one transaction under a lock, so two processes
-starting together neither collide nor run one twice. Number 1 is the schema of the releases before this
-table, written so that it also brings any database they made up to date. A change to the schema is a new
-number at the end of both lists; a released number is never edited.
+A numbered list per group of tables and dialect (a group is one repository of acm.bootstrap.Relational;
+a service's store holds only the groups it owns, acm.ownership), and a schema_versions table recording
+which (group, number) a database has had: a start runs only the ones it has not, in order, once, in one
+transaction under a lock, so two processes starting together neither collide nor run one twice. Number 1
+of each group is its schema in the releases before this table, written so that it also brings any
+database they made up to date. A change to the schema is a new number at the end of the group's list in
+both dialects; a released number is never edited.
 
 A small runner of our own rather than Alembic: the DDL is dialect text either way (FTS5 and its triggers,
 tsvector), nothing here is an ORM model to autogenerate from, and Alembic would bring SQLAlchemy into every
@@ -15,8 +17,8 @@ service for this alone.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from acm.adapters.sql_repos import Executor, Tx
 from acm.domain.models import utcnow
@@ -33,46 +35,58 @@ class Migration:
 
 @dataclass(frozen=True)
 class Migrations:
-    """One dialect's list, and the statement that serialises concurrent runs ("" when the transaction does)."""
+    """One dialect's numbered lists, one per group of tables (a repository of acm.bootstrap.Relational, see
+    acm.ownership.REPOS), and the statement that serialises concurrent runs ("" when the transaction does).
+    A service's store has only the groups it owns, so each group's versions are tracked on their own."""
 
     lock: str
-    steps: tuple[Migration, ...]
+    groups: Mapping[str, tuple[Migration, ...]]
+
+    def only(self, groups: Iterable[str]) -> Migrations:
+        wanted = set(groups)
+        unknown = wanted - set(self.groups)
+        if unknown:
+            raise ValueError(f"no migrations for {sorted(unknown)}: groups are {list(self.groups)}")
+        return replace(self, groups={g: steps for g, steps in self.groups.items() if g in wanted})
 
 
+# schema_versions, not the schema_migrations of the releases before groups (one list, version 1 = all the
+# tables): each group's version 1 is written to bring their databases up to date too (IF NOT EXISTS).
 _TABLE = (
-    "CREATE TABLE IF NOT EXISTS schema_migrations "
-    "(version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)"
+    "CREATE TABLE IF NOT EXISTS schema_versions (grp text NOT NULL, version integer NOT NULL, "
+    "name text NOT NULL, applied_at text NOT NULL, PRIMARY KEY (grp, version))"
 )
 
 
-async def migrate(ex: Executor, migrations: Migrations, before: Sequence[str] = ()) -> list[int]:
-    """Applies the migrations this database has not had; their numbers. ``before``: statements to run first,
-    under the same lock (e.g. creating the Postgres schema the tables live in)."""
+async def migrate(ex: Executor, migrations: Migrations, before: Sequence[str] = ()) -> list[tuple[str, int]]:
+    """Applies the migrations this database has not had; their (group, number). ``before``: statements to
+    run first, under the same lock (e.g. creating the Postgres schema the tables live in)."""
     async with ex.transaction() as tx:
         if migrations.lock:
             await tx.execute(migrations.lock)
         for statement in (*before, _TABLE):
             await tx.execute(statement)
-        done = {int(r["version"]) for r in await tx.fetch("SELECT version FROM schema_migrations")}
+        done = {(r["grp"], int(r["version"])) for r in await tx.fetch("SELECT grp, version FROM schema_versions")}
         applied = []
-        for m in migrations.steps:
-            if m.version in done:
-                continue
-            for step in m.steps:
-                await (tx.execute(step) if isinstance(step, str) else step(tx))
-            await tx.execute(
-                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (:version, :name, :at)",
-                {"version": m.version, "name": m.name, "at": utcnow().isoformat()},
-            )
-            applied.append(m.version)
+        for group, steps in migrations.groups.items():
+            for m in steps:
+                if (group, m.version) in done:
+                    continue
+                for step in m.steps:
+                    await (tx.execute(step) if isinstance(step, str) else step(tx))
+                await tx.execute(
+                    "INSERT INTO schema_versions (grp, version, name, applied_at) VALUES (:grp, :version, :name, :at)",
+                    {"grp": group, "version": m.version, "name": m.name, "at": utcnow().isoformat()},
+                )
+                applied.append((group, m.version))
     return applied
 
 
 # --- Postgres -------------------------------------------------------------------------------------------
 
-# The schema as the releases before versioned migrations made it, written so that it also brings any of
-# their databases up to date (every statement IF NOT EXISTS).
-_PG_BASE: tuple[str, ...] = (
+# Version 1 of each group is the schema as the releases before versioned migrations made it, written so
+# that it also brings any of their databases up to date (every statement IF NOT EXISTS).
+_PG_MEMORIES: tuple[str, ...] = (
     """
     CREATE TABLE IF NOT EXISTS memories (
         memory_id       text PRIMARY KEY,
@@ -122,6 +136,9 @@ _PG_BASE: tuple[str, ...] = (
         ON memories (client_id, agent_id, layer, (COALESCE(updated_at, created_at)), customer_id, user_id)
         WHERE tier = 'user'
     """,
+)
+
+_PG_JOBS = (
     """
     CREATE TABLE IF NOT EXISTS jobs (
         job_id      text PRIMARY KEY,
@@ -138,6 +155,9 @@ _PG_BASE: tuple[str, ...] = (
         updated_at  timestamptz NOT NULL
     )
     """,
+)
+
+_PG_API_KEYS = (
     """
     CREATE TABLE IF NOT EXISTS api_keys (
         key_id     text PRIMARY KEY,
@@ -148,6 +168,13 @@ _PG_BASE: tuple[str, ...] = (
         revoked    boolean NOT NULL DEFAULT false
     )
     """,
+    # Roles (added after the first release): keys stored before them keep working as admin keys.
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'admin'",
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS customers text[] NOT NULL DEFAULT '{}'",
+    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS users text[] NOT NULL DEFAULT '{}'",
+)
+
+_PG_PROCESSED = (
     """
     CREATE TABLE IF NOT EXISTS processed_events (
         group_name text NOT NULL,
@@ -156,6 +183,9 @@ _PG_BASE: tuple[str, ...] = (
         PRIMARY KEY (group_name, event_id)
     )
     """,
+)
+
+_PG_AUDIT = (
     """
     CREATE TABLE IF NOT EXISTS audit_log (
         id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -165,11 +195,10 @@ _PG_BASE: tuple[str, ...] = (
         at        timestamptz NOT NULL DEFAULT clock_timestamp()
     )
     """,
-    # Roles (added after the first release): keys stored before them keep working as admin keys.
-    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT 'admin'",
-    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS customers text[] NOT NULL DEFAULT '{}'",
-    "ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS users text[] NOT NULL DEFAULT '{}'",
     "CREATE INDEX IF NOT EXISTS audit_log_client_idx ON audit_log (client_id, at DESC, id DESC)",
+)
+
+_PG_SCHEMAS = (
     """
     CREATE TABLE IF NOT EXISTS agent_schemas (
         client_id  text NOT NULL,
@@ -211,17 +240,27 @@ _PG_WORKING = (
     "(client_id, customer_id, user_id, session_id, created_at)",
 )
 
+_BEFORE = "the schema before versions"
+
 POSTGRES = Migrations(
     # Transaction-scoped, so it is released even if a statement fails; two concurrent CREATE TABLE IF NOT
     # EXISTS could otherwise still collide on the catalog's unique indexes.
     lock="SELECT pg_advisory_xact_lock(hashtext('acm.relational.migrate'))",
-    steps=(Migration(1, "the schema before versions", (*_PG_BASE, *_PG_AUTHORS, *_PG_WORKING)),),
+    groups={
+        "memories": (Migration(1, _BEFORE, (*_PG_MEMORIES, *_PG_AUTHORS)),),
+        "jobs": (Migration(1, _BEFORE, _PG_JOBS),),
+        "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS),),
+        "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
+        "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
+        "schemas": (Migration(1, _BEFORE, _PG_SCHEMAS),),
+        "working": (Migration(1, _BEFORE, _PG_WORKING),),
+    },
 )
 
 
 # --- SQLite ---------------------------------------------------------------------------------------------
 
-_SQLITE_BASE = (
+_SQLITE_MEMORIES = (
     """
 CREATE TABLE IF NOT EXISTS memories (
     rid             INTEGER PRIMARY KEY,  -- stable rowid for the external-content FTS table
@@ -278,6 +317,9 @@ CREATE TRIGGER IF NOT EXISTS memories_fts_au AFTER UPDATE OF text ON memories BE
     INSERT INTO memories_fts (rowid, text) VALUES (new.rid, new.text);
 END
     """,
+)
+
+_SQLITE_JOBS = (
     """
 CREATE TABLE IF NOT EXISTS jobs (
     job_id      TEXT PRIMARY KEY,
@@ -294,6 +336,9 @@ CREATE TABLE IF NOT EXISTS jobs (
     updated_at  TEXT NOT NULL
 )
     """,
+)
+
+_SQLITE_API_KEYS = (
     """
 CREATE TABLE IF NOT EXISTS api_keys (
     key_id     TEXT PRIMARY KEY,
@@ -304,6 +349,9 @@ CREATE TABLE IF NOT EXISTS api_keys (
     revoked    INTEGER NOT NULL DEFAULT 0
 )
     """,
+)
+
+_SQLITE_PROCESSED = (
     """
 CREATE TABLE IF NOT EXISTS processed_events (
     group_name TEXT NOT NULL,
@@ -312,6 +360,9 @@ CREATE TABLE IF NOT EXISTS processed_events (
     PRIMARY KEY (group_name, event_id)
 )
     """,
+)
+
+_SQLITE_AUDIT = (
     """
 CREATE TABLE IF NOT EXISTS audit_log (
     id        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -322,6 +373,9 @@ CREATE TABLE IF NOT EXISTS audit_log (
 )
     """,
     "CREATE INDEX IF NOT EXISTS audit_log_client_idx ON audit_log (client_id, at, id)",
+)
+
+_SQLITE_SCHEMAS = (
     """
 CREATE TABLE IF NOT EXISTS agent_schemas (
     client_id  TEXT NOT NULL,
@@ -335,7 +389,7 @@ CREATE TABLE IF NOT EXISTS agent_schemas (
 )
 
 
-async def _add_missing_columns(tx: Tx) -> None:
+async def _add_memory_columns(tx: Tx) -> None:
     """Columns added after a database was first created (CREATE TABLE IF NOT EXISTS keeps the old shape)."""
     have = {row["name"] for row in await tx.fetch("PRAGMA table_info(memories)")}
     for column, ddl in (
@@ -349,6 +403,9 @@ async def _add_missing_columns(tx: Tx) -> None:
             await tx.execute(f"ALTER TABLE memories ADD COLUMN {ddl}")
     await tx.execute("CREATE INDEX IF NOT EXISTS memories_slot_idx ON memories (client_id, slot) WHERE slot != ''")
     await tx.execute(_SQLITE_EXPIRY_INDEX)
+
+
+async def _add_key_columns(tx: Tx) -> None:
     # Roles: keys stored before them keep working as admin keys.
     key_columns = {row["name"] for row in await tx.fetch("PRAGMA table_info(api_keys)")}
     for column, ddl in (
@@ -399,11 +456,13 @@ _SQLITE_WORKING = (
 
 SQLITE = Migrations(
     lock="",  # the transaction is BEGIN IMMEDIATE: a second process waits for the first (busy_timeout)
-    steps=(
-        Migration(
-            1,
-            "the schema before versions",
-            (*_SQLITE_BASE, _add_missing_columns, *_SQLITE_AUTHORS, *_SQLITE_WORKING),
-        ),
-    ),
+    groups={
+        "memories": (Migration(1, _BEFORE, (*_SQLITE_MEMORIES, _add_memory_columns, *_SQLITE_AUTHORS)),),
+        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS),),
+        "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)),),
+        "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
+        "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),
+        "schemas": (Migration(1, _BEFORE, _SQLITE_SCHEMAS),),
+        "working": (Migration(1, _BEFORE, _SQLITE_WORKING),),
+    },
 )

@@ -14,7 +14,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -87,9 +87,10 @@ class SqliteTx:
 class SqliteExecutor:
     """The connection, the write lock and the deadline every statement runs under."""
 
-    def __init__(self, conn: sqlite3.Connection, timeout_s: float) -> None:
+    def __init__(self, conn: sqlite3.Connection, timeout_s: float, *, fts: bool = True) -> None:
         self._conn = conn
         self._timeout_s = timeout_s
+        self._fts = fts  # whether this file holds the memories' FTS5 index (a service's own file may not)
         self._write_lock = asyncio.Lock()
 
     @contextmanager
@@ -142,7 +143,8 @@ class SqliteExecutor:
         WAL, whose frames still held the old rows, is emptied (docs/privacy.md)."""
         async with self._write_lock:
             with self._deadline():
-                self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+                if self._fts:
+                    self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     async def close(self) -> None:
@@ -210,14 +212,18 @@ class SqliteMemoryRepo(SqlMemoryRepo):
 class SqliteStore(SqlStore):
     """The connection and the repos over it. Build with ``await SqliteStore.open(path)``."""
 
-    def __init__(self, conn: sqlite3.Connection, timeout_s: float) -> None:
-        self.executor = SqliteExecutor(conn, timeout_s)
+    def __init__(self, conn: sqlite3.Connection, timeout_s: float, *, fts: bool = True) -> None:
+        self.executor = SqliteExecutor(conn, timeout_s, fts=fts)
         super().__init__(self.executor, SQLITE, SqliteMemoryRepo(self.executor, SQLITE))
 
     @classmethod
-    async def open(cls, path: str | Path, *, timeout_s: float = 5.0) -> SqliteStore:
+    async def open(
+        cls, path: str | Path, *, timeout_s: float = 5.0, groups: Iterable[str] | None = None
+    ) -> SqliteStore:
         """Opens (creating if needed) the database file, runs the migrations and returns the store.
-        ``":memory:"`` gives a private in-memory database."""
+        ``":memory:"`` gives a private in-memory database. ``groups``: the table groups to migrate
+        (acm.adapters.sql_migrations; None: all), e.g. one service's own (acm.ownership)."""
+        migrations = SQLITE_MIGRATIONS if groups is None else SQLITE_MIGRATIONS.only(groups)
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: we issue BEGIN/COMMIT ourselves instead of sqlite3's implicit transactions.
@@ -228,8 +234,8 @@ class SqliteStore(SqlStore):
             conn.execute("PRAGMA synchronous=NORMAL")  # durable across app crashes in WAL mode
             conn.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed in the file, not only unlinked
             conn.execute(f"PRAGMA busy_timeout={max(1, int(timeout_s * 1000))}")
-            store = cls(conn, timeout_s)
-            await migrate(store.executor, SQLITE_MIGRATIONS)
+            store = cls(conn, timeout_s, fts="memories" in migrations.groups)
+            await migrate(store.executor, migrations)
         except BaseException:
             conn.close()
             raise

@@ -42,8 +42,8 @@ class SqlWorkingMemoryRepo:
         self._migrations = migrations
 
     async def migrate(self) -> None:
-        """The store's migrations (its tables include these); a no-op once the store has opened."""
-        await migrate(self._ex, self._migrations)
+        """The working memory's migrations (the store's include them); a no-op once the store has opened."""
+        await migrate(self._ex, self._migrations.only(["working"]))
 
     async def get(self, scope: Scope) -> WorkingMemory | None:
         row = await self._ex.fetchone(
