@@ -39,6 +39,7 @@ from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.domain.scope import ScopeError, check_id
 from acm.v1 import common_pb2, gateway_pb2
+from acm_cli.mcp_command import add_parser as add_mcp_parser
 from acm_cli.memory_commands import add_parsers as add_memory_parsers
 from acm_cli.reindex import add_parser as add_reindex_parser
 
@@ -511,6 +512,7 @@ def parser() -> argparse.ArgumentParser:
     )
     forget.set_defaults(run=_forget)
     add_memory_parsers(sub, remote, _moment, _budget)
+    add_mcp_parser(sub, remote, _scope_id)
 
     keys = sub.add_parser("keys", help="manage API keys (talks to the database directly)")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True, metavar="KEYS_COMMAND")
