@@ -41,6 +41,7 @@ from acm.domain.scope import ScopeError, check_id
 from acm.v1 import common_pb2, gateway_pb2
 from acm_cli.mcp_command import add_parser as add_mcp_parser
 from acm_cli.db_roles import add_parser as add_db_parser
+from acm_cli.mcp_command import add_parser as add_mcp_parser
 from acm_cli.memory_commands import add_parsers as add_memory_parsers
 from acm_cli.reindex import add_parser as add_reindex_parser
 
