@@ -39,7 +39,6 @@ from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.domain.scope import ScopeError, check_id
 from acm.v1 import common_pb2, gateway_pb2
-from acm_cli.mcp_command import add_parser as add_mcp_parser
 from acm_cli.db_roles import add_parser as add_db_parser
 from acm_cli.mcp_command import add_parser as add_mcp_parser
 from acm_cli.memory_commands import add_parsers as add_memory_parsers
