@@ -1,9 +1,11 @@
 """The Memory API's messages (acm/v1/memories.proto) ↔ domain values, for both ends of the internal call
-(retrieve's servicer, the gateway's client), the gateway's servicer and ingest's edit handler."""
+(retrieve's servicer, the gateway's client), the gateway's servicer and ingest's edit handler; and a memory in full
+on acm.memories.v1 (ingest's events, retrieve's projection)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from acm.convert import (
     LAYER_FROM_PB,
@@ -24,7 +26,7 @@ from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus
 from acm.domain.scope import ALL_TIERS, Scope
 from acm.ports.memories import MemoryQuery
 from acm.ports.stores import MemoryFilter
-from acm.v1 import common_pb2, memories_pb2
+from acm.v1 import common_pb2, events_pb2, memories_pb2
 
 STATUS_TO_PB = {
     MemoryStatus.ACTIVE: memories_pb2.MEMORY_STATUS_ACTIVE,
@@ -79,7 +81,40 @@ def stored_from_pb(pb: memories_pb2.StoredMemory, scope: Scope) -> Memory:
     )
 
 
-def _layers(values: Sequence[int]) -> tuple[Layer, ...]:
+def written_to_pb(
+    memory: Memory, embedding: Sequence[float] = (), entity_names: Sequence[str] = ()
+) -> events_pb2.WrittenMemory:
+    """A memory as ingest stored it, for acm.memories.v1: every field of ``memory`` (its owner is the envelope's
+    scope at its tier), and the vector it is searched by (none: not indexed)."""
+    return events_pb2.WrittenMemory(
+        memory_id=memory.memory_id,
+        tier=TIER_TO_PB[memory.tier],
+        layer=LAYER_TO_PB[memory.layer],
+        kind=memory.kind,
+        text=memory.text,
+        source_turn_ids=list(memory.source_turn_ids),
+        embedding=list(embedding),
+        created_at=ts(memory.created_at),
+        entity_names=list(entity_names),
+        stored=stored_to_pb(memory),
+        mention_count=memory.mention_count,
+        access_count=memory.access_count,
+        schema_version=memory.schema_version,
+    )
+
+
+def written_from_pb(pb: events_pb2.WrittenMemory, scope: Scope) -> Memory:
+    """The memory of a WrittenMemory, owned by ``scope`` at its tier. Raises InvalidRequest for an unknown tier,
+    layer or status, or a memory without its stored form (published before acm.memories.v1 carried it)."""
+    if not pb.HasField("stored"):
+        raise InvalidRequest(f"memory {pb.memory_id[:40]!r} comes without its stored form (an older publisher)")
+    memory = stored_from_pb(pb.stored, scope)
+    return replace(
+        memory, mention_count=pb.mention_count, access_count=pb.access_count, schema_version=pb.schema_version
+    )
+
+
+def layers_from_pb(values: Sequence[int]) -> tuple[Layer, ...]:
     unknown = [v for v in values if v not in LAYER_FROM_PB]
     if unknown:
         raise InvalidRequest(f"unknown layer value(s) {unknown}; use LAYER_SHORT, LAYER_MID or LAYER_LONG")
@@ -107,7 +142,7 @@ def query_from_pb(pb: memories_pb2.ListMemoriesRequest) -> MemoryQuery:
     """Raises InvalidRequest naming the field with an unknown value."""
     where = MemoryFilter(
         tiers=tiers_from_pb(pb.tiers),
-        layers=_layers(pb.layers),
+        layers=layers_from_pb(pb.layers),
         kinds=tuple(dict.fromkeys(k for k in pb.kinds if k)),
         created_after=from_ts(pb.created_after),
         created_before=from_ts(pb.created_before),

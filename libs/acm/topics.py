@@ -8,6 +8,7 @@ PREFETCH_POOLS = "acm.prefetch.pools.v1"  # hints for gateways: a session's pool
 SCHEMAS = "acm.schemas.v1"
 FORGET = "acm.forget.v1"
 MEMORY_EDITS = "acm.memory.edits.v1"  # the Memory API's writes, applied by ingest
+JOBS = "acm.jobs.v1"  # jobs' outcomes (ingest, retrieve), applied by the gateway, which owns the jobs table
 
 
 def dead_letter(group: str) -> str:

@@ -637,11 +637,13 @@ class SqlJobRepo(_Repo):
     async def finish(
         self, scope: Scope, job_id: str, status: JobStatus, counts: dict[str, int], error: str = ""
     ) -> None:
-        # kind is unknown when the create was lost; another client's job with this id is left alone.
+        # kind is unknown when the create was lost; another client's job with this id is left alone, and a
+        # finished job stays as it finished (a late or redelivered update never moves it back).
         job = Job(job_id, scope, kind="", status=status, error=error, counts=dict(counts))
         await self._ex.execute(
             f"{_INSERT_JOB} ON CONFLICT (job_id) DO UPDATE SET status = excluded.status, error = excluded.error, "
-            "counts = excluded.counts, updated_at = excluded.updated_at WHERE jobs.client_id = excluded.client_id",
+            "counts = excluded.counts, updated_at = excluded.updated_at "
+            f"WHERE jobs.client_id = excluded.client_id AND jobs.status = '{JobStatus.PENDING.value}'",
             self._params(job),
         )
 

@@ -4,6 +4,7 @@ isort:skip_file
 """
 
 from acm.v1 import common_pb2 as _common_pb2
+from acm.v1 import gateway_pb2 as _gateway_pb2
 from acm.v1 import memories_pb2 as _memories_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
@@ -64,6 +65,7 @@ class Envelope(_message.Message):
     SCHEMA_CHANGED_FIELD_NUMBER: _builtins.int
     POOL_READY_FIELD_NUMBER: _builtins.int
     MEMORY_EDIT_REQUESTED_FIELD_NUMBER: _builtins.int
+    JOB_UPDATED_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     schema_version: _builtins.int
     traceparent: _builtins.str
@@ -94,6 +96,8 @@ class Envelope(_message.Message):
     def pool_ready(self) -> Global___PoolReady: ...
     @_builtins.property
     def memory_edit_requested(self) -> Global___MemoryEditRequested: ...
+    @_builtins.property
+    def job_updated(self) -> Global___JobUpdated: ...
     def __init__(
         self,
         *,
@@ -112,12 +116,13 @@ class Envelope(_message.Message):
         schema_changed: Global___SchemaChanged | None = ...,
         pool_ready: Global___PoolReady | None = ...,
         memory_edit_requested: Global___MemoryEditRequested | None = ...,
+        job_updated: Global___JobUpdated | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "key_id", b"key_id", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "key_id", b"key_id", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready", "memory_edit_requested"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready", "memory_edit_requested", "job_updated"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 
@@ -150,8 +155,9 @@ Global___TurnReceived: _TypeAlias = TurnReceived  # noqa: Y015
 
 @_typing.final
 class WrittenMemory(_message.Message):
-    """acm.memories.v1 — what ingest wrote; carries the vectors so that the search index
-    (owned by retrieve) can be built from the topic.
+    """acm.memories.v1 — every change ingest (the memories' owner) made to its memories store, published after the
+    write: retrieve keeps its own read model of the memories (a projection, replayable from the topic) and the
+    vector index from it.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -165,19 +171,32 @@ class WrittenMemory(_message.Message):
     EMBEDDING_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     ENTITY_NAMES_FIELD_NUMBER: _builtins.int
+    STORED_FIELD_NUMBER: _builtins.int
+    MENTION_COUNT_FIELD_NUMBER: _builtins.int
+    ACCESS_COUNT_FIELD_NUMBER: _builtins.int
+    SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     memory_id: _builtins.str
     tier: _common_pb2.Tier.ValueType
     layer: _common_pb2.Layer.ValueType
     kind: _builtins.str
     text: _builtins.str
+    mention_count: _builtins.int
+    access_count: _builtins.int
+    schema_version: _builtins.int
     @_builtins.property
     def source_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
-    def embedding(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]: ...
+    def embedding(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
+        """Empty: the memory is not searched by vector (a turn's preview, a version made stale); else indexed."""
+
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def entity_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def stored(self) -> _memories_pb2.StoredMemory:
+        """The memory in full, as stored (its owner: the envelope's scope at memory.tier)."""
+
     def __init__(
         self,
         *,
@@ -190,10 +209,14 @@ class WrittenMemory(_message.Message):
         embedding: _abc.Iterable[_builtins.float] | None = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         entity_names: _abc.Iterable[_builtins.str] | None = ...,
+        stored: _memories_pb2.StoredMemory | None = ...,
+        mention_count: _builtins.int = ...,
+        access_count: _builtins.int = ...,
+        schema_version: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "stored", b"stored"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "embedding", b"embedding", "entity_names", b"entity_names", "kind", b"kind", "layer", b"layer", "memory_id", b"memory_id", "source_turn_ids", b"source_turn_ids", "text", b"text", "tier", b"tier"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["access_count", b"access_count", "created_at", b"created_at", "embedding", b"embedding", "entity_names", b"entity_names", "kind", b"kind", "layer", b"layer", "memory_id", b"memory_id", "mention_count", b"mention_count", "schema_version", b"schema_version", "source_turn_ids", b"source_turn_ids", "stored", b"stored", "text", b"text", "tier", b"tier"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -203,17 +226,56 @@ Global___WrittenMemory: _TypeAlias = WrittenMemory  # noqa: Y015
 class MemoriesWritten(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class CountsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     JOB_ID_FIELD_NUMBER: _builtins.int
     MEMORIES_FIELD_NUMBER: _builtins.int
     EMBEDDING_MODEL_FIELD_NUMBER: _builtins.int
     EXPIRED_MEMORY_IDS_FIELD_NUMBER: _builtins.int
+    AUTHORED_MEMORY_IDS_FIELD_NUMBER: _builtins.int
+    COUNTS_FIELD_NUMBER: _builtins.int
     job_id: _builtins.str
+    """Set when the event finishes a job (a turn, a Memory API edit): retrieve reports it DONE on acm.jobs.v1
+    once it applied the event, so DONE means retrievable. One such event per job, even with nothing written.
+    """
     embedding_model: _builtins.str
     @_builtins.property
-    def memories(self) -> _containers.RepeatedCompositeFieldContainer[Global___WrittenMemory]: ...
+    def memories(self) -> _containers.RepeatedCompositeFieldContainer[Global___WrittenMemory]:
+        """Written or changed memories (new, restated, superseded), each in full."""
+
     @_builtins.property
     def expired_memory_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Memories the consolidator expired (their schema's TTL passed): indexes drop them."""
+        """Memories erased from ingest's store: expired (their schema's TTL passed), deleted (Memory API) or erased
+        with a user's Forget from the shared tiers. Read models and indexes drop them.
+        """
+
+    @_builtins.property
+    def authored_memory_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Memories (customer or client tier) the scope's user is now an author of (memory_authors: a user-level
+        Forget erases the shared memories that user alone said).
+        """
+
+    @_builtins.property
+    def counts(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """The job's counts (what the turn or edit did), reported with DONE."""
 
     def __init__(
         self,
@@ -222,10 +284,12 @@ class MemoriesWritten(_message.Message):
         memories: _abc.Iterable[Global___WrittenMemory] | None = ...,
         embedding_model: _builtins.str = ...,
         expired_memory_ids: _abc.Iterable[_builtins.str] | None = ...,
+        authored_memory_ids: _abc.Iterable[_builtins.str] | None = ...,
+        counts: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["embedding_model", b"embedding_model", "expired_memory_ids", b"expired_memory_ids", "job_id", b"job_id", "memories", b"memories"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["authored_memory_ids", b"authored_memory_ids", "counts", b"counts", "embedding_model", b"embedding_model", "expired_memory_ids", b"expired_memory_ids", "job_id", b"job_id", "memories", b"memories"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -460,6 +524,59 @@ class MemoryImport(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MemoryImport: _TypeAlias = MemoryImport  # noqa: Y015
+
+@_typing.final
+class JobUpdated(_message.Message):
+    """acm.jobs.v1 — a job's outcome, applied by the gateway (the owner of jobs) to its jobs table. A finished job
+    never goes back; an update for a job row not written yet creates it. Keyed by the scope's session key.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class CountsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    JOB_ID_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    COUNTS_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    job_id: _builtins.str
+    status: _gateway_pb2.JobStatus.ValueType
+    error: _builtins.str
+    @_builtins.property
+    def counts(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        job_id: _builtins.str = ...,
+        status: _gateway_pb2.JobStatus.ValueType = ...,
+        counts: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        error: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "error", b"error", "job_id", b"job_id", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JobUpdated: _TypeAlias = JobUpdated  # noqa: Y015
 
 @_typing.final
 class DeadLetter(_message.Message):

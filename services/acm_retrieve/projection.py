@@ -1,0 +1,69 @@
+"""Retrieve's read model of the memories: a projection of acm.memories.v1 into retrieve's own MemoryRepo (keyword
+index, hydrate, the Memory API's reads) and its vector index. Ingest owns the memories and publishes each change
+it made, in full, after its write; this applies it. Upserts and deletes by id, so a redelivered event is harmless
+and a projection built afresh from the same events equals this one (docs/operations.md: rebuilding it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from acm.domain.models import Memory, MemoryStatus
+from acm.domain.scope import ForgetLevel, Scope
+from acm.ports.stores import MemoryRepo, VectorPoint, VectorStore
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryChanges:
+    """One MemoriesWritten, as domain values."""
+
+    written: Sequence[Memory] = ()
+    vectors: Sequence[VectorPoint] = ()  # the written memories that are searched by vector
+    authored: Sequence[str] = ()  # shared memories the scope's user is now an author of
+    erased: Sequence[str] = ()  # expired, deleted, or erased from the shared tiers by a user's Forget
+
+
+def _written_at(m: Memory) -> datetime:
+    return m.updated_at or m.created_at
+
+
+def newest(old: Memory | None, new: Memory) -> Memory:
+    """What the projection keeps when ``new`` arrives over ``old`` (events of one user's sessions may be applied
+    out of order across partitions): the later write, and a memory made stale never active again (ingest never
+    reactivates one; a correction is a new memory)."""
+    if old is None:
+        return new
+    kept = old if _written_at(old) > _written_at(new) else new
+    if old.status is MemoryStatus.STALE and kept.status is not MemoryStatus.STALE:
+        kept = replace(kept, status=MemoryStatus.STALE, superseded_by=old.superseded_by, valid_to=old.valid_to)
+    return kept
+
+
+@dataclass
+class MemoryProjection:
+    memories: MemoryRepo  # retrieve's own store, never ingest's
+    vectors: VectorStore
+
+    async def apply(self, scope: Scope, changes: MemoryChanges) -> None:
+        if changes.written:
+            ids = [m.memory_id for m in changes.written]
+            known = {m.memory_id: m for m in await self.memories.get(scope, ids)}
+            await self.memories.upsert([newest(known.get(m.memory_id), m) for m in changes.written])
+        if changes.authored:
+            await self.memories.add_authors(scope, changes.authored)
+        if changes.vectors:
+            await self.vectors.upsert(list(changes.vectors))
+        if changes.erased:
+            await self.memories.delete(scope, changes.erased)
+            await self.vectors.delete(scope, changes.erased)
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> dict[str, int]:
+        """The projection's and the index's share of a Forget, as ingest erases its own (acm_ingest.usecases
+        ForgetScope): a user's Forget also takes the shared memories that user alone said."""
+        shared = await self.memories.forget_authored(scope) if level is ForgetLevel.USER else []
+        erased = await self.memories.forget(scope, level)
+        await self.vectors.forget(scope, level)
+        if shared:
+            await self.vectors.delete(scope, shared)
+        return {"memories_erased": erased + len(shared)}
