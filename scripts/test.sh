@@ -20,9 +20,23 @@ else
 fi
 
 echo "[test] ruff"
-$BIN/ruff check libs services benchmarks tests scripts
+$BIN/ruff check libs services benchmarks tests scripts clients/python
 echo "[test] mypy"
 $BIN/mypy
 $BIN/mypy tests
+echo "[test] TypeScript SDK (clients/typescript): npm ci, build, node --test against its own acm serve"
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  (
+    cd clients/typescript
+    # npm ci only when the lock file changed since the last install (it deletes and refetches node_modules).
+    if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+      npm ci --no-audit --no-fund --loglevel=error
+    fi
+    npm run --silent build
+    ACM_BIN="$PWD/../../$BIN/acm" node --test dist/test/
+  )
+else
+  echo "[test] SKIPPED the TypeScript SDK's tests: node and npm are not on PATH (install Node.js >= 18 to run them)"
+fi
 echo "[test] pytest"
 $BIN/pytest -p no:cacheprovider -ra "$@"
