@@ -21,14 +21,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from acm.ownership import SERVICES
+
 # Files of the embedded data folder, by store (acm_cli.embedded.Urls.under); anything else is "other".
+# Relational: each service's own file (acm.ownership), and acm.db of the releases before them with the copy a
+# split keeps of it (acm_cli.store_split), which a Forget does not reach.
+_RELATIONAL = (*(f"{s}.db" for s in SERVICES), "acm.db", "acm.db.before-split")
 EMBEDDED_STORES: dict[str, tuple[str, ...]] = {
-    "relational": ("acm.db", "acm.db-wal", "acm.db-shm", "acm.db-journal"),
+    "relational": tuple(f"{name}{suffix}" for name in _RELATIONAL for suffix in ("", "-wal", "-shm", "-journal")),
     "graph": ("graph.db", "graph.db-wal", "graph.db-shm", "graph.db-journal"),
     "bus": ("bus.db", "bus.db-wal", "bus.db-shm", "bus.db-journal"),
     "vectors": ("vectors",),
     "logs": ("logs",),
 }
+# The connection's own schemas, and every service's (acm_<service>) when the URL's role may read them.
+_ACM_SCHEMAS = "({column} = ANY(current_schemas(false)) OR {column} LIKE 'acm\\_%')"
 TAIL = 10  # characters of a token needle searched for: FTS5 stores a term's tail whole after a shared prefix
 
 
@@ -94,7 +101,7 @@ async def postgres_residue(dsn: str, needles: Sequence[bytes], *, wal: bool = Tr
         tables = await (
             await conn.execute(
                 "SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) FROM information_schema.tables "
-                "WHERE table_schema = ANY(current_schemas(false)) AND table_type = 'BASE TABLE'"
+                f"WHERE {_ACM_SCHEMAS.format(column='table_schema')} AND table_type = 'BASE TABLE'"
             )
         ).fetchall()
         for (table,) in tables:
@@ -121,9 +128,9 @@ async def _pg_pages(conn: Any, needles: Sequence[bytes]) -> int:
         await conn.execute(
             "SELECT c.oid::regclass::text, pg_relation_size(c.oid) / current_setting('block_size')::int "
             "FROM pg_class c WHERE c.relkind IN ('r', 'i', 't', 'm') AND (c.relnamespace = ANY("
-            "SELECT oid FROM pg_namespace WHERE nspname = ANY(current_schemas(false))) OR c.oid IN ("
+            f"SELECT oid FROM pg_namespace WHERE {_ACM_SCHEMAS.format(column='nspname')}) OR c.oid IN ("
             "SELECT reltoastrelid FROM pg_class WHERE relnamespace = ANY(SELECT oid FROM pg_namespace "
-            "WHERE nspname = ANY(current_schemas(false)))))"
+            f"WHERE {_ACM_SCHEMAS.format(column='nspname')})))"
         )
     ).fetchall()
     total = 0
@@ -262,7 +269,7 @@ async def verify_stores(
     deadline = asyncio.get_running_loop().time() + timeout_s
     while True:
         found: dict[str, int] = {}
-        if data_dir is not None and (data_dir / "acm.db").is_file():
+        if data_dir is not None and any((data_dir / name).is_file() for name in _RELATIONAL):
             found.update({f"embedded {k}": v for k, v in embedded_residue(data_dir, needles).items()})
         found.update(
             await distributed_residue(
