@@ -11,8 +11,6 @@ from collections.abc import AsyncIterator
 from typing import Any, TypedDict
 
 import pytest
-from acm_langgraph import TOOL_NAME, AcmStore
-from acm_langgraph.store import matches
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import MatchCondition
@@ -21,6 +19,8 @@ from acm.channels import open_channel
 from acm.v1 import common_pb2, memories_pb2
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_cli.memories import MemoryCalls
+from acm_langgraph import TOOL_NAME, AcmStore
+from acm_langgraph.store import matches
 
 
 @pytest.fixture(scope="module")
