@@ -367,7 +367,16 @@ async def _run_all(
             listen_addr="127.0.0.1:0",
         )
         plain = build_server(
-            build_servicer(acm.rel, acm.bus, acm.full_retriever, acm.cache, plain_settings), "127.0.0.1:0"
+            build_servicer(
+                acm.rel,
+                acm.bus,
+                acm.full_retriever,
+                acm.cache,
+                plain_settings,
+                compactor=acm.compactor,  # the session's reads, from their owners as the main gateway's
+                memory_reader=acm.memories,
+            ),
+            "127.0.0.1:0",
         )
         await plain.start()
         try:

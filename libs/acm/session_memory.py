@@ -1,22 +1,27 @@
-"""A session's working memory as the stores hold it: the compacted part (WorkingMemoryRepo) plus the
-turns that arrived after it (the session's turn memories). Read by the compact service and by the
-gateway's Fetch, so both see the same session, and no turn is lost between two compactions."""
+"""A session's working memory as its owners hold it: the compacted part (compact's working memory) plus the
+turns that arrived after it (the session's turn memories, read from retrieve's Memories API). Read by the
+compact service and by the gateway's Fetch, so both see the same session, and no turn is lost between two
+compactions."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass
 
 from acm.domain.compaction.engine import Rules, SessionTurn, WorkingMemory
+from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Layer, Memory
 from acm.domain.schema import AgentSchema, CompactionRules
 from acm.domain.scope import Scope
-from acm.ports.stores import Cache, MemoryRepo, SchemaRepo
-from acm.ports.working_memory import WorkingMemoryRepo
+from acm.ports.compactor import WorkingMemorySource
+from acm.ports.memories import SessionMemories
+from acm.ports.stores import Cache, SchemaRepo
 from acm.schemas import latest_schema
 
 _ROLES = ("user", "assistant", "system", "tool")
 TURN_LAYERS = (Layer.SHORT,)  # turn previews (and flagged episodes) live in SHORT; facts are not turns
+FIRST_PAGE = 64  # turns read first; after a compaction the tail is usually shorter
 
 
 # A random token per session, replaced whenever what LoadSession reads changes (a turn stored, a compaction
@@ -86,12 +91,13 @@ class SessionState:
     stored: bool
     rules: Rules
     local_only: bool
+    latest: CompactionRecord | None = None  # the session's newest compaction record
 
 
 @dataclass
 class LoadSession:
-    memories: MemoryRepo
-    working: WorkingMemoryRepo
+    memories: SessionMemories  # retrieve's Memories API (it owns the memories' read model)
+    working: WorkingMemorySource  # compact's API (it owns the working memory)
     schemas: SchemaRepo
     max_session_turns: int
 
@@ -103,23 +109,28 @@ class LoadSession:
         if not scope.session_id:
             raise ValueError("compaction needs scope.session_id")
         schema = schema or await self.schema(scope)
-        stored = await self.working.get(scope)
+        # The first page of turns does not depend on the working memory: both owners are asked at once.
+        limit = min(FIRST_PAGE, self.max_session_turns)
+        found, first = await asyncio.gather(
+            self.working.working_memory(scope), self.memories.session_memories(scope, limit, TURN_LAYERS)
+        )
+        stored = found.memory
         memory = stored or WorkingMemory()
-        newest_first = await self._since(scope, memory)
+        newest_first = await self._since(scope, memory, first, limit)
         kept = {r.turn_id for r in memory.recent}
         # Flagged episodes (poisoning attempts) are kept for audit, never put back in front of the model.
         turns = (session_turn(m) for m in reversed(newest_first) if m.kind == "turn")
         tail = [t for t in turns if not memory.covers(t) and t.turn_id not in kept]
         rules = rules_of(schema.compaction, budget_tokens, schema.pinned_fields, schema.entity_types)
-        return SessionState(memory, tail, stored is not None, rules, schema.compaction.local_only)
+        return SessionState(memory, tail, stored is not None, rules, schema.compaction.local_only, found.latest)
 
-    async def _since(self, scope: Scope, memory: WorkingMemory) -> list[Memory]:
-        """The session's memories newer than the working memory's mark, newest first. Read in growing pages:
-        after a compaction the tail is short, so a fetch does not re-read the whole session."""
-        limit = min(64, self.max_session_turns)
+    async def _since(self, scope: Scope, memory: WorkingMemory, rows: list[Memory], limit: int) -> list[Memory]:
+        """The session's memories newer than the working memory's mark, newest first, from the first page
+        (``rows``, ``limit`` asked). Read in growing pages: after a compaction the tail is short, so a fetch
+        does not re-read the whole session."""
         while True:
-            rows = await self.memories.session_memories(scope, limit, TURN_LAYERS)
             reached = memory.through_at is not None and rows and rows[-1].created_at < memory.through_at
             if reached or len(rows) < limit or limit >= self.max_session_turns:
                 return rows
             limit = min(limit * 4, self.max_session_turns)
+            rows = await self.memories.session_memories(scope, limit, TURN_LAYERS)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acm import topics
+from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.forget import ForgetHandler
 from acm.ports.bus import EventBus
+from acm.ports.memories import SessionMemories
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
@@ -28,14 +30,20 @@ class Anticipate:
 
 
 def register(
-    bus: EventBus, rel: Relational, cache: Cache, retriever: Retriever, settings: AnticipateSettings
+    bus: EventBus,
+    rel: Relational,
+    cache: Cache,
+    retriever: Retriever,
+    settings: AnticipateSettings,
+    memories: SessionMemories,
 ) -> Anticipate:
+    """``retriever`` and ``memories``: retrieve's Retrieve and Memories APIs (in-process in embedded mode)."""
     track = TrackMentions(cache, settings.recent_entities, settings.hot_state_ttl_s)
     warm = WarmSession(
         bus,
         cache,
         retriever,
-        rel.memories,
+        memories,
         rel.schemas,
         track,
         settings.predict_budget_tokens,
@@ -54,7 +62,8 @@ async def run(settings: AnticipateSettings) -> None:
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-anticipate", timeout_s=timeout)
     channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
-    register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings)
+    reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)
+    register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings, reader)
     await serve_until_stopped(
         "anticipate",
         HealthServer(settings.health_addr),

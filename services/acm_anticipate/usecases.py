@@ -27,8 +27,9 @@ from acm.domain.schema import DEFAULT_AGENT, AgentSchema
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope
 from acm.ports.bus import EventBus
+from acm.ports.memories import SessionMemories
 from acm.ports.retriever import Retriever
-from acm.ports.stores import Cache, MemoryRepo, SchemaRepo
+from acm.ports.stores import Cache, SchemaRepo
 from acm.prefetch_state import (
     PrefetchPool,
     encode_pool,
@@ -94,7 +95,7 @@ class WarmSession:
     bus: EventBus
     cache: Cache
     retriever: Retriever
-    memories: MemoryRepo
+    memories: SessionMemories  # retrieve's Memories API (the session's recent facts)
     schemas: SchemaRepo
     track: TrackMentions
     predict_budget_tokens: int

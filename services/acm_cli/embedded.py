@@ -24,6 +24,8 @@ from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_rel
 from acm.domain.models import utcnow
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
+from acm.ports.compactor import Compactor
+from acm.ports.memories import MemoryReader
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.reindex import warn_other_models
@@ -130,6 +132,8 @@ class EmbeddedAcm:
         self.retriever: Retriever  # what the gateway's Fetch calls
         self.full_retriever: Retriever  # the full retrieval, without the prefetch pool
         self.anticipate: Anticipate
+        self.memories: MemoryReader  # retrieve's Memories API, in-process
+        self.compactor: Compactor  # compact's API, in-process
         self.idle_sweep: Periodic  # ingest's periodic TTL expiry for users who stopped writing
         self._server: HealthServer
         self._lock = -1
@@ -190,6 +194,9 @@ class EmbeddedAcm:
         )
         register_retrieve(self.bus, self.rel, self.vectors, embedder)
         self.full_retriever = build_api(self.rel, self.vectors, self.graph, embedder)
+        # Retrieve's Memories API in-process: the Memory API's reads and every session read (gateway, compact,
+        # anticipate), as the other services reach it over gRPC in distributed mode.
+        self.memories = build_memories(self.rel, self.graph)
         architect = register_architect(
             self.bus, self.rel, ArchitectSettings(database_url=u.database, bus_url=u.bus), embedder
         )
@@ -199,10 +206,12 @@ class EmbeddedAcm:
             self.cache,
             self.full_retriever,
             AnticipateSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"),
+            self.memories,
         )
-        compactor = register_compact(
-            self.bus, self.rel, self.cache, CompactSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache)
+        compact_settings = CompactSettings(
+            database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"
         )
+        self.compactor = register_compact(self.bus, self.rel, self.cache, compact_settings, self.memories)
         gateway_settings = GatewaySettings(
             database_url=u.database,
             bus_url=u.bus,
@@ -217,9 +226,8 @@ class EmbeddedAcm:
             if s.prefetch
             else self.full_retriever
         )
-        memories = build_memories(self.rel, self.graph)  # retrieve's Memory API reads, in-process
         servicer = build_servicer(
-            self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect, compactor, memories
+            self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect, self.compactor, self.memories
         )
         self._server = build_server(servicer, s.listen_addr, ServerTls.of(s))
         self.api_key = await self._dev_key()

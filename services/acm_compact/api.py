@@ -10,10 +10,12 @@ from acm.convert import compaction_to_pb, scope_from_pb
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import InvalidRequest, NotFound
 from acm.domain.scope import Scope
+from acm.ports.compactor import StoredWorkingMemory
 from acm.servicing import InternalServicer
 from acm.session_memory import SessionNotFound
-from acm.v1 import compact_pb2_grpc, gateway_pb2
-from acm_compact.usecases import CompactSession
+from acm.v1 import compact_pb2, compact_pb2_grpc, gateway_pb2
+from acm.working_wire import stored_working_to_pb
+from acm_compact.usecases import CompactSession, ReadWorkingMemory
 
 log = logging.getLogger("acm.compact")
 
@@ -21,8 +23,9 @@ log = logging.getLogger("acm.compact")
 class CompactApi:
     """Implements acm.ports.compactor.Compactor."""
 
-    def __init__(self, compact: CompactSession) -> None:
+    def __init__(self, compact: CompactSession, read: ReadWorkingMemory) -> None:
         self._compact = compact
+        self._read = read
 
     async def compact(self, scope: Scope, budget_tokens: int = 0) -> CompactionRecord:
         if not scope.session_id:
@@ -35,6 +38,9 @@ class CompactApi:
             raise NotFound(str(exc)) from None
         return record
 
+    async def working_memory(self, scope: Scope) -> StoredWorkingMemory:
+        return await self._read.working_memory(scope)
+
 
 class CompactServicer(InternalServicer[CompactApi], compact_pb2_grpc.CompactServicer, log=log):
     async def Compact(
@@ -43,3 +49,9 @@ class CompactServicer(InternalServicer[CompactApi], compact_pb2_grpc.CompactServ
         async with self.serving(context, "Compact", request.scope):
             record = await self._api.compact(scope_from_pb(request.scope), request.budget_tokens)
             return gateway_pb2.CompactResponse(compaction=compaction_to_pb(record))
+
+    async def GetWorkingMemory(
+        self, request: compact_pb2.GetWorkingMemoryRequest, context: grpc.aio.ServicerContext
+    ) -> compact_pb2.GetWorkingMemoryResponse:
+        async with self.serving(context, "GetWorkingMemory", request.scope):
+            return stored_working_to_pb(await self._api.working_memory(scope_from_pb(request.scope)))

@@ -26,8 +26,10 @@ from acm.domain.compaction.engine import (
 )
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.compaction.summary import span_turn
+from acm.domain.errors import InvalidRequest
 from acm.domain.scope import ForgetLevel, Scope
 from acm.domain.tokens import TokenCounter
+from acm.ports.compactor import StoredWorkingMemory
 from acm.ports.llm import Llm
 from acm.ports.stores import Cache
 from acm.ports.working_memory import WorkingMemoryRepo
@@ -56,6 +58,21 @@ _SYSTEM = (
     "currency, number with unit, date, name and status exactly as written; drop HTTP codes, raw JSON, debug "
     "fields and chatter. Never state anything the turns do not say."
 )
+
+
+@dataclass
+class ReadWorkingMemory:
+    """Implements acm.ports.compactor.WorkingMemorySource over compact's own store: what the gateway's session
+    context reads (GetWorkingMemory), and what a compaction starts from."""
+
+    working: WorkingMemoryRepo
+
+    async def working_memory(self, scope: Scope) -> StoredWorkingMemory:
+        if not scope.session_id:
+            raise InvalidRequest("a working memory needs scope.session_id")
+        memory = await self.working.get(scope)
+        latest = await self.working.compactions(scope, 1)
+        return StoredWorkingMemory(memory, latest[0] if latest else None)
 
 
 @dataclass

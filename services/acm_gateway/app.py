@@ -59,12 +59,16 @@ def build_servicer(
     """``retriever`` is the full retrieval, or a PrefetchingRetriever around it (Fetch consults the
     session's prefetch pool first; then this replica also subscribes its warm-up to anticipate's
     PoolReady hints, so call this before the bus starts). ``architect``, ``compactor`` and ``memory_reader``:
-    the architect's, the compact service's and retrieve's Memory API (None: their RPCs answer UNAVAILABLE)."""
+    the architect's, the compact service's and retrieve's Memory API (None: their RPCs answer UNAVAILABLE).
+    A session's context is read from its owners, compact (working memory) and retrieve (turns): without
+    both, Fetch in a session returns retrieved memories only."""
     tokens = TiktokenCounter()
-    load = LoadSession(rel.memories, rel.working, rel.schemas, settings.max_session_turns)
-    sessions = KeptSessions(load, cache)
+    sessions = None
+    if compactor is not None and memory_reader is not None:
+        load = LoadSession(memory_reader, compactor, rel.schemas, settings.max_session_turns)
+        sessions = KeptSessions(load, cache)
     events = BusMemoryEvents(bus)
-    if isinstance(retriever, PrefetchingRetriever):
+    if isinstance(retriever, PrefetchingRetriever) and sessions is not None:
         # Its own group per replica, from now on: every replica warms its own memory, and a late hint is moot.
         bus.subscribe(
             topics.PREFETCH_POOLS,
@@ -81,7 +85,7 @@ def build_servicer(
             retriever,
             settings.default_budget_tokens,
             settings.max_budget_tokens,
-            SessionContext(retriever, tokens, sessions),
+            SessionContext(retriever, tokens, sessions) if sessions is not None else None,
         ),
         forget=RequestForget(events, rel.jobs, rel.audit),
         compact=CompactNow(compactor),
@@ -205,7 +209,8 @@ async def run(settings: GatewaySettings) -> None:
     compact_channel = open_channel(settings.compact_addr, tls, round_robin=True)
     retriever = PrefetchingRetriever(GrpcRetriever(channel, settings.rpc_timeout_s), cache)
     architect = GrpcArchitect(architect_channel, settings.rpc_timeout_s)
-    compactor = GrpcCompactor(compact_channel, settings.compact_timeout_s)
+    # A compaction may take its LLM's time; reading the working memory is on a Fetch's path.
+    compactor = GrpcCompactor(compact_channel, settings.compact_timeout_s, read_timeout_s=settings.rpc_timeout_s)
     reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)  # retrieve serves the Memory API's reads
     servicer = build_servicer(rel, bus, retriever, cache, settings, architect, compactor, reader)
     server = build_server(servicer, settings.listen_addr, ServerTls.of(settings))

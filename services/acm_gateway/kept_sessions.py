@@ -56,8 +56,7 @@ class KeptSessions:
             self._kept.move_to_end(scope)
             return kept.state, kept.latest
         state = await self.load(scope, schema=schema)
-        latest = await self.load.working.compactions(scope, 1)
-        loaded = _Kept(key, state, latest[0] if latest else None)
+        loaded = _Kept(key, state, state.latest)
         self._drop(scope)
         if token:  # no token (never touched, forgotten, evicted): nothing may be kept under it
             self._kept[scope] = loaded

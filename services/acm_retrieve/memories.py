@@ -1,5 +1,6 @@
-"""The Memory API's reads (GetMemory, ListMemories, MemoryHistory), over the memories' store and the graph
-(for "mentions this entity"). Implements acm.ports.memories.MemoryReader; served over gRPC by
+"""The Memory API's reads (GetMemory, ListMemories, MemoryHistory) and a session's newest memories (the
+gateway's session context, compact, anticipate), over the memories' store and the graph (for "mentions this
+entity"). Implements acm.ports.memories.MemoryReader; served over gRPC by
 acm_retrieve.api.MemoriesServicer and called in-process by the embedded gateway."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from acm.domain.errors import InvalidRequest, NotFound
-from acm.domain.models import Memory
+from acm.domain.models import ALL_LAYERS, Layer, Memory
 from acm.domain.scope import Scope
-from acm.ports.memories import MAX_PAGE_SIZE, MemoryPage, MemoryQuery
+from acm.ports.memories import MAX_PAGE_SIZE, MAX_SESSION_MEMORIES, MemoryPage, MemoryQuery
 from acm.ports.stores import GraphStore, MemoryFilter, MemoryRepo, PageMark
 
 DEFAULT_PAGE_SIZE = 50
@@ -75,6 +76,13 @@ class ReadMemories:
         entities = await self.graph.find_entities(scope, [name], where.tiers)
         hits = await self.graph.expand(scope, [e.entity_id for e in entities], 0, MAX_ENTITY_MEMORIES, where.tiers)
         return tuple(memory_id for memory_id, _ in hits)
+
+    async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
+        if not scope.session_id:
+            raise InvalidRequest("a session's memories need scope.session_id")
+        if not 1 <= limit <= MAX_SESSION_MEMORIES:
+            raise InvalidRequest(f"limit must be between 1 and {MAX_SESSION_MEMORIES} (got {limit})")
+        return await self.memories.session_memories(scope, limit, layers or ALL_LAYERS)
 
     async def history(self, scope: Scope, memory_id: str = "", slot: str = "") -> list[Memory]:
         if bool(memory_id) == bool(slot):

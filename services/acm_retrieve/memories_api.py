@@ -1,4 +1,5 @@
-"""gRPC servicer for acm.v1.Memories (internal): the gateway's Memory API reads, service token checked."""
+"""gRPC servicer for acm.v1.Memories (internal): the gateway's Memory API reads and a session's newest memories
+(gateway, compact, anticipate), service token checked."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import logging
 import grpc
 
 from acm.convert import scope_from_pb
-from acm.memory_wire import query_from_pb, stored_to_pb
+from acm.memory_wire import layers_from_pb, query_from_pb, stored_to_pb
 from acm.servicing import InternalServicer
 from acm.v1 import memories_pb2, memories_pb2_grpc
 from acm_retrieve.memories import ReadMemories
@@ -37,3 +38,12 @@ class MemoriesServicer(InternalServicer[ReadMemories], memories_pb2_grpc.Memorie
         async with self.serving(context, "MemoryHistory", request.scope):
             versions = await self._api.history(scope_from_pb(request.scope), request.memory_id, request.slot)
             return memories_pb2.MemoryHistoryResponse(versions=[stored_to_pb(m) for m in versions])
+
+    async def SessionMemories(
+        self, request: memories_pb2.SessionMemoriesRequest, context: grpc.aio.ServicerContext
+    ) -> memories_pb2.SessionMemoriesResponse:
+        async with self.serving(context, "SessionMemories", request.scope):
+            found = await self._api.session_memories(
+                scope_from_pb(request.scope), request.limit, layers_from_pb(request.layers)
+            )
+            return memories_pb2.SessionMemoriesResponse(memories=[stored_to_pb(m) for m in found])

@@ -179,7 +179,7 @@ async def test_concurrent_compactions_one_wins_and_no_turn_is_lost(acm: Embedded
     outcomes = sorted(r.outcome for r in results)
     assert outcomes.count("compacted") + outcomes.count("degraded") >= 1
     assert set(outcomes) <= {"compacted", "degraded", "superseded", "unchanged"}
-    state = await LoadSession(acm.rel.memories, acm.rel.working, acm.rel.schemas, 100)(_domain(scope))
+    state = await LoadSession(acm.memories, acm.compactor, acm.rel.schemas, 100)(_domain(scope))
     seen = state.memory.turns_compacted + len(state.memory.recent) + len(state.tail)
     assert seen == len(TURNS)  # every turn is either compacted, kept verbatim, or still to come
     records = await acm.rel.working.compactions(_domain(scope))

@@ -1,5 +1,6 @@
-"""MemoryReader over gRPC (distributed mode: the gateway's Memory API reads, served by retrieve), with a
-deadline on every call, a service token, the caller's trace carried on, and status codes back to errors."""
+"""MemoryReader over gRPC (distributed mode: the gateway's Memory API reads, and a session's newest memories
+for the gateway, compact and anticipate; retrieve serves both), with a deadline on every call, a service
+token, the caller's trace carried on, and status codes back to errors."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import grpc
 from google.protobuf.message import Message
 
 from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
-from acm.convert import scope_to_pb
-from acm.domain.models import Memory
+from acm.convert import LAYER_TO_PB, scope_to_pb
+from acm.domain.models import ALL_LAYERS, Layer, Memory
 from acm.domain.scope import Scope
 from acm.memory_wire import query_to_pb, stored_from_pb
 from acm.ports.memories import MemoryPage, MemoryQuery
@@ -56,3 +57,12 @@ class GrpcMemoryReader:
         request = memories_pb2.MemoryHistoryRequest(scope=scope_to_pb(scope), memory_id=memory_id, slot=slot)
         found = await self._call("MemoryHistory", self._stub.MemoryHistory, request, request.scope)
         return [stored_from_pb(m, scope) for m in found.versions]
+
+    async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
+        request = memories_pb2.SessionMemoriesRequest(
+            scope=scope_to_pb(scope),
+            limit=limit,
+            layers=[] if set(layers) >= set(ALL_LAYERS) else [LAYER_TO_PB[x] for x in layers],
+        )
+        found = await self._call("SessionMemories", self._stub.SessionMemories, request, request.scope)
+        return [stored_from_pb(m, scope) for m in found.memories]

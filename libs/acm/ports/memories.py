@@ -1,17 +1,20 @@
-"""How the gateway reads memories for the Memory API (GetMemory, ListMemories, MemoryHistory, ExportUser):
-retrieve serves them, in-process in embedded mode and over gRPC (acm.v1.Memories) in distributed mode. The
-scope is already authenticated and authorised (client set by the gateway)."""
+"""How the other services read memories: the gateway's Memory API (GetMemory, ListMemories, MemoryHistory,
+ExportUser) and a session's newest memories (the gateway's session context, compact's turns, anticipate's
+recent facts). Retrieve owns the memories' read model and serves them, in-process in embedded mode and over
+gRPC (acm.v1.Memories) in distributed mode. The scope is already authenticated and authorised (client set by
+the gateway, or the event's scope)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from acm.domain.models import Memory
+from acm.domain.models import ALL_LAYERS, Layer, Memory
 from acm.domain.scope import Scope
 from acm.ports.stores import MemoryFilter
 
 MAX_PAGE_SIZE = 500
+MAX_SESSION_MEMORIES = 10_000  # one session read; the callers' own limits are 120 (anticipate) to 2000 (turns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +33,13 @@ class MemoryPage:
     next_page_token: str = ""  # "": the last page
 
 
-class MemoryReader(Protocol):
+class SessionMemories(Protocol):
+    async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
+        """The session's newest ``limit`` memories in ``layers``, newest first (stale ones too: the caller
+        decides). InvalidRequest without scope.session_id or for a limit out of 1..MAX_SESSION_MEMORIES."""
+
+
+class MemoryReader(SessionMemories, Protocol):
     async def get(self, scope: Scope, memory_id: str) -> Memory:
         """The memory, if the scope sees it; NotFound otherwise (whether or not it exists elsewhere)."""
 

@@ -22,16 +22,30 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from acm.v1 import common_pb2 as acm_dot_v1_dot_common__pb2
 from acm.v1 import gateway_pb2 as acm_dot_v1_dot_gateway__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x63m/v1/compact.proto\x12\x06\x61\x63m.v1\x1a\x14\x61\x63m/v1/gateway.proto2E\n\x07\x43ompact\x12:\n\x07\x43ompact\x12\x16.acm.v1.CompactRequest\x1a\x17.acm.v1.CompactResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61\x63m/v1/compact.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\x1a\x14\x61\x63m/v1/gateway.proto\"7\n\x17GetWorkingMemoryRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\"m\n\x18GetWorkingMemoryResponse\x12-\n\x0eworking_memory\x18\x01 \x01(\x0b\x32\x15.acm.v1.WorkingMemory\x12\"\n\x06latest\x18\x02 \x01(\x0b\x32\x12.acm.v1.Compaction\"\xd9\x01\n\rWorkingMemory\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06pinned\x18\x02 \x03(\x0b\x32\x12.acm.v1.WorkingPin\x12\x10\n\x08\x65pisodes\x18\x03 \x03(\t\x12#\n\x06recent\x18\x04 \x03(\x0b\x32\x13.acm.v1.WorkingTurn\x12.\n\nthrough_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0bthrough_ids\x18\x06 \x03(\t\x12\x17\n\x0fturns_compacted\x18\x07 \x01(\x03\"\xab\x01\n\nWorkingPin\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12+\n\nattributes\x18\x03 \x03(\x0b\x32\x17.acm.v1.WorkingPinValue\x12\x17\n\x0fsource_turn_ids\x18\x04 \x03(\t\x12.\n\nupdated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04\x61\x63ts\x18\x06 \x01(\x03\"]\n\x0fWorkingPinValue\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\x12-\n\tstated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x96\x01\n\x0bWorkingTurn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0c\n\x04role\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0e\n\x06tokens\x18\x04 \x01(\x03\x12&\n\x02\x61t\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\ttool_name\x18\x06 \x01(\t\x12\x0f\n\x07speaker\x18\x07 \x01(\t2\x9c\x01\n\x07\x43ompact\x12:\n\x07\x43ompact\x12\x16.acm.v1.CompactRequest\x1a\x17.acm.v1.CompactResponse\x12U\n\x10GetWorkingMemory\x12\x1f.acm.v1.GetWorkingMemoryRequest\x1a .acm.v1.GetWorkingMemoryResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'acm.v1.compact_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_COMPACT']._serialized_start=54
-  _globals['_COMPACT']._serialized_end=123
+  _globals['_GETWORKINGMEMORYREQUEST']._serialized_start=108
+  _globals['_GETWORKINGMEMORYREQUEST']._serialized_end=163
+  _globals['_GETWORKINGMEMORYRESPONSE']._serialized_start=165
+  _globals['_GETWORKINGMEMORYRESPONSE']._serialized_end=274
+  _globals['_WORKINGMEMORY']._serialized_start=277
+  _globals['_WORKINGMEMORY']._serialized_end=494
+  _globals['_WORKINGPIN']._serialized_start=497
+  _globals['_WORKINGPIN']._serialized_end=668
+  _globals['_WORKINGPINVALUE']._serialized_start=670
+  _globals['_WORKINGPINVALUE']._serialized_end=763
+  _globals['_WORKINGTURN']._serialized_start=766
+  _globals['_WORKINGTURN']._serialized_end=916
+  _globals['_COMPACT']._serialized_start=919
+  _globals['_COMPACT']._serialized_end=1075
 # @@protoc_insertion_point(module_scope)

@@ -3,6 +3,225 @@
 isort:skip_file
 """
 
+from acm.v1 import common_pb2 as _common_pb2
+from acm.v1 import gateway_pb2 as _gateway_pb2
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+import builtins as _builtins
+import sys
+import typing as _typing
+
+if sys.version_info >= (3, 11):
+    from typing import TypeAlias as _TypeAlias, Never as _Never
+else:
+    from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+@_typing.final
+class GetWorkingMemoryRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope:
+        """Needs session_id."""
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetWorkingMemoryRequest: _TypeAlias = GetWorkingMemoryRequest  # noqa: Y015
+
+@_typing.final
+class GetWorkingMemoryResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORKING_MEMORY_FIELD_NUMBER: _builtins.int
+    LATEST_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def working_memory(self) -> Global___WorkingMemory:
+        """Unset before the session's first compaction."""
+
+    @_builtins.property
+    def latest(self) -> _gateway_pb2.Compaction:
+        """Unset before the session's first compaction attempt."""
+
+    def __init__(
+        self,
+        *,
+        working_memory: Global___WorkingMemory | None = ...,
+        latest: _gateway_pb2.Compaction | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["latest", b"latest", "working_memory", b"working_memory"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["latest", b"latest", "working_memory", b"working_memory"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetWorkingMemoryResponse: _TypeAlias = GetWorkingMemoryResponse  # noqa: Y015
+
+@_typing.final
+class WorkingMemory(_message.Message):
+    """acm.domain.compaction.engine.WorkingMemory: pinned state, episodic summary, verbatim turns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    PINNED_FIELD_NUMBER: _builtins.int
+    EPISODES_FIELD_NUMBER: _builtins.int
+    RECENT_FIELD_NUMBER: _builtins.int
+    THROUGH_AT_FIELD_NUMBER: _builtins.int
+    THROUGH_IDS_FIELD_NUMBER: _builtins.int
+    TURNS_COMPACTED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    turns_compacted: _builtins.int
+    @_builtins.property
+    def pinned(self) -> _containers.RepeatedCompositeFieldContainer[Global___WorkingPin]:
+        """In the pinned state's order."""
+
+    @_builtins.property
+    def episodes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def recent(self) -> _containers.RepeatedCompositeFieldContainer[Global___WorkingTurn]: ...
+    @_builtins.property
+    def through_at(self) -> _timestamp_pb2.Timestamp:
+        """The newest turn this memory covers; unset: none."""
+
+    @_builtins.property
+    def through_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The covered turns stamped exactly through_at."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        pinned: _abc.Iterable[Global___WorkingPin] | None = ...,
+        episodes: _abc.Iterable[_builtins.str] | None = ...,
+        recent: _abc.Iterable[Global___WorkingTurn] | None = ...,
+        through_at: _timestamp_pb2.Timestamp | None = ...,
+        through_ids: _abc.Iterable[_builtins.str] | None = ...,
+        turns_compacted: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["through_at", b"through_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["episodes", b"episodes", "pinned", b"pinned", "recent", b"recent", "through_at", b"through_at", "through_ids", b"through_ids", "turns_compacted", b"turns_compacted", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WorkingMemory: _TypeAlias = WorkingMemory  # noqa: Y015
+
+@_typing.final
+class WorkingPin(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEY_FIELD_NUMBER: _builtins.int
+    TYPE_FIELD_NUMBER: _builtins.int
+    ATTRIBUTES_FIELD_NUMBER: _builtins.int
+    SOURCE_TURN_IDS_FIELD_NUMBER: _builtins.int
+    UPDATED_AT_FIELD_NUMBER: _builtins.int
+    ACTS_FIELD_NUMBER: _builtins.int
+    key: _builtins.str
+    type: _builtins.str
+    acts: _builtins.int
+    @_builtins.property
+    def attributes(self) -> _containers.RepeatedCompositeFieldContainer[Global___WorkingPinValue]:
+        """In order (the newest values last)."""
+
+    @_builtins.property
+    def source_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def updated_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        key: _builtins.str = ...,
+        type: _builtins.str = ...,
+        attributes: _abc.Iterable[Global___WorkingPinValue] | None = ...,
+        source_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        updated_at: _timestamp_pb2.Timestamp | None = ...,
+        acts: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["updated_at", b"updated_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acts", b"acts", "attributes", b"attributes", "key", b"key", "source_turn_ids", b"source_turn_ids", "type", b"type", "updated_at", b"updated_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WorkingPin: _TypeAlias = WorkingPin  # noqa: Y015
+
+@_typing.final
+class WorkingPinValue(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    STATED_AT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    value: _builtins.str
+    @_builtins.property
+    def stated_at(self) -> _timestamp_pb2.Timestamp:
+        """When the value was stated; unset: unknown."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        value: _builtins.str = ...,
+        stated_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["stated_at", b"stated_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "stated_at", b"stated_at", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WorkingPinValue: _TypeAlias = WorkingPinValue  # noqa: Y015
+
+@_typing.final
+class WorkingTurn(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    TOKENS_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    TOOL_NAME_FIELD_NUMBER: _builtins.int
+    SPEAKER_FIELD_NUMBER: _builtins.int
+    turn_id: _builtins.str
+    role: _builtins.str
+    text: _builtins.str
+    tokens: _builtins.int
+    tool_name: _builtins.str
+    speaker: _builtins.str
+    @_builtins.property
+    def at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        turn_id: _builtins.str = ...,
+        role: _builtins.str = ...,
+        text: _builtins.str = ...,
+        tokens: _builtins.int = ...,
+        at: _timestamp_pb2.Timestamp | None = ...,
+        tool_name: _builtins.str = ...,
+        speaker: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "role", b"role", "speaker", b"speaker", "text", b"text", "tokens", b"tokens", "tool_name", b"tool_name", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WorkingTurn: _TypeAlias = WorkingTurn  # noqa: Y015

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from acm.v1 import compact_pb2 as acm_dot_v1_dot_compact__pb2
 from acm.v1 import gateway_pb2 as acm_dot_v1_dot_gateway__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -42,6 +43,11 @@ class CompactStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.CompactRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.CompactResponse.FromString,
                 _registered_method=True)
+        self.GetWorkingMemory = channel.unary_unary(
+                '/acm.v1.Compact/GetWorkingMemory',
+                request_serializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryResponse.FromString,
+                _registered_method=True)
 
 
 class CompactServicer:
@@ -56,6 +62,14 @@ class CompactServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetWorkingMemory(self, request, context):
+        """A session's working memory as compact stored it, with its latest compaction record: the gateway's session
+        context reads it when the session changed (compact owns the working memory and the records).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CompactServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -63,6 +77,11 @@ def add_CompactServicer_to_server(servicer, server):
                     servicer.Compact,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.CompactRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.CompactResponse.SerializeToString,
+            ),
+            'GetWorkingMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWorkingMemory,
+                    request_deserializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -95,6 +114,33 @@ class Compact:
             '/acm.v1.Compact/Compact',
             acm_dot_v1_dot_gateway__pb2.CompactRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.CompactResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWorkingMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Compact/GetWorkingMemory',
+            acm_dot_v1_dot_compact__pb2.GetWorkingMemoryRequest.SerializeToString,
+            acm_dot_v1_dot_compact__pb2.GetWorkingMemoryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -3,6 +3,7 @@
 isort:skip_file
 """
 
+from acm.v1 import compact_pb2 as _compact_pb2
 from acm.v1 import gateway_pb2 as _gateway_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
@@ -37,6 +38,10 @@ class CompactStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> CompactAsyncStub: ...
     Compact: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.CompactRequest, _gateway_pb2.CompactResponse]
+    GetWorkingMemory: _grpc.UnaryUnaryMultiCallable[_compact_pb2.GetWorkingMemoryRequest, _compact_pb2.GetWorkingMemoryResponse]
+    """A session's working memory as compact stored it, with its latest compaction record: the gateway's session
+    context reads it when the session changed (compact owns the working memory and the records).
+    """
 
 @_typing.type_check_only
 class CompactAsyncStub(CompactStub):
@@ -47,6 +52,10 @@ class CompactAsyncStub(CompactStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     Compact: _aio.UnaryUnaryMultiCallable[_gateway_pb2.CompactRequest, _gateway_pb2.CompactResponse]  # type: ignore[assignment]
+    GetWorkingMemory: _aio.UnaryUnaryMultiCallable[_compact_pb2.GetWorkingMemoryRequest, _compact_pb2.GetWorkingMemoryResponse]  # type: ignore[assignment]
+    """A session's working memory as compact stored it, with its latest compaction record: the gateway's session
+    context reads it when the session changed (compact owns the working memory and the records).
+    """
 
 class CompactServicer(metaclass=_abc_1.ABCMeta):
     """Internal: the gateway asks the compact service to compact a session's working memory now (the public
@@ -60,5 +69,15 @@ class CompactServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.CompactRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.CompactResponse, _abc.Awaitable[_gateway_pb2.CompactResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetWorkingMemory(
+        self,
+        request: _compact_pb2.GetWorkingMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_compact_pb2.GetWorkingMemoryResponse, _abc.Awaitable[_compact_pb2.GetWorkingMemoryResponse]]:
+        """A session's working memory as compact stored it, with its latest compaction record: the gateway's session
+        context reads it when the session changed (compact owns the working memory and the records).
+        """
 
 def add_CompactServicer_to_server(servicer: CompactServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

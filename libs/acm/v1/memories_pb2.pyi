@@ -254,3 +254,53 @@ class MemoryHistoryResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MemoryHistoryResponse: _TypeAlias = MemoryHistoryResponse  # noqa: Y015
+
+@_typing.final
+class SessionMemoriesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    LAYERS_FIELD_NUMBER: _builtins.int
+    limit: _builtins.int
+    """1..10000."""
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    @_builtins.property
+    def layers(self) -> _containers.RepeatedScalarFieldContainer[_common_pb2.Layer.ValueType]:
+        """Empty: every layer."""
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        limit: _builtins.int = ...,
+        layers: _abc.Iterable[_common_pb2.Layer.ValueType] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["layers", b"layers", "limit", b"limit", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionMemoriesRequest: _TypeAlias = SessionMemoriesRequest  # noqa: Y015
+
+@_typing.final
+class SessionMemoriesResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORIES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def memories(self) -> _containers.RepeatedCompositeFieldContainer[Global___StoredMemory]: ...
+    def __init__(
+        self,
+        *,
+        memories: _abc.Iterable[Global___StoredMemory] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memories", b"memories"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SessionMemoriesResponse: _TypeAlias = SessionMemoriesResponse  # noqa: Y015

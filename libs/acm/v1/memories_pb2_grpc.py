@@ -52,6 +52,11 @@ class MemoriesStub:
                 request_serializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryResponse.FromString,
                 _registered_method=True)
+        self.SessionMemories = channel.unary_unary(
+                '/acm.v1.Memories/SessionMemories',
+                request_serializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesResponse.FromString,
+                _registered_method=True)
 
 
 class MemoriesServicer:
@@ -78,6 +83,14 @@ class MemoriesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SessionMemories(self, request, context):
+        """A session's newest memories, newest first: the turns the gateway's session context and compact read, the
+        recent facts anticipate predicts from. The scope needs session_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoriesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -95,6 +108,11 @@ def add_MemoriesServicer_to_server(servicer, server):
                     servicer.MemoryHistory,
                     request_deserializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryRequest.FromString,
                     response_serializer=acm_dot_v1_dot_memories__pb2.MemoryHistoryResponse.SerializeToString,
+            ),
+            'SessionMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.SessionMemories,
+                    request_deserializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -181,6 +199,33 @@ class Memories:
             '/acm.v1.Memories/MemoryHistory',
             acm_dot_v1_dot_memories__pb2.MemoryHistoryRequest.SerializeToString,
             acm_dot_v1_dot_memories__pb2.MemoryHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SessionMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Memories/SessionMemories',
+            acm_dot_v1_dot_memories__pb2.SessionMemoriesRequest.SerializeToString,
+            acm_dot_v1_dot_memories__pb2.SessionMemoriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

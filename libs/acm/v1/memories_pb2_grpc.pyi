@@ -39,6 +39,10 @@ class MemoriesStub:
     GetMemory: _grpc.UnaryUnaryMultiCallable[_memories_pb2.GetMemoryRequest, _memories_pb2.StoredMemory]
     ListMemories: _grpc.UnaryUnaryMultiCallable[_memories_pb2.ListMemoriesRequest, _memories_pb2.ListMemoriesResponse]
     MemoryHistory: _grpc.UnaryUnaryMultiCallable[_memories_pb2.MemoryHistoryRequest, _memories_pb2.MemoryHistoryResponse]
+    SessionMemories: _grpc.UnaryUnaryMultiCallable[_memories_pb2.SessionMemoriesRequest, _memories_pb2.SessionMemoriesResponse]
+    """A session's newest memories, newest first: the turns the gateway's session context and compact read, the
+    recent facts anticipate predicts from. The scope needs session_id.
+    """
 
 @_typing.type_check_only
 class MemoriesAsyncStub(MemoriesStub):
@@ -51,6 +55,10 @@ class MemoriesAsyncStub(MemoriesStub):
     GetMemory: _aio.UnaryUnaryMultiCallable[_memories_pb2.GetMemoryRequest, _memories_pb2.StoredMemory]  # type: ignore[assignment]
     ListMemories: _aio.UnaryUnaryMultiCallable[_memories_pb2.ListMemoriesRequest, _memories_pb2.ListMemoriesResponse]  # type: ignore[assignment]
     MemoryHistory: _aio.UnaryUnaryMultiCallable[_memories_pb2.MemoryHistoryRequest, _memories_pb2.MemoryHistoryResponse]  # type: ignore[assignment]
+    SessionMemories: _aio.UnaryUnaryMultiCallable[_memories_pb2.SessionMemoriesRequest, _memories_pb2.SessionMemoriesResponse]  # type: ignore[assignment]
+    """A session's newest memories, newest first: the turns the gateway's session context and compact read, the
+    recent facts anticipate predicts from. The scope needs session_id.
+    """
 
 class MemoriesServicer(metaclass=_abc_1.ABCMeta):
     """Internal: the memory reads of the public Memory API (GetMemory, ListMemories, MemoryHistory, ExportUser),
@@ -78,5 +86,15 @@ class MemoriesServicer(metaclass=_abc_1.ABCMeta):
         request: _memories_pb2.MemoryHistoryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_memories_pb2.MemoryHistoryResponse, _abc.Awaitable[_memories_pb2.MemoryHistoryResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SessionMemories(
+        self,
+        request: _memories_pb2.SessionMemoriesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memories_pb2.SessionMemoriesResponse, _abc.Awaitable[_memories_pb2.SessionMemoriesResponse]]:
+        """A session's newest memories, newest first: the turns the gateway's session context and compact read, the
+        recent facts anticipate predicts from. The scope needs session_id.
+        """
 
 def add_MemoriesServicer_to_server(servicer: MemoriesServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
