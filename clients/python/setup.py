@@ -54,7 +54,8 @@ def generate(out_dir: Path) -> None:
     with_imports.rmdir()
 
 
-# Before setup() rather than in build_py: setuptools checks that every package folder exists before it builds.
-# Into the source folder (git ignores it): an editable install imports from there, a wheel copies it from there.
-generate(HERE / "acm_client" / "_pb")
-setup()
+if __name__ == "__main__":  # the build backend runs this file as __main__; tests import generate() alone
+    # Before setup() rather than in build_py: setuptools checks that every package folder exists before it
+    # builds. Into the source folder (git ignores it): an editable install imports from there, a wheel copies it.
+    generate(HERE / "acm_client" / "_pb")
+    setup()
