@@ -17,6 +17,7 @@ from acm_benchmarks.locomo import add_parser as add_locomo
 from acm_benchmarks.prefetch import add_parser as add_prefetch
 from acm_benchmarks.retention import add_parser as add_retention
 from acm_benchmarks.safety import add_parser as add_safety
+from acm_benchmarks.scale import add_parser as add_scale
 from acm_benchmarks.tokens import add_parser as add_tokens
 from acm_benchmarks.traces import add_parser as add_traces
 
@@ -33,6 +34,7 @@ BENCHMARKS: dict[str, AddParser] = {
     "traces": add_traces,
     "fleet": add_fleet,
     "ingest-stages": add_ingest_stages,
+    "scale": add_scale,
 }
 
 
