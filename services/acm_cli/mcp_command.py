@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -87,6 +89,8 @@ async def run(args: argparse.Namespace) -> None:
     host, port = _listen(args.listen)
     if not args.path.startswith("/"):
         raise cli.UsageError(f"--path {args.path!r}: a path starts with /, e.g. /mcp")
+    if args.transport == "http":
+        _refuse_if_taken(host, port)
     server = _server_module()
     config = server.McpConfig(
         addr=args.addr,
@@ -98,4 +102,18 @@ async def run(args: argparse.Namespace) -> None:
         tls=cli._tls(args),
         wait_s=args.wait,
     )
+    if args.transport == "http":  # stdout is free on HTTP; on stdio it is the protocol's, so nothing is said
+        print(f"acm mcp: MCP over streamable HTTP on http://{host}:{port}{args.path} for {args.addr}, customer "
+              f"{args.customer}, user {args.user}; Ctrl-C stops", file=sys.stderr, flush=True)  # fmt: skip
     await server.serve(config, args.transport, host, port, args.path)
+
+
+def _refuse_if_taken(host: str, port: int) -> None:
+    """One line now, instead of uvicorn's exit after the models and the connection are up."""
+    from acm_cli.main import UsageError
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.bind((host, port))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}; choose another with --listen") from None

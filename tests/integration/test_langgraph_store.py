@@ -73,8 +73,10 @@ async def test_put_get_overwrite_delete(acm: EmbeddedAcm, store: AcmStore) -> No
 
 async def test_search_by_meaning_filter_and_pages(store: AcmStore) -> None:
     ns = ("notes", "alice")
-    await store.aput(ns, "n1", {"text": "Alice is allergic to peanuts", "priority": 3})
-    await store.aput(ns, "n2", {"text": "Alice prefers window seats on flights", "priority": 1})
+    await store.aput(ns, "n1", {"text": "Alice is allergic to peanuts", "priority": 3, "meta": {"source": "chat"}})
+    await store.aput(
+        ns, "n2", {"text": "Alice prefers window seats on flights", "priority": 1, "meta": {"source": "crm"}}
+    )
     await store.aput(("notes", "bob"), "n3", {"text": "Bob is allergic to shellfish", "priority": 2})
 
     found = await store.asearch(("notes",), query="which food allergy?", limit=5)
@@ -88,6 +90,8 @@ async def test_search_by_meaning_filter_and_pages(store: AcmStore) -> None:
     assert {i.key for i in everything} == {"n1", "n2", "n3"} and all(i.score is None for i in everything)
     assert {i.key for i in await store.asearch(("notes",), filter={"priority": {"$gte": 2}})} == {"n1", "n3"}
     assert [i.key for i in await store.asearch(("notes", "alice"), filter={"priority": 1})] == ["n2"]
+    assert [i.key for i in await store.asearch(("notes",), filter={"meta.source": "crm"})] == ["n2"]
+    assert [i.key for i in await store.asearch(("notes",), filter={"meta": {"source": "chat"}})] == ["n1"]
     first = await store.asearch(("notes",), limit=2)
     rest = await store.asearch(("notes",), limit=2, offset=2)
     assert len(first) == 2 and len(rest) == 1 and {i.key for i in first + rest} == {"n1", "n2", "n3"}

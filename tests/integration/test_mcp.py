@@ -138,7 +138,9 @@ def http_server(acm: EmbeddedAcm, tmp_path: Path) -> Iterator[str]:
         err.close()
 
 
-async def test_streamable_http_every_tool(http_server: str) -> None:
+async def test_streamable_http_every_tool(http_server: str, tmp_path: Path) -> None:
+    said = (tmp_path / "mcp.err").read_text()
+    assert said.startswith(f"acm mcp: MCP over streamable HTTP on {http_server} for 127.0.0.1:"), said
     async with Client(http_server, read_timeout_seconds=120) as client:
         await _round_trip(client)
 
@@ -208,3 +210,11 @@ def test_cli_refuses_without_a_scope_or_the_sdk(tmp_path: Path) -> None:
         [ACM, "mcp", "--api-key", "k", "--listen", "nowhere"], env=env, capture_output=True, timeout=60, check=False
     )
     assert done.returncode == 2 and b"--listen 'nowhere'" in done.stderr, done
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = [ACM, "mcp", "--api-key", "k", "--transport", "http", "--listen", f"127.0.0.1:{port}"]
+        done = subprocess.run(args, env=env, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 2, done
+    assert done.stderr.decode().startswith(f"acm mcp: cannot listen on 127.0.0.1:{port}: "), done

@@ -96,9 +96,22 @@ def matches(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
 
 
 def _compare(value: Any, wanted: Any) -> bool:
-    if isinstance(wanted, dict) and wanted and all(str(k).startswith("$") for k in wanted):
-        return all(_operator(value, op, operand) for op, operand in wanted.items())
+    if isinstance(wanted, dict):
+        if any(str(k).startswith("$") for k in wanted):
+            return all(_operator(value, op, operand) for op, operand in wanted.items())
+        # A nested object matches when each of its given fields does (JSONB containment, as LangGraph's stores).
+        return isinstance(value, dict) and all(_compare(value.get(k), v) for k, v in wanted.items())
     return bool(value == wanted)
+
+
+def _at(value: dict[str, Any], path: str) -> Any:
+    """A filter key's value: "a.b" is field b of field a."""
+    found: Any = value
+    for part in path.split("."):
+        if not isinstance(found, dict):
+            return None
+        found = found.get(part)
+    return found
 
 
 def _operator(value: Any, op: str, operand: Any) -> bool:
@@ -122,7 +135,7 @@ def _operator(value: Any, op: str, operand: Any) -> bool:
 
 
 def _passes(item: Item, where: dict[str, Any] | None) -> bool:
-    return all(_compare(item.value.get(k), v) for k, v in (where or {}).items())
+    return all(_compare(_at(item.value, k), v) for k, v in (where or {}).items())
 
 
 class AcmStore(BaseStore):
@@ -294,4 +307,3 @@ class AcmStore(BaseStore):
         if running is self._loop:
             raise RuntimeError("AcmStore's sync methods block: inside its event loop use aget, aput, asearch, …")
         return asyncio.run_coroutine_threadsafe(self.abatch(list(ops)), self._loop).result()
-
