@@ -2,17 +2,19 @@
 // of its own): a turn ingested, its job followed and the fact fetched back typed; gRPC statuses as AcmError codes;
 // deadlines; idempotent calls retried on UNAVAILABLE, the others not.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { AcmClient, AcmError, type Scope } from "../src/index.js";
 
-const ACM = process.env.ACM_BIN ?? fileURLToPath(new URL("../../../../.venv/bin/acm", import.meta.url));
+const REPO = fileURLToPath(new URL("../../../../", import.meta.url)); // from dist/test/
+const ACM = process.env.ACM_BIN ?? join(REPO, ".venv", "bin", "acm");
+const PYTHON = join(dirname(ACM), "python");
 const ALICE: Scope = { customerId: "acme", userId: "alice", sessionId: "s1" };
 
 function freePort(): Promise<number> {
@@ -26,40 +28,55 @@ function freePort(): Promise<number> {
   });
 }
 
-let served: ChildProcess;
-let dataDir: string;
-let address: string;
-let apiKey: string;
+interface Served {
+  process: ChildProcess;
+  dataDir: string;
+  address: string;
+  apiKey: string;
+}
 
-before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "acm-sdk-ts-"));
-  address = `127.0.0.1:${await freePort()}`;
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ACM_")));
-  served = spawn(ACM, ["serve", "--listen", address], {
-    env: { ...env, ACM_DATA_DIR: dataDir },
+/** `acm serve` on a free port with a new data folder; `env` adds settings, the caller's ACM_* never leak in. */
+async function acmServe(env: Record<string, string> = {}): Promise<Served> {
+  const dataDir = mkdtempSync(join(tmpdir(), "acm-sdk-ts-"));
+  const address = `127.0.0.1:${await freePort()}`;
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ACM_")));
+  const child = spawn(ACM, ["serve", "--listen", address], {
+    env: { ...inherited, ...env, ACM_DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let banner = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`acm serve did not start: ${banner}`)), 120_000);
-    served.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
       banner += chunk.toString();
       if (banner.includes("Ctrl-C")) {
         clearTimeout(timer);
         resolve();
       }
     });
-    served.stderr!.on("data", (chunk: Buffer) => (banner += chunk.toString()));
-    served.once("exit", (code) => reject(new Error(`acm serve exited (${code}): ${banner}`)));
+    child.stderr!.on("data", (chunk: Buffer) => (banner += chunk.toString()));
+    child.once("exit", (code) => reject(new Error(`acm serve exited (${code}): ${banner}`)));
   });
-  apiKey = readFileSync(join(dataDir, "dev-api-key"), "utf8").trim();
+  return { process: child, dataDir, address, apiKey: readFileSync(join(dataDir, "dev-api-key"), "utf8").trim() };
+}
+
+async function stop(served: Served): Promise<void> {
+  const exited = new Promise((resolve) => served.process.once("exit", resolve));
+  served.process.kill("SIGTERM");
+  await exited;
+  rmSync(served.dataDir, { recursive: true, force: true });
+}
+
+let served: Served;
+let address: string;
+let apiKey: string;
+
+before(async () => {
+  served = await acmServe();
+  ({ address, apiKey } = served);
 });
 
-after(async () => {
-  served?.kill("SIGTERM");
-  await new Promise((resolve) => served?.once("exit", resolve));
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => stop(served));
 
 test("a turn is ingested, its job followed and the fact fetched back typed", async () => {
   const acm = new AcmClient({ address, apiKey });
@@ -127,5 +144,37 @@ test("idempotent calls are retried on UNAVAILABLE, the others are sent once", as
     await assert.rejects(acm.ingest(ALICE, "no turn id"), (e: AcmError) => e.code === "UNAVAILABLE" && e.attempts === 1);
   } finally {
     acm.close();
+  }
+});
+
+test("TLS with a client certificate (mTLS)", async () => {
+  // The certificates come from the Python tests' CA helper (tests/support/pki.py), run by the checkout's python.
+  const pki = mkdtempSync(join(tmpdir(), "acm-sdk-ts-pki-"));
+  const script = [
+    "import sys; from pathlib import Path; from tests.support.pki import Authority",
+    "ca = Authority(Path(sys.argv[1]), 'ca'); ca.issue('server'); ca.issue('client')",
+  ].join("\n");
+  execFileSync(PYTHON, ["-c", script, pki], { cwd: REPO });
+  const file = (name: string) => join(pki, name);
+  const tlsServer = await acmServe({
+    ACM_TLS_CERT_FILE: file("server.crt"),
+    ACM_TLS_KEY_FILE: file("server.key"),
+    ACM_TLS_CLIENT_CA_FILE: file("ca.crt"),
+  });
+  try {
+    const tls = { caFile: file("ca.crt"), certFile: file("client.crt"), keyFile: file("client.key") };
+    const acm = new AcmClient({ address: tlsServer.address, apiKey: tlsServer.apiKey, tls });
+    assert.deepEqual(await acm.listAgents(ALICE), []);
+    acm.close();
+    const once = { attempts: 1 };
+    const anonymous = new AcmClient({ address: tlsServer.address, apiKey, tls: { caFile: file("ca.crt") }, retry: once });
+    await assert.rejects(anonymous.listAgents(ALICE), (e: AcmError) => e.code === "UNAVAILABLE");
+    anonymous.close();
+    const plaintext = new AcmClient({ address: tlsServer.address, apiKey, retry: once });
+    await assert.rejects(plaintext.listAgents(ALICE), (e: AcmError) => e.code === "UNAVAILABLE");
+    plaintext.close();
+  } finally {
+    await stop(tlsServer);
+    rmSync(pki, { recursive: true, force: true });
   }
 });
