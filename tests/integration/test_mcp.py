@@ -210,6 +210,12 @@ def test_cli_refuses_without_a_scope_or_the_sdk(tmp_path: Path) -> None:
         [ACM, "mcp", "--api-key", "k", "--listen", "nowhere"], env=env, capture_output=True, timeout=60, check=False
     )
     assert done.returncode == 2 and b"--listen 'nowhere'" in done.stderr, done
+    without_sdk = "import sys; sys.modules['mcp'] = None; from acm_cli.main import main; main(sys.argv[1:])"
+    done = subprocess.run(
+        [sys.executable, "-c", without_sdk, "mcp", "--api-key", "k"], env=env, capture_output=True, timeout=60
+    )
+    assert done.returncode == 2, done
+    assert done.stderr.decode().startswith("acm mcp: the MCP SDK is not installed here: install ACM with its mcp extra")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
