@@ -191,7 +191,7 @@ async def _run_in(
 ) -> dict[str, Any]:
     """The scenario against a running ACM: its dev client ("local") is client A, a new key's client is B."""
     other_client = f"other-{uuid.uuid4().hex[:6]}"
-    _, other_key = await create_api_key(acm.rel.api_keys, other_client, "forget residue: other client")
+    _, other_key = await create_api_key(acm.stores["gateway"].api_keys, other_client, "forget residue: other client")
     addr = f"127.0.0.1:{acm.port}"
     return await run_scenario(
         addr, acm.api_key, "local", other_key, other_client, deployment, settle_s=settle_s, after_level=after_level

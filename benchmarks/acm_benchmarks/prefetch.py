@@ -368,7 +368,7 @@ async def _run_all(
         )
         plain = build_server(
             build_servicer(
-                acm.rel,
+                acm.stores["gateway"],
                 acm.bus,
                 acm.full_retriever,
                 acm.cache,

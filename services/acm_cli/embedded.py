@@ -22,6 +22,7 @@ from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.domain.models import utcnow
+from acm.ownership import SERVICES
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.compactor import Compactor
@@ -125,6 +126,7 @@ class EmbeddedAcm:
         self.port = 0
         self.api_key = ""
         self.rel: Relational
+        self.stores: dict[str, Relational]  # each service's own relational store (acm.ownership)
         self.vectors: VectorStore
         self.graph: GraphStore
         self.cache: Cache
@@ -172,6 +174,7 @@ class EmbeddedAcm:
         limit_compute_threads(s.compute_threads)
         embedder = build_embedder(s.embedder, s.compute_threads, s.models_dir, s.models_source)
         self.rel = await open_relational(u.database, timeout)
+        self.stores = {service: self.rel for service in SERVICES}  # one shared store until the split
         self.vectors = await open_vectors(u.vectors, timeout)
         await self.vectors.ensure(embedder.dim)
         await warn_other_models(self.vectors, embedder.name, log)

@@ -21,8 +21,8 @@ async def embedded(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
 
 
 async def test_one_turn_flows_end_to_end(embedded: EmbeddedAcm) -> None:
-    _, key_c1 = await create_api_key(embedded.rel.api_keys, "c1", "e2e")
-    _, key_c2 = await create_api_key(embedded.rel.api_keys, "c2", "e2e")
+    _, key_c1 = await create_api_key(embedded.stores["gateway"].api_keys, "c1", "e2e")
+    _, key_c2 = await create_api_key(embedded.stores["gateway"].api_keys, "c2", "e2e")
     await run_scenario(f"127.0.0.1:{embedded.port}", key_c1, key_c2, wait_s=30)
 
 

@@ -141,7 +141,7 @@ async def _facts(acm: EmbeddedAcm, client: AcmClient, scope: common_pb2.Scope) -
     found = await client.fetch(scope, " ".join(TURNS), budget_tokens=4000)
     ids = [m.memory_id for m in found.memories]
     reader = Scope(DEV_CLIENT, scope.customer_id, scope.user_id, scope.agent_id, scope.session_id)
-    return await acm.rel.memories.get(reader, ids)
+    return await acm.stores["ingest"].memories.get(reader, ids)
 
 
 async def test_the_schema_drives_what_is_kept_where_and_for_how_long(acm: EmbeddedAcm, client: AcmClient) -> None:
@@ -159,8 +159,8 @@ async def test_the_schema_drives_what_is_kept_where_and_for_how_long(acm: Embedd
     # Different tiers: the coding team's decision is shared with the customer organisation.
     assert coding["decision"].tier is Tier.CUSTOMER and support["billing"].tier is Tier.USER
     # Different retention: billing is kept long by support; a coding error lives 14 days in the mid layer.
-    support_schema = await acm.rel.schemas.latest(Scope(DEV_CLIENT, "acme", "ann"), "helpdesk")
-    coding_schema = await acm.rel.schemas.latest(Scope(DEV_CLIENT, "acme", "bob"), "coder")
+    support_schema = await acm.stores["architect"].schemas.latest(Scope(DEV_CLIENT, "acme", "ann"), "helpdesk")
+    coding_schema = await acm.stores["architect"].schemas.latest(Scope(DEV_CLIENT, "acme", "bob"), "coder")
     assert isinstance(support_schema, AgentSchema) and isinstance(coding_schema, AgentSchema)
     assert support["billing"].layer is Layer.LONG and coding["error"].layer is Layer.MID
     at = coding["error"].created_at

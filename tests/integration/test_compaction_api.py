@@ -69,7 +69,7 @@ async def _agent(acm: EmbeddedAcm, agent_id: str, budget: int, soft: float = 0.7
     from dataclasses import replace
 
     compaction = replace(rules, budget_tokens=budget, soft_ratio=soft, target_ratio=min(rules.target_ratio, soft / 2))
-    assert await acm.rel.schemas.put(DEV_CLIENT, replace(schema, compaction=compaction))
+    assert await acm.stores["architect"].schemas.put(DEV_CLIENT, replace(schema, compaction=compaction))
 
 
 def _scope(agent: str, session: str) -> common_pb2.Scope:
@@ -98,10 +98,10 @@ async def test_soft_limit_compacts_and_fetch_assembles_the_parts_in_order(acm: E
     async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=30) as client:
         await _ingest(client, scope, TURNS)
         deadline = time.monotonic() + 30
-        while (stored := await acm.rel.working.get(_domain(scope))) is None:
+        while (stored := await acm.stores["compact"].working.get(_domain(scope))) is None:
             assert time.monotonic() < deadline, "the soft limit did not trigger a compaction"
             await asyncio.sleep(0.1)
-        records = await acm.rel.working.compactions(_domain(scope))
+        records = await acm.stores["compact"].working.compactions(_domain(scope))
         assert records and all(r.verified for r in records) and records[0].ratio > 0
         response = await client.fetch(scope, "Who approved the purchase order?", 600)
     names = [p.name for p in response.parts]
@@ -162,7 +162,7 @@ async def test_bad_inputs_have_defined_outcomes(acm: EmbeddedAcm) -> None:
         job_id = await client.forget(huge, "session")
         await client.wait_job(huge, job_id, timeout_s=30)
         deadline = time.monotonic() + 30
-        while await acm.rel.working.get(_domain(huge)) is not None:
+        while await acm.stores["compact"].working.get(_domain(huge)) is not None:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.1)
         with pytest.raises(grpc.aio.AioRpcError) as err:
@@ -179,10 +179,10 @@ async def test_concurrent_compactions_one_wins_and_no_turn_is_lost(acm: Embedded
     outcomes = sorted(r.outcome for r in results)
     assert outcomes.count("compacted") + outcomes.count("degraded") >= 1
     assert set(outcomes) <= {"compacted", "degraded", "superseded", "unchanged"}
-    state = await LoadSession(acm.memories, acm.compactor, acm.rel.schemas, 100)(_domain(scope))
+    state = await LoadSession(acm.memories, acm.compactor, acm.stores["architect"].schemas, 100)(_domain(scope))
     seen = state.memory.turns_compacted + len(state.memory.recent) + len(state.tail)
     assert seen == len(TURNS)  # every turn is either compacted, kept verbatim, or still to come
-    records = await acm.rel.working.compactions(_domain(scope))
+    records = await acm.stores["compact"].working.compactions(_domain(scope))
     assert len(records) == len(results)  # every attempt is on record, losers included
 
 
@@ -202,7 +202,7 @@ async def test_fetch_never_serves_a_session_older_than_its_last_write(acm: Embed
         related_categories={},
         fallback_category="",
     )
-    assert await acm.rel.schemas.put(DEV_CLIENT, quiet)
+    assert await acm.stores["architect"].schemas.put(DEV_CLIENT, quiet)
     scope = _scope("quiet", "memo")
     async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
         await _ingest(client, scope, TURNS[:2])
@@ -225,7 +225,7 @@ async def test_fetch_never_serves_a_session_older_than_its_last_write(acm: Embed
         job_id = await client.forget(scope, "session")
         await client.wait_job(scope, job_id, timeout_s=30)
         deadline = time.monotonic() + 30
-        while await acm.rel.working.get(_domain(scope)) is not None:
+        while await acm.stores["compact"].working.get(_domain(scope)) is not None:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.1)
         after_forget = await client.fetch(scope, "", 2000)

@@ -50,14 +50,14 @@ async def test_a_reply_is_embedded_after_the_question_it_answers(acm: EmbeddedAc
     embedder = build_embedder(acm.settings.embedder)
     bus = CapturingBus()
     ingest = IngestTurn(
-        memories=acm.rel.memories,
+        memories=acm.stores["ingest"].memories,
         graph=acm.graph,
         cache=acm.cache,
         events=BusEvents(bus),  # type: ignore[arg-type]  # publish is all BusEvents uses
         embedder=embedder,
         tokens=TiktokenCounter(),
-        schemas=acm.rel.schemas,
-        audit=acm.rel.audit,
+        schemas=acm.stores["architect"].schemas,
+        audit=acm.stores["ingest"].audit,
     )
     said = [
         ("Caroline", "How was the camping trip with your family?"),

@@ -75,7 +75,7 @@ async def test_a_user_who_stopped_writing_loses_expired_memories_everywhere(
     acm: EmbeddedAcm, clock: ShiftedClock
 ) -> None:
     ttl_days = TTL_S / 86400
-    assert await acm.rel.schemas.put(
+    assert await acm.stores["architect"].schemas.put(
         "local", replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
     )
     await _ingest(acm, "alice", "We adopted a dog named Max from the shelter in Porto.")

@@ -31,11 +31,11 @@ async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
 
 
 async def _memories(acm: EmbeddedAcm, scope: Scope) -> list[str]:
-    return [m.text for m in await acm.rel.memories.session_memories(scope, 100)]
+    return [m.text for m in await acm.stores["ingest"].memories.session_memories(scope, 100)]
 
 
 async def test_bad_events_are_dead_lettered_with_reason_and_the_consumer_continues(acm: EmbeddedAcm) -> None:
-    _, other_secret = await create_api_key(acm.rel.api_keys, "other-client", "attacker")
+    _, other_secret = await create_api_key(acm.stores["gateway"].api_keys, "other-client", "attacker")
 
     garbage = b"\x00\xffnot a protobuf at all"
     # Signed by a key of another client while claiming client "local": must never reach a store.
@@ -65,18 +65,18 @@ async def test_bad_events_are_dead_lettered_with_reason_and_the_consumer_continu
     texts = await _memories(acm, ALICE)
     # Only the good turn left memories (its turn preview and its fact); nothing of the bad events.
     assert len(texts) == 2 and all("I moved to Lisbon in May" in t for t in texts), texts
-    audit = await acm.rel.audit.list(ALICE)
+    audit = await acm.stores["ingest"].audit.list(ALICE)
     assert any(entry.action == "event.rejected" for entry in audit)
 
 
 async def test_a_redelivered_turn_is_written_once(acm: EmbeddedAcm) -> None:
-    key = await acm.rel.api_keys.by_hash(key_hash(acm.api_key))
+    key = await acm.stores["gateway"].api_keys.by_hash(key_hash(acm.api_key))
     assert key is not None
     value = signed(turn_envelope(ALICE, "My invoice INV-7 was charged twice", "t-dup", "j-dup"), key)
     for _ in range(3):  # at-least-once delivery: the same event may arrive again
         await acm.bus.publish(topics.TURNS, ALICE.session_key, value)
     for _ in range(100):
-        job = await acm.rel.jobs.get(ALICE, "j-dup")
+        job = await acm.stores["gateway"].jobs.get(ALICE, "j-dup")
         if job and job.status.value == "done":
             break
         await asyncio.sleep(0.1)

@@ -94,10 +94,10 @@ async def test_poisoning_never_becomes_a_fact(acm: EmbeddedAcm) -> None:
     jobs = await _ingest_all(acm, attacks)
     flagged = [j for j in jobs if j.counts.get("flagged")]
     assert len(flagged) == len(attacks)
-    stored = await acm.rel.memories.session_memories(SCOPE, 1000)
+    stored = await acm.stores["ingest"].memories.session_memories(SCOPE, 1000)
     assert stored and all(m.kind == "flagged_episode" and m.layer is Layer.SHORT for m in stored)
     for text in attacks[:10]:
-        assert not await acm.rel.memories.keyword_search(SCOPE, text, 5, layers=(Layer.MID, Layer.LONG))
+        assert not await acm.stores["ingest"].memories.keyword_search(SCOPE, text, 5, layers=(Layer.MID, Layer.LONG))
 
 
 async def test_noise_is_dropped_and_counted(acm: EmbeddedAcm) -> None:
@@ -124,7 +124,7 @@ async def test_odd_turns_get_a_clear_error_or_a_clean_memory(acm: EmbeddedAcm) -
     control = "binary-ish \x00\x01\x02 payload with text after it: order PO-123-456 shipped"
     jobs = await _ingest_all(acm, [mixed, control])
     assert all(j.status == gateway_pb2.JOB_STATUS_DONE and j.counts["facts"] >= 1 for j in jobs), jobs
-    texts = [m.text for m in await acm.rel.memories.session_memories(SCOPE, 50) if m.kind != "turn"]
+    texts = [m.text for m in await acm.stores["ingest"].memories.session_memories(SCOPE, 50) if m.kind != "turn"]
     assert any("Sarah Chen" in t for t in texts) and any("上海出差" in t for t in texts), texts
     assert not any(ch in t for t in texts for ch in "\x00\x01\x02"), texts
 
@@ -148,7 +148,7 @@ async def test_a_newer_fact_supersedes_the_older_which_stays_as_stale(acm: Embed
         # "moved to Munich" shares no word with the question: only its vector finds it, once indexed.
         await wait_until_indexed(acm)
         answer = await client.fetch(SCOPE_PB, "Where do I live now?", budget_tokens=300)
-    facts = {m.text: m for m in await acm.rel.memories.session_memories(SCOPE, 50) if m.kind != "turn"}
+    facts = {m.text: m for m in await acm.stores["ingest"].memories.session_memories(SCOPE, 50) if m.kind != "turn"}
     munich = next(m for t, m in facts.items() if "Munich" in t)
     berlin = next(m for t, m in facts.items() if "Berlin" in t)
     hamburg = next(m for t, m in facts.items() if "Hamburg" in t)
@@ -164,7 +164,9 @@ async def test_a_newer_fact_supersedes_the_older_which_stays_as_stale(acm: Embed
 
 async def test_lasting_facts_go_to_the_long_layer(acm: EmbeddedAcm) -> None:
     await _ingest_all(acm, ["I really love hiking in the Alps.", "We talked about the weather in Paris today."])
-    layers = {m.text: m.layer for m in await acm.rel.memories.session_memories(SCOPE, 50) if m.kind != "turn"}
+    layers = {
+        m.text: m.layer for m in await acm.stores["ingest"].memories.session_memories(SCOPE, 50) if m.kind != "turn"
+    }
     assert {t for t, layer in layers.items() if layer is Layer.LONG} == {"user: I really love hiking in the Alps."}
     assert any(layer is Layer.MID and "weather" in t for t, layer in layers.items())
 
@@ -269,7 +271,7 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm, clock: Shift
 
     ttl_days = 1.0 / 24  # an hour, which the clock jumps over
     schema = replace(default_schema("bot"), retention=Retention(ttl_days, ttl_days, 3650))
-    assert await acm.rel.schemas.put("local", schema)
+    assert await acm.stores["architect"].schemas.put("local", schema)
     (first,) = await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
     assert first.status == gateway_pb2.JOB_STATUS_DONE and "expired" not in first.counts
     old = await _facts_of(acm)
@@ -285,7 +287,7 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm, clock: Shift
     assert not any("Max" in f for f in facts) and any("Utrecht" in f for f in facts)
     with sqlite3.connect(acm.settings.data_dir / "graph.db") as conn:
         linked = {m for (m,) in conn.execute("SELECT memory_id FROM mentions")}
-    ids = {m.memory_id for m in await acm.rel.memories.get(user, list(linked))}
+    ids = {m.memory_id for m in await acm.stores["ingest"].memories.get(user, list(linked))}
     assert linked == ids  # no mention edge points at an expired memory
     for _ in range(100):  # the retrieve service drops the vectors when it reads the event
         vectors = await acm.vectors.search(SCOPE, [1.0] + [0.0] * 383, 50, ALL_TIERS, model=acm.settings.embedder)
@@ -311,7 +313,7 @@ async def test_an_expiry_makes_the_users_prefetched_bundles_stale(acm: EmbeddedA
     await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
     before = await read_generation(acm.cache, SCOPE, Tier.USER)
     clock.advance(3600 + 60)
-    sweep = ExpireMemories(acm.rel.memories, acm.graph, acm.cache, BusEvents(acm.bus))
+    sweep = ExpireMemories(acm.stores["ingest"].memories, acm.graph, acm.cache, BusEvents(acm.bus))
     await acm.cache.delete(Scope("local", "acme", "alice", "bot"), LAST_SWEEP_KEY)  # the hourly throttle
     assert await sweep(SCOPE, schema.retention, clock()) == 2
     assert await read_generation(acm.cache, SCOPE, Tier.USER) not in {before, ""}

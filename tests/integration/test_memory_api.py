@@ -182,7 +182,9 @@ async def test_another_scopes_memory_is_not_found_and_an_agent_key_stays_in_its_
         assert _code(err) == grpc.StatusCode.NOT_FOUND, err.value
     assert memory_id not in {m.memory.memory_id for m in await _facts(memories, bob)}
 
-    _, agent_key = await create_api_key(acm.rel.api_keys, DEV_CLIENT, "agent", Grant(KeyRole.AGENT, ("globex",)))
+    _, agent_key = await create_api_key(
+        acm.stores["gateway"].api_keys, DEV_CLIENT, "agent", Grant(KeyRole.AGENT, ("globex",))
+    )
     channel = open_channel(f"127.0.0.1:{acm.port}", None)
     agent = MemoryCalls(channel, agent_key)
     try:
@@ -197,7 +199,7 @@ async def test_another_scopes_memory_is_not_found_and_an_agent_key_stays_in_its_
             assert _code(err) == grpc.StatusCode.PERMISSION_DENIED, err.value
     finally:
         await channel.close()
-    denied = [e for e in await acm.rel.audit.list(_domain(alice), 50) if e.action == "request.denied"]
+    denied = [e for e in await acm.stores["gateway"].audit.list(_domain(alice), 50) if e.action == "request.denied"]
     assert sum(user in e.detail for e in denied) >= 4, denied
 
 
@@ -220,7 +222,9 @@ async def test_delete_cascades_to_every_store(
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await memories.get(scope, memory_id)
     assert _code(err) == grpc.StatusCode.NOT_FOUND
-    assert memory_id not in await acm.rel.memories.keyword_ids(_domain(scope), "Zanzibar", 10)  # the turn stays
+    assert memory_id not in await acm.stores["ingest"].memories.keyword_ids(
+        _domain(scope), "Zanzibar", 10
+    )  # the turn stays
     found = await client.fetch(scope, "what is my locker code?", 2000)
     assert memory_id not in {m.memory_id for m in found.memories}
     assert memory_id not in await _mentioning(acm, scope, "Maria")
@@ -348,17 +352,25 @@ async def test_a_redelivered_edit_is_applied_once(
 
     # The same event again, through a handler of ingest's group; and once more after its mark was lost.
     apply = ApplyMemoryEdits(
-        acm.rel.memories,
+        acm.stores["ingest"].memories,
         acm.graph,
         acm.cache,
         build_embedder("wordllama"),
         TiktokenCounter(),
-        acm.rel.schemas,
+        acm.stores["architect"].schemas,
         BusEvents(acm.bus),
     )
-    handler = MemoryEditsHandler(apply, acm.rel.api_keys, acm.rel.jobs, acm.rel.processed, acm.rel.audit)
+    handler = MemoryEditsHandler(
+        apply,
+        acm.stores["gateway"].api_keys,
+        acm.stores["gateway"].jobs,
+        acm.stores["ingest"].processed,
+        acm.stores["ingest"].audit,
+    )
     await handler(edit)
-    forgetful = MemoryEditsHandler(apply, acm.rel.api_keys, acm.rel.jobs, _NeverSeen(), acm.rel.audit)
+    forgetful = MemoryEditsHandler(
+        apply, acm.stores["gateway"].api_keys, acm.stores["gateway"].jobs, _NeverSeen(), acm.stores["ingest"].audit
+    )
     await forgetful(edit)
     history = await memories.history(scope, old_id)
     assert [v.memory.memory_id for v in history.versions] == [old_id, job.memory_id]
@@ -389,8 +401,11 @@ async def test_only_an_admin_key_changes_a_shared_tier_memory(
         source_turn_ids=("handbook",),
         created_at=utcnow(),
     )
-    await acm.rel.memories.upsert([shared])
-    _, agent_key = await create_api_key(acm.rel.api_keys, DEV_CLIENT, "agent", Grant(KeyRole.AGENT, ("initech",)))
+    for owner in ("ingest", "retrieve"):  # the write model and retrieve's read model, as acm.memories.v1 would
+        await acm.stores[owner].memories.upsert([shared])
+    _, agent_key = await create_api_key(
+        acm.stores["gateway"].api_keys, DEV_CLIENT, "agent", Grant(KeyRole.AGENT, ("initech",))
+    )
     channel = open_channel(f"127.0.0.1:{acm.port}", None)
     agent = MemoryCalls(channel, agent_key)
     try:
@@ -401,7 +416,7 @@ async def test_only_an_admin_key_changes_a_shared_tier_memory(
             assert _code(err) == grpc.StatusCode.PERMISSION_DENIED and "admin key" in (err.value.details() or "")
     finally:
         await channel.close()
-    denied = [e for e in await acm.rel.audit.list(_domain(scope), 50) if e.action == "request.denied"]
+    denied = [e for e in await acm.stores["gateway"].audit.list(_domain(scope), 50) if e.action == "request.denied"]
     assert sum("customer memory" in e.detail for e in denied) >= 2, denied
     job = await memories.delete(scope, shared.memory_id)  # the admin key may
     assert (await _done(client, scope, job.job_id)).counts["deleted"] == 1

@@ -320,7 +320,7 @@ async def test_the_keyword_channel_answers_over_grpc_with_a_service_token(acm: E
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             remote = await GrpcRetriever(channel, 10.0, secret).keyword_ids(query, 5)
             assert remote == await acm.full_retriever.keyword_ids(query, 5)
-            named = await acm.rel.memories.get(SCOPE, remote)
+            named = await acm.stores["ingest"].memories.get(SCOPE, remote)
             assert remote and all("puppy" in m.text.lower() for m in named)
             with pytest.raises(Unavailable, match="UNAUTHENTICATED"):
                 await GrpcRetriever(channel, 10.0, "not-the-secret").keyword_ids(query, 5)
@@ -345,7 +345,7 @@ async def test_fetch_is_served_from_prefetch_and_never_stale(acm: EmbeddedAcm) -
         await _say(client, "I live in Berlin now.")
         fresh = await client.fetch(SCOPE_PB, "Where do I live?", budget_tokens=500)
         assert any("Berlin" in m.text for m in fresh.memories)
-        stored = await acm.rel.memories.get(SCOPE, [m.memory_id for m in fresh.memories])
+        stored = await acm.stores["ingest"].memories.get(SCOPE, [m.memory_id for m in fresh.memories])
         assert all(m.status is MemoryStatus.ACTIVE for m in stored)
         # Nor once anticipate rebuilt the pool from the session, whose stored facts include the stale one.
         await wait_until_indexed(acm)
@@ -380,7 +380,7 @@ async def test_the_gateway_is_warmed_before_the_fetch_that_follows_a_write(
 
 
 async def test_signals_warm_known_sessions_and_unknown_ones_are_dropped_and_counted(acm: EmbeddedAcm) -> None:
-    key = await acm.rel.api_keys.by_hash(key_hash(acm.api_key))
+    key = await acm.stores["gateway"].api_keys.by_hash(key_hash(acm.api_key))
     assert key is not None
     counters = acm.anticipate.signals
     async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:

@@ -53,13 +53,20 @@ async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
 
 def _retrieve(acm: EmbeddedAcm) -> Retrieve:
     embedder = build_embedder(acm.settings.embedder)
-    return Retrieve(acm.rel.memories, acm.vectors, acm.graph, acm.rel.schemas, embedder, TiktokenCounter())
+    return Retrieve(
+        acm.stores["retrieve"].memories,
+        acm.vectors,
+        acm.graph,
+        acm.stores["architect"].schemas,
+        embedder,
+        TiktokenCounter(),
+    )
 
 
 async def test_the_anchor_is_what_the_person_said_and_what_was_said_about_them(acm: EmbeddedAcm) -> None:
     retrieve = _retrieve(acm)
     about = await retrieve._about_entities(READER, "What does Melanie do for fun?", ALL_TIERS, preset("balanced"))
-    texts = {m.text for m in await acm.rel.memories.get(READER, about)}
+    texts = {m.text for m in await acm.stores["retrieve"].memories.get(READER, about)}
     assert texts == {
         "Melanie: I took the kids swimming at the lake.",
         "Melanie: Pottery class keeps me sane these days.",

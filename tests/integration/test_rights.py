@@ -50,11 +50,13 @@ class Tenant:
 
     async def key(self, role: KeyRole, customers: tuple[str, ...] = (), users: tuple[str, ...] = ()) -> str:
         grant = Grant(role, tuple(f"{c}-{self.suffix}" for c in customers), users)
-        _, secret = await create_api_key(self.acm.rel.api_keys, self.client_id, "test", grant)
+        _, secret = await create_api_key(self.acm.stores["gateway"].api_keys, self.client_id, "test", grant)
         return secret
 
     async def denials(self) -> list[str]:
-        entries = await self.acm.rel.audit.list(scope_from_pb(self.scope("acme", "alice"), self.client_id), 100)
+        entries = await self.acm.stores["gateway"].audit.list(
+            scope_from_pb(self.scope("acme", "alice"), self.client_id), 100
+        )
         return [e.detail for e in entries if e.action in ("request.denied", "scope.denied")]
 
 
@@ -93,7 +95,7 @@ async def running(
 async def tenant(running: EmbeddedAcm) -> Tenant:
     suffix = uuid.uuid4().hex[:8]
     client_id = f"rights-{suffix}"
-    _, admin = await create_api_key(running.rel.api_keys, client_id, "admin")
+    _, admin = await create_api_key(running.stores["gateway"].api_keys, client_id, "admin")
     return Tenant(running, client_id, admin, suffix)
 
 
@@ -155,7 +157,7 @@ async def test_an_agent_key_acts_only_inside_its_customers_and_users(tenant: Ten
 
 
 async def test_keys_made_before_roles_are_admin_keys(tenant: Tenant) -> None:
-    key = await tenant.acm.rel.api_keys.by_hash(key_hash(tenant.admin))
+    key = await tenant.acm.stores["gateway"].api_keys.by_hash(key_hash(tenant.admin))
     assert key is not None and key.grant.role is KeyRole.ADMIN
 
 
@@ -192,7 +194,9 @@ async def test_two_users_sending_the_same_turn_id_keep_their_own_turn(tenant: Te
     for sc, mine, theirs in ((alice, "blue", "red"), (bob, "red", "blue")):
         turns = [
             m.text
-            for m in await tenant.acm.rel.memories.session_memories(scope_from_pb(sc, tenant.client_id), 50)
+            for m in await tenant.acm.stores["ingest"].memories.session_memories(
+                scope_from_pb(sc, tenant.client_id), 50
+            )
             if m.kind == "turn"
         ]
         assert len(turns) == 1 and mine in turns[0] and theirs not in turns[0], turns
@@ -254,7 +258,7 @@ async def test_a_turn_within_the_caps_is_accepted(tenant: Tenant) -> None:
 
 async def test_direct_publishers_get_the_same_caps_as_dead_letters(tenant: Tenant) -> None:
     """An agent publishing to the bus itself: a turn over a cap goes to the dead letter with the reason."""
-    key = await tenant.acm.rel.api_keys.by_hash(key_hash(tenant.admin))
+    key = await tenant.acm.stores["gateway"].api_keys.by_hash(key_hash(tenant.admin))
     assert key is not None
     alice = scope_from_pb(tenant.scope("acme", "alice"), tenant.client_id)
     env = turn_envelope(alice, "hello", f"t-big-{tenant.suffix}", f"j-big-{tenant.suffix}")
@@ -271,7 +275,7 @@ async def test_direct_publishers_get_the_same_caps_as_dead_letters(tenant: Tenan
     assert any("turn.metadata is 200,004 bytes" in letter.reason for letter in letters), [
         letter.reason for letter in letters
     ]
-    job = await tenant.acm.rel.jobs.get(alice, f"j-big-{tenant.suffix}")
+    job = await tenant.acm.stores["gateway"].jobs.get(alice, f"j-big-{tenant.suffix}")
     assert job is not None and "metadata" in job.error
 
 
@@ -288,7 +292,9 @@ async def internal(tenant: Tenant) -> AsyncIterator[str]:
     server = grpc.aio.server()
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(RetrieveServicer(acm.full_retriever, SECRET), server)
     architect = ArchitectApi(
-        DefineAgent(acm.rel.schemas, acm.bus), GetAgent(acm.rel.schemas), ListAgents(acm.rel.schemas)
+        DefineAgent(acm.stores["architect"].schemas, acm.bus),
+        GetAgent(acm.stores["architect"].schemas),
+        ListAgents(acm.stores["architect"].schemas),
     )
     architect_pb2_grpc.add_ArchitectServicer_to_server(ArchitectServicer(architect, SECRET), server)
     port = server.add_insecure_port("127.0.0.1:0")

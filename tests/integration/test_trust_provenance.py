@@ -43,7 +43,7 @@ async def _facts(acm: EmbeddedAcm, text: str) -> list[Memory]:
     found: list[Memory] = []
     for session in SESSIONS:
         scope = Scope("local", "acme", "alice", "bot", session)
-        found += [m for m in await acm.rel.memories.session_memories(scope, 100) if text in m.text]
+        found += [m for m in await acm.stores["ingest"].memories.session_memories(scope, 100) if text in m.text]
     return list({m.memory_id: m for m in found}.values())
 
 
