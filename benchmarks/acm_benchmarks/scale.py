@@ -31,7 +31,7 @@ import sqlite3
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--ingest-turns", type=int, default=20, help="turns ingested at each size (20)")
     p.add_argument("--budget", type=int, default=1000, help="token budget of each Fetch (1000)")
     p.add_argument("--seed", type=int, default=20, help="seed of the generated client and queries (20)")
+    p.add_argument(
+        "--optimize-vectors",
+        action="store_true",
+        help="after the largest size, build the vector shard's HNSW graph and measure again",
+    )
     p.add_argument("--json", dest="json_out", type=Path, help="write the result here")
     p.add_argument("--plot", dest="plot_out", type=Path, help="plot (default: the --json path with .png)")
     p.set_defaults(run=run)
@@ -104,12 +109,12 @@ async def run(args: argparse.Namespace) -> None:
 
     embedder = build_embedder(os.environ.get("ACM_EMBEDDER", DEFAULT_EMBEDDER))
     started = time.perf_counter()
-    corpus = Corpus("-", args.sizes[-1], args.seed, embedder.embed, TiktokenCounter().count)
+    corpus = Corpus("-", args.sizes[-1], args.seed, _cached(embedder), TiktokenCounter().count)
     say(f"{corpus.embedded} distinct texts embedded with {embedder.name} in {time.perf_counter() - started:.0f} s")
     result: dict[str, Any] = {}
     for mode in args.modes:
         result[mode] = await measure(
-            mode, corpus, embedder, args.sizes, args.queries, args.ingest_turns, args.budget, progress=say
+            mode, corpus, embedder, args.sizes, args.queries, args.ingest_turns, args.budget, say, args.optimize_vectors
         )
     print_table(console, result)
     if args.json_out:
@@ -119,6 +124,25 @@ async def run(args: argparse.Namespace) -> None:
     plot_out = args.plot_out or (args.json_out.with_suffix(".png") if args.json_out else None)
     if plot_out and plot(result, plot_out):
         console.print(f"wrote {plot_out}")
+
+
+def _cached(embedder: Any) -> Callable[[Sequence[str]], list[list[float]]]:
+    """The embedder's vectors of these texts, kept in a file of the temporary folder by model and texts: the
+    same corpus is embedded once (a few minutes on 2 cores), not by every run."""
+    import hashlib
+
+    import numpy as np
+
+    def embed(texts: Sequence[str]) -> list[list[float]]:
+        digest = hashlib.sha256("\x00".join([embedder.name, *texts]).encode()).hexdigest()[:24]
+        path = Path(tempfile.gettempdir()) / f"acm-bench-scale-{digest}.npy"
+        if path.exists():
+            return np.load(path).tolist()  # type: ignore[no-any-return]
+        vectors = embedder.embed(texts)
+        np.save(path, np.asarray(vectors, dtype=np.float32))
+        return vectors  # type: ignore[no-any-return]
+
+    return embed
 
 
 @dataclass
@@ -312,6 +336,7 @@ async def measure(
     ingest_turns: int,
     budget: int,
     progress: Callable[[str], None] = print,
+    optimize_vectors: bool = False,
 ) -> dict[str, Any]:
     """One mode's curve, on stores of its own, for a client id of its own (what the cleanup erases)."""
     client_id = f"scale-{uuid.uuid4().hex[:8]}"
@@ -329,6 +354,7 @@ async def measure(
         "fetch_p95_ms": {},
         "ingest_ms_per_turn": {},
         "load_s": {},
+        "channels_ms": {},  # each store alone, the same queries
         "load_average": {},
     }
     try:
@@ -339,12 +365,22 @@ async def measure(
             fetch = await _fetch(stack, corpus, size, queries, budget, embedder)
             out["fetch_p50_ms"][str(size)] = fetch["p50"]
             out["fetch_p95_ms"][str(size)] = fetch["p95"]
+            out["channels_ms"][str(size)] = fetch["channels"]
             out["ingest_ms_per_turn"][str(size)] = await ingest(size, ingest_turns, seed)
             out["load_average"][str(size)] = round(os.getloadavg()[0], 2)
             progress(
                 f"[{mode}] {size:>9,} memories: Fetch p50 {fetch['p50']} ms, p95 {fetch['p95']} ms; "
                 f"ingest {out['ingest_ms_per_turn'][str(size)]} ms/turn"
             )
+        if optimize_vectors:
+            # The shard never builds its HNSW graph by itself (EdgeVectorStore.optimize is not on any path): what
+            # would building it change at the largest size?
+            t = time.perf_counter()
+            await stack.vectors.optimize()
+            spent = round(time.perf_counter() - t, 1)
+            fetch = await _fetch(stack, corpus, sizes[-1], queries, budget, embedder)
+            out["vectors_optimized"] = {"size": sizes[-1], "optimize_s": spent, **fetch}
+            progress(f"[{mode}] HNSW built in {spent} s: Fetch p50 {fetch['p50']} ms, p95 {fetch['p95']} ms")
     finally:
         problems = await stack.close()
         shutil.rmtree(work, ignore_errors=True)
@@ -379,36 +415,41 @@ async def _load(
     from acm.ports.stores import VectorPoint
 
     spent = {"relational": 0.0, "vectors": 0.0, "graph": 0.0}
-    begun = corpus.next
+    started, begun = time.perf_counter(), corpus.next
     report_every = max(CHUNK, (size - begun) // 10)
     last_report = begun
     while corpus.next < size:
         chunk = corpus.chunk(min(size, corpus.next + CHUNK))
-        t = time.perf_counter()
-        await stack.rel.memories.upsert(chunk.memories)
-        t1 = time.perf_counter()
-        await stack.vectors.upsert(
-            [
-                VectorPoint(m.memory_id, v, m.owner, m.layer, m.created_at, m.session_id, model)
-                for m, v in zip(chunk.memories, chunk.vectors.tolist(), strict=True)
-            ]
+
+        async def timed(store: str, *writes: Awaitable[None]) -> None:
+            t = time.perf_counter()
+            for write in writes:  # in order: mentions after their entities
+                await write
+            spent[store] += time.perf_counter() - t
+
+        points = [
+            VectorPoint(m.memory_id, v, m.owner, m.layer, m.created_at, m.session_id, model)
+            for m, v in zip(chunk.memories, chunk.vectors.tolist(), strict=True)
+        ]
+        # The three stores load at once (the servers work while the shard indexes): their times overlap.
+        await asyncio.gather(
+            timed("relational", stack.rel.memories.upsert(chunk.memories)),
+            timed(
+                "graph",
+                stack.graph.upsert_entities(chunk.entities),
+                stack.link_mentions(chunk.mentions),
+                stack.graph.upsert_relations(chunk.relations),
+            ),
+            timed("vectors", stack.vectors.upsert(points)),
         )
-        t2 = time.perf_counter()
-        await stack.graph.upsert_entities(chunk.entities)
-        await stack.link_mentions(chunk.mentions)
-        await stack.graph.upsert_relations(chunk.relations)
-        t3 = time.perf_counter()
-        spent["relational"] += t1 - t
-        spent["vectors"] += t2 - t1
-        spent["graph"] += t3 - t2
         if corpus.next - last_report >= report_every or corpus.next == size:
             last_report = corpus.next
-            total = sum(spent.values())
             progress(
                 f"[{mode}] loaded {corpus.next:>9,} / {size:,} memories "
-                f"({(corpus.next - begun) / total:,.0f}/s: relational {spent['relational']:.0f} s, "
-                f"vectors {spent['vectors']:.0f} s, graph {spent['graph']:.0f} s)"
+                f"({(corpus.next - begun) / (time.perf_counter() - started):,.0f}/s; time in each store: relational "
+                f"{spent['relational']:.0f} s, vectors {spent['vectors']:.0f} s, graph {spent['graph']:.0f} s)"
             )
+    spent["wall"] = time.perf_counter() - started
     return {k: round(v, 1) for k, v in spent.items()}
 
 
@@ -427,7 +468,30 @@ async def _fetch(stack: Stack, corpus: Any, size: int, count: int, budget: int, 
         await api.retrieve(RetrievalQuery(scope, text, budget))
         if i >= WARM_UP:
             ms.append((time.perf_counter() - t) * 1000)
-    return pcts(ms)
+    return {**pcts(ms), "channels": await _channels(stack, asked[WARM_UP:], embedder)}
+
+
+async def _channels(stack: Stack, asked: list[tuple[Any, str]], embedder: Any) -> dict[str, dict[str, Any]]:
+    """The same queries against each store alone (what each index costs): keyword search, filtered vector search
+    (query vectors computed beforehand, not timed), entity lookup + one-hop expansion."""
+    from acm_benchmarks.fleet_stats import pcts
+    from acm_retrieve.usecases import query_names
+
+    vectors = embedder.embed_query([text for _, text in asked])
+    ms: dict[str, list[float]] = {"keyword": [], "vector": [], "graph": []}
+    for (scope, text), vector in zip(asked, vectors, strict=True):
+        t = time.perf_counter()
+        await stack.rel.memories.keyword_search(scope, text, 60)
+        t1 = time.perf_counter()
+        await stack.vectors.search(scope, vector, 60, model=embedder.name)
+        t2 = time.perf_counter()
+        entities = await stack.graph.find_entities(scope, query_names(text))
+        if entities:
+            await stack.graph.expand(scope, [e.entity_id for e in entities], 1, 60)
+        t3 = time.perf_counter()
+        for name, spent in (("keyword", t1 - t), ("vector", t2 - t1), ("graph", t3 - t2)):
+            ms[name].append(spent * 1000)
+    return {name: pcts(values) for name, values in ms.items()}
 
 
 async def _ingest_handler(stack: Stack, client_id: str, embedder: Any) -> Callable[[int, int, int], Awaitable[float]]:
@@ -479,18 +543,28 @@ def print_table(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
     table = Table(title="Fetch and ingest as one client grows")
-    for column in ("mode", "memories", "Fetch p50 ms", "Fetch p95 ms", "ingest ms/turn", "load s (rel/vec/graph)"):
+    columns = (
+        "mode",
+        "memories",
+        "Fetch p50 ms",
+        "Fetch p95 ms",
+        "p95 alone: kw/vec/graph",
+        "ingest ms/turn",
+        "load s",
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column == "mode" else "right")
     for mode, r in result.items():
         for size, p95 in r["fetch_p95_ms"].items():
-            load = r["load_s"][size]
+            alone = r["channels_ms"][size]
             table.add_row(
                 mode,
                 f"{int(size):,}",
                 str(r["fetch_p50_ms"][size]),
                 str(p95),
+                "/".join(str(alone[c]["p95"]) for c in ("keyword", "vector", "graph")),
                 str(r["ingest_ms_per_turn"][size]),
-                f"{load['relational']:.0f}/{load['vectors']:.0f}/{load['graph']:.0f}",
+                f"{r['load_s'][size]['wall']:.0f}",
             )
     console.print(table)
     for mode, r in result.items():

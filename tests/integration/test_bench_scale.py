@@ -46,6 +46,7 @@ def test_scale_writes_the_curve_for_both_modes(tmp_path: Path) -> None:
             "6",
             "--ingest-turns",
             "2",
+            "--optimize-vectors",
             "--json",
             str(out),
         ],
@@ -65,6 +66,10 @@ def test_scale_writes_the_curve_for_both_modes(tmp_path: Path) -> None:
             assert all(isinstance(v, float) and v > 0 for v in r[key].values()), (mode, key, r[key])
         assert all(r["fetch_p50_ms"][s] <= r["fetch_p95_ms"][s] for s in SIZES)
         assert isinstance(r["target"]["met"], bool)
+        for size in SIZES:  # each store alone, the same queries
+            assert set(r["channels_ms"][size]) == {"keyword", "vector", "graph"}
+            assert all(c["p95"] > 0 for c in r["channels_ms"][size].values())
+        assert r["vectors_optimized"]["size"] == int(SIZES[-1]) and r["vectors_optimized"]["p95"] > 0
     assert out.with_suffix(".png").stat().st_size > 0
     assert result["distributed"]["database"] not in _databases()  # the run's database was dropped
     assert _scale_nodes([r["client_id"] for r in result.values()]) == 0
