@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import BaseModel, Field, ValidationError
 
+from acm.adapters.tokenizer import TiktokenCounter
 from acm.channels import ClientTls, open_channel
 from acm.client import AcmClient
 from acm.domain.models import Role
@@ -148,6 +149,7 @@ class AcmTools:
         self._client: AcmClient | None = None
         self._memories: MemoryCalls | None = None
         self._channel: grpc.aio.Channel | None = None
+        self.tokens = TiktokenCounter()
 
     @asynccontextmanager
     async def connected(self) -> AsyncIterator[AcmTools]:
@@ -216,9 +218,12 @@ class AcmTools:
 
     async def recall(self, query: str, budget_tokens: int, session_id: str | None) -> Recalled:
         response = await self.call(self.client.fetch(self.scope(session_id), query, budget_tokens))
+        context, tokens = response.context, response.context_tokens
+        if not context and response.memories:
+            context, tokens = self._listed(response)
         return Recalled(
-            context=response.context,
-            context_tokens=response.context_tokens,
+            context=context,
+            context_tokens=tokens,
             budget_tokens=response.budget_tokens,
             memories=[
                 MemoryOut(
@@ -234,6 +239,21 @@ class AcmTools:
             ],
             dropped=response.dropped,
         )
+
+    def _listed(self, response: gateway_pb2.FetchResponse) -> tuple[str, int]:
+        """The gateway assembles `context` only for a session it has turns of; otherwise the memories, best
+        first, are the context, as many as fit the budget with their list marks."""
+        encoding = response.encoding or "cl100k_base"
+        text, used = "", 0
+        lines = ["Relevant memories:"]
+        for m in response.memories:
+            lines.append(f"- {m.text}")
+            longer = "\n".join(lines)
+            count = self.tokens.count(longer, encoding)  # the whole text: tokens merge across lines
+            if count > response.budget_tokens:
+                break
+            text, used = longer, count
+        return text, used
 
     async def forget(self, memory_id: str | None, level: str | None, session_id: str | None) -> JobOut:
         if (memory_id is None) == (level is None):

@@ -178,10 +178,14 @@ async def test_scope_isolation(acm: EmbeddedAcm) -> None:
     alice_server, alice = build_server(_config(acm))
     bob_server, bob = build_server(_config(acm))
     async with alice.connected(), bob.connected(), Client(alice_server) as a, Client(bob_server) as b:
-        _ok(await a.call_tool("remember", {"text": "My locker code is Zanzibar-4417."}))
+        _ok(await a.call_tool("remember", {"text": "My locker code is Zanzibar-4417.", "session_id": "gym"}))
         mine = _ok(await a.call_tool("list_memories", {}))["memories"]
         assert any("Zanzibar" in m["text"] for m in mine), mine
-        assert "Zanzibar" in _ok(await a.call_tool("recall", {"query": "locker code"}))["context"]
+        assert {m["session_id"] for m in mine} == {"gym"}, mine  # the call's session, not the configured s1
+        for session in ("gym", "s1", ""):  # its session, another of hers, none
+            recalled = _ok(await a.call_tool("recall", {"query": "locker code", "session_id": session}))
+            assert "Zanzibar" in recalled["context"], (session, recalled)
+            assert 0 < recalled["context_tokens"] <= recalled["budget_tokens"], recalled
         assert "Zanzibar" not in _ok(await b.call_tool("recall", {"query": "locker code Zanzibar"}))["context"]
         assert _ok(await b.call_tool("list_memories", {}))["memories"] == []
         _refused(await b.call_tool("get_memory", {"memory_id": mine[0]["memory_id"]}), "NOT_FOUND")
