@@ -23,6 +23,7 @@ from acm.domain.compaction.engine import (
     first_cut,
     pinned_text,
     summary_text,
+    working_tokens,
 )
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.compaction.summary import span_turn
@@ -43,9 +44,6 @@ _meter = metrics.get_meter("acm.compact")
 _COMPACTIONS = _meter.create_counter("acm.compactions", description="compactions by outcome and verification")
 _RATIO = _meter.create_histogram("acm.compaction.ratio", description="tokens after / tokens before")
 _LATENCY = _meter.create_histogram("acm.compaction.latency", unit="ms", description="compaction latency")
-
-SESSION_TOKENS_KEY = "session_tokens"  # written by ingest as turns arrive
-COMPACTION_DUE_KEY = "compaction_due_at"  # ingest's back-off between requests; a swap starts it afresh
 
 
 class _Draft(BaseModel):
@@ -87,7 +85,30 @@ class CompactSession:
 
     async def __call__(self, scope: Scope, budget_tokens: int = 0) -> tuple[CompactionRecord, WorkingMemory | None]:
         start = time.perf_counter()
+        return await self._compact(scope, await self.load(scope, budget_tokens), start)
+
+    async def if_due(self, scope: Scope, budget_tokens: int) -> CompactionRecord | None:
+        """A requested compaction: done only while the working context is over the soft limit (None, and nothing
+        recorded, when it is not). Ingest asks while its running count of the session's tokens is over the soft
+        limit, again every tenth of the budget; that count only grows (ingest owns it: compact does not reset
+        it after a swap), so this check is what keeps a compacted session from being compacted on every
+        request. SessionNotFound as __call__."""
+        start = time.perf_counter()
         state = await self.load(scope, budget_tokens)
+        if state.stored or state.tail:
+            size = await asyncio.to_thread(working_tokens, state.memory, state.tail, self.tokens, state.rules)
+            if size < state.rules.soft_limit:
+                self.counts["not_due"] += 1
+                log.debug(
+                    "session %s: %d tokens, under the soft limit %d", scope.session_key, size, state.rules.soft_limit
+                )
+                return None
+        record, _ = await self._compact(scope, state, start)
+        return record
+
+    async def _compact(
+        self, scope: Scope, state: SessionState, start: float
+    ) -> tuple[CompactionRecord, WorkingMemory | None]:
         if not state.stored and not state.tail:
             raise SessionNotFound(
                 f"session {scope.session_id!r} has no turns and no working memory (never ingested, or forgotten)"
@@ -134,10 +155,6 @@ class CompactSession:
             await touch_session(self.cache, scope)
             return lost, None
         await touch_session(self.cache, scope)
-        # The running count restarts from what stays, so ingest detects the next crossing of the soft limit.
-        current = await self.cache.incr(scope, SESSION_TOKENS_KEY, 0)
-        await self.cache.incr(scope, SESSION_TOKENS_KEY, result.tokens_after - current)
-        await self.cache.delete(scope, COMPACTION_DUE_KEY)
         log.info(
             "session %s: %s %d → %d tokens (ratio %.2f), verified after %d attempt(s), %.1f ms",
             scope.session_key,

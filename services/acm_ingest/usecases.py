@@ -44,9 +44,9 @@ MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bou
 SEEN_ERRORS_KEY = "gate_seen_errors"
 MAX_SEEN_ERRORS = 256
 SEEN_ERRORS_TTL_S = 7 * 86400.0
-# The session total at which the next compaction request may go (cleared by compact after a swap): while the
-# working context stays over the soft limit, a request goes again every COMPACTION_STEP of the budget, not on
-# every turn and not only when a turn crosses the limit.
+# The session total at which the next compaction request may go: past the soft limit, a request goes again every
+# COMPACTION_STEP of the budget, not on every turn and not only when a turn crosses the limit. The total only
+# grows (ingest's own key); compact compacts only a session whose working context is over the soft limit.
 COMPACTION_DUE_KEY = "compaction_due_at"
 COMPACTION_STEP = 0.1
 RECENT_TURNS_READ = 8  # turns a tool output is read against (its call, the ids just named)
@@ -414,8 +414,9 @@ class IngestTurn:
         await self.cache.set(scope, SEEN_ERRORS_KEY, json.dumps(kept).encode(), SEEN_ERRORS_TTL_S)
 
     async def _account(self, scope: Scope, added: int, schema: AgentSchema, traceparent: str) -> None:
-        """Session token count; while it is over the soft limit, compact is asked to shrink the session (again
-        each time it grew by COMPACTION_STEP of the budget since the last request, until compact resets it)."""
+        """The session's running token count; past the soft limit, compact is asked to shrink the session, again
+        each time it grew by COMPACTION_STEP of the budget (compact skips a request while the session is under
+        the limit)."""
         if not scope.session_id:
             return
         budget = schema.compaction.budget_tokens

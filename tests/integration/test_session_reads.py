@@ -44,6 +44,7 @@ class Served:
     compactor: GrpcCompactor
     local: ReadMemories
     api: CompactApi
+    session: CompactSession
     scope: Scope
     channel: grpc.aio.Channel
 
@@ -62,7 +63,8 @@ async def served(postgres_dsn: str, redis_url: str, tmp_path: Path) -> AsyncIter
     local = ReadMemories(rel.memories, graph)
     working = ReadWorkingMemory(rel.working)
     load = LoadSession(local, working, rel.schemas, 100)
-    api = CompactApi(CompactSession(load, rel.working, cache, TiktokenCounter()), working)
+    session = CompactSession(load, rel.working, cache, TiktokenCounter())
+    api = CompactApi(session, working)
     server = grpc.aio.server()
     memories_pb2_grpc.add_MemoriesServicer_to_server(MemoriesServicer(local, SECRET), server)
     compact_pb2_grpc.add_CompactServicer_to_server(CompactServicer(api, SECRET), server)
@@ -71,7 +73,8 @@ async def served(postgres_dsn: str, redis_url: str, tmp_path: Path) -> AsyncIter
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
     try:
         reader = GrpcMemoryReader(channel, 5.0, SECRET)
-        yield Served(rel, cache, reader, GrpcCompactor(channel, 30.0, SECRET, 5.0), local, api, scope, channel)
+        compactor = GrpcCompactor(channel, 30.0, SECRET, 5.0)
+        yield Served(rel, cache, reader, compactor, local, api, session, scope, channel)
     finally:
         await channel.close()
         await server.stop(None)
@@ -171,3 +174,19 @@ async def test_a_session_loaded_through_its_owners_apis_equals_one_loaded_in_pro
     # Every turn is either compacted, kept verbatim, or still to come.
     m = compacted.memory
     assert m.turns_compacted + len(m.recent) + len(compacted.tail) == len(TEXTS)
+
+
+async def test_a_requested_compaction_runs_only_while_the_session_is_over_its_soft_limit(served: Served) -> None:
+    """Ingest's running count of a session's tokens only grows (compact no longer resets ingest's cache keys), so
+    its requests keep coming every tenth of the budget; compact compacts only a session over the soft limit."""
+    s, scope = served, served.scope
+    assert await s.session.if_due(scope, 100_000) is None  # the session is far under a large budget's limit
+    assert await s.rel.working.compactions(scope) == []  # and nothing is recorded
+    # The session's ~210 tokens are over the soft limit of a 290-token budget (203); compacted, they are under it.
+    record = await s.session.if_due(scope, 290)
+    assert record is not None and record.outcome in ("compacted", "degraded")
+    assert record.tokens_before >= 203 > record.tokens_after
+    assert await s.session.if_due(scope, 290) is None  # compacted under the limit: the next request waits
+    assert len(await s.rel.working.compactions(scope)) == 1
+    keys = [k for k in ("session_tokens", "compaction_due_at") if await s.cache.get(scope, k) is not None]
+    assert keys == []  # compact wrote none of ingest's keys

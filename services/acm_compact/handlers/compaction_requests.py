@@ -1,5 +1,6 @@
-"""acm.compaction.requests.v1 → a verified compaction of the session (recomputed from the stores, so a
-redelivered request is harmless: it finds nothing to compact, or loses the version check)."""
+"""acm.compaction.requests.v1 → a verified compaction of the session while it is over the soft limit
+(recomputed from the owners' data, so a redelivered request is harmless: the session is under the limit, or
+the compaction loses the version check)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class CompactionRequestsHandler:
         if budget <= 0:
             raise PermanentError(f"compaction request {env.event_id} has no budget")
         try:
-            await self.compact(scope, budget)
+            await self.compact.if_due(scope, budget)
         except SessionNotFound as exc:
             # Forgotten between the request and now: nothing to do, and nothing to retry.
             log.info("compaction request %s skipped: %s", env.event_id, exc)
