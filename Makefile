@@ -27,6 +27,7 @@ test: install
 
 proto: install
 	$(BIN)/python -m acm.protogen $(PROTO_SRC) $(PROTO_OUT)
+	$(BIN)/python -m acm.openapi $(PROTO_SRC) docs/openapi.json
 
 lint: install
 	$(BIN)/ruff check libs services benchmarks tests

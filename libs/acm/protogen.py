@@ -6,6 +6,13 @@ import sys
 from pathlib import Path
 
 
+def googleapis_include() -> Path:
+    """Where googleapis-common-protos keeps google/api/*.proto (the HTTP rules the gateway's RPCs carry)."""
+    from google.api import annotations_pb2
+
+    return Path(annotations_pb2.__file__).parents[2]
+
+
 def generate(proto_root: Path, out_dir: Path) -> list[Path]:
     """Run protoc (from grpcio-tools) over every .proto under proto_root; return the files written."""
     import grpc_tools
@@ -21,6 +28,7 @@ def generate(proto_root: Path, out_dir: Path) -> list[Path]:
         f"--plugin=protoc-gen-mypy_grpc={plugin_dir / 'protoc-gen-mypy_grpc'}",
         f"-I{proto_root}",
         f"-I{include}",
+        f"-I{googleapis_include()}",
         f"--python_out={out_dir}",
         f"--grpc_python_out={out_dir}",
         f"--mypy_out={out_dir}",

@@ -43,6 +43,7 @@ from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
 from acm_gateway.app import SERVICE_NAME as GATEWAY_SERVICE
 from acm_gateway.app import build_server, build_servicer, refuse_if_in_use
+from acm_gateway.http_server import HTTP_API
 from acm_gateway.settings import GatewaySettings
 from acm_ingest.app import register as register_ingest
 from acm_ingest.settings import IngestSettings
@@ -77,6 +78,8 @@ def lock_data_dir(data_dir: Path) -> int:
 class EmbeddedSettings(ServiceSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     listen_addr: str = "127.0.0.1:50051"
+    # The HTTP/JSON API (docs/http-api.md); empty: not served. `acm serve` serves it on 127.0.0.1:8080 unless set.
+    http_addr: str = ""
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     vector_backend: str = Field("edge", pattern="^(edge|qdrant-local)$")
@@ -124,6 +127,7 @@ class EmbeddedAcm:
         self.meter_provider = meter_provider
         self.urls = Urls.under(settings.data_dir, settings.vector_backend)
         self.port = 0
+        self.http_port = 0  # the HTTP/JSON API's, when settings.http_addr is set
         self.api_key = ""
         self.rel: Relational
         self.stores: dict[str, Relational]  # each service's own relational store (acm.ownership)
@@ -151,6 +155,9 @@ class EmbeddedAcm:
         try:
             refuse_if_in_use(self.settings.listen_addr)
             ServerTls.of(self.settings).check(self.settings.listen_addr, [GATEWAY_SERVICE])
+            if self.settings.http_addr:
+                refuse_if_in_use(self.settings.http_addr)
+                ServerTls.of(self.settings).check(self.settings.http_addr, [HTTP_API])
         except BaseException:
             self._release()
             raise
@@ -232,12 +239,13 @@ class EmbeddedAcm:
         servicer = build_servicer(
             self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect, self.compactor, self.memories
         )
-        self._server = build_server(servicer, s.listen_addr, ServerTls.of(s))
+        self._server = server = build_server(servicer, s.listen_addr, ServerTls.of(s), s.http_addr)
         self.api_key = await self._dev_key()
         await self.bus.start()
         await self.idle_sweep.start()
         await self._server.start()
         self.port = self._server.port
+        self.http_port = server.http.port if server.http is not None else 0
         return self
 
     async def _dev_key(self) -> str:

@@ -61,6 +61,7 @@ JOB_NAMES = {
 
 
 DEFAULT_ADDR = "127.0.0.1:50051"
+DEFAULT_HTTP_ADDR = "127.0.0.1:8080"  # `acm serve`'s HTTP/JSON API when ACM_HTTP_ADDR is not set
 DEV_KEY_FILE = "dev-api-key"  # in the data folder; acm_cli.embedded writes it
 EXIT_USAGE = 2  # the command line or its input is wrong (or `acm serve` cannot start): one line says what to do
 EXIT_FAILED = 1  # the call failed: server unreachable, key refused, or a server error
@@ -242,11 +243,27 @@ async def _serve(args: argparse.Namespace) -> None:
     from acm.telemetry import configure_metrics, configure_tracing
     from acm.transport import TransportRefused
     from acm_cli.embedded import DataDirInUse, EmbeddedAcm, EmbeddedSettings
-    from acm_gateway.app import CannotListen, PortInUse
+    from acm_gateway.app import CannotListen, PortInUse, refuse_if_in_use
 
     settings = load(EmbeddedSettings).model_copy(update={"data_dir": _data_dir(args)})
     if args.listen:
         settings = settings.model_copy(update={"listen_addr": args.listen})
+    http_note = ""
+    if "http_addr" in settings.model_fields_set:  # ACM_HTTP_ADDR: that address, or empty for gRPC only
+        try:
+            if settings.http_addr:
+                refuse_if_in_use(settings.http_addr)
+        except CannotListen as exc:
+            raise UsageError(
+                f"{exc.strerror} (the HTTP/JSON API): choose another with ACM_HTTP_ADDR=HOST:PORT, or set "
+                "ACM_HTTP_ADDR= to serve gRPC only"
+            ) from None
+    else:  # the default address when it is free; a taken one is said, not fatal (the API is a convenience here)
+        try:
+            refuse_if_in_use(DEFAULT_HTTP_ADDR)
+            settings = settings.model_copy(update={"http_addr": DEFAULT_HTTP_ADDR})
+        except CannotListen:
+            http_note = f"HTTP/JSON API: not served, {DEFAULT_HTTP_ADDR} is in use (set ACM_HTTP_ADDR=HOST:PORT)"
     acm = EmbeddedAcm(settings)
     try:
         acm.claim()  # before anything loads or prints: a refusal is the only line
@@ -257,6 +274,12 @@ async def _serve(args: argparse.Namespace) -> None:
         print(f"ACM embedded: loading models and stores in {settings.data_dir.resolve()} …", flush=True)
         async with acm:
             addr = _client_addr(settings.listen_addr, acm.port)
+            if acm.http_port:
+                scheme = "https" if settings.tls_cert_file is not None else "http"
+                http_addr = _client_addr(settings.http_addr, acm.http_port)
+                http_note = f"HTTP/JSON API on {scheme}://{http_addr} (docs/http-api.md)"
+            if http_note:
+                print(http_note, flush=True)
             lines = banner(acm.api_key, addr, settings.data_dir, tls=settings.tls_cert_file is not None)
             print("\n".join(lines), flush=True)
             await wait_for_stop_signal()

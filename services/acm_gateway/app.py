@@ -33,6 +33,8 @@ from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
 from acm_gateway.architect_client import GrpcArchitect
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
+from acm_gateway.http_api import HttpGateway
+from acm_gateway.http_server import HTTP_API, HttpServer
 from acm_gateway.kept_sessions import KeptSessions
 from acm_gateway.memories import MemoryApi
 from acm_gateway.memory_events import BusMemoryEvents
@@ -136,7 +138,9 @@ def refuse_if_in_use(listen_addr: str) -> None:
 class GatewayServer(HealthServer):
     """The public server: health, reflection (v1 and v1alpha), one log line per request, and a port of its
     own: gRPC sets SO_REUSEPORT by default, so a second gateway on the same port would start and share the
-    calls with the first; here it is refused."""
+    calls with the first; here it is refused. ``http``: the HTTP/JSON API, started and stopped with it."""
+
+    http: HttpServer | None = None
 
     def __init__(self, addr: str, service_names: Sequence[str] = (), tls: ServerTls = LOOPBACK_ONLY) -> None:
         refuse_if_in_use(addr)
@@ -161,6 +165,13 @@ class GatewayServer(HealthServer):
             await self.probe.server.start()
         for name in ("", *self._names):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if self.http is not None:
+            await self.http.start()
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        if self.http is not None:
+            await self.http.stop()
+        await super().stop(grace_s)
 
 
 def _reflection_v1(names: list[str]) -> grpc.GenericRpcHandler:
@@ -192,9 +203,17 @@ def _reflection_v1(names: list[str]) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": info})
 
 
-def build_server(servicer: GatewayServicer, listen_addr: str, tls: ServerTls = LOOPBACK_ONLY) -> HealthServer:
+def build_server(
+    servicer: GatewayServicer, listen_addr: str, tls: ServerTls = LOOPBACK_ONLY, http_addr: str = ""
+) -> GatewayServer:
+    """The gRPC server, and with ``http_addr`` the HTTP/JSON API on the same servicer."""
+    if http_addr:  # refused before the gRPC port is taken
+        refuse_if_in_use(http_addr)
+        tls.check(http_addr, [HTTP_API])
     server = GatewayServer(listen_addr, [SERVICE_NAME], tls)
     gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server.server)
+    if http_addr:
+        server.http = HttpServer(HttpGateway(servicer), http_addr, tls)
     return server
 
 
@@ -213,7 +232,7 @@ async def run(settings: GatewaySettings) -> None:
     compactor = GrpcCompactor(compact_channel, settings.compact_timeout_s, read_timeout_s=settings.rpc_timeout_s)
     reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)  # retrieve serves the Memory API's reads
     servicer = build_servicer(rel, bus, retriever, cache, settings, architect, compactor, reader)
-    server = build_server(servicer, settings.listen_addr, ServerTls.of(settings))
+    server = build_server(servicer, settings.listen_addr, ServerTls.of(settings), settings.http_addr)
     # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.
     await serve_until_stopped(
         "gateway",

@@ -18,6 +18,8 @@ class GatewaySettings(ServiceSettings):
     # Prefetch pools (anticipate) and the session tokens that tell whether a kept session context is current.
     cache_url: str
     listen_addr: str = "127.0.0.1:50051"
+    # HTTP/JSON API (docs/http-api.md), host:port; empty: not served. Same transport rule as listen_addr.
+    http_addr: str = ""
     max_turn_bytes: int = Field(65536, gt=0)
     default_budget_tokens: int = Field(2000, gt=0)
     max_budget_tokens: int = Field(128_000, gt=0)

@@ -28,7 +28,8 @@ if _version_not_supported:
 
 class GatewayStub:
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
-    (or "x-api-key: <api key>"); the key decides the client.
+    (or "x-api-key: <api key>"); the key decides the client. Also served as HTTP/JSON (docs/http-api.md): each
+    RPC's google.api.http rule is its route, the same headers authenticate.
     """
 
     def __init__(self, channel):
@@ -121,7 +122,8 @@ class GatewayStub:
 
 class GatewayServicer:
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
-    (or "x-api-key: <api key>"); the key decides the client.
+    (or "x-api-key: <api key>"); the key decides the client. Also served as HTTP/JSON (docs/http-api.md): each
+    RPC's google.api.http rule is its route, the same headers authenticate.
     """
 
     def Ingest(self, request, context):
@@ -326,7 +328,8 @@ def add_GatewayServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class Gateway:
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
-    (or "x-api-key: <api key>"); the key decides the client.
+    (or "x-api-key: <api key>"); the key decides the client. Also served as HTTP/JSON (docs/http-api.md): each
+    RPC's google.api.http rule is its route, the same headers authenticate.
     """
 
     @staticmethod

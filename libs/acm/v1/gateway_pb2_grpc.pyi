@@ -29,7 +29,8 @@ GRPC_VERSION: str
 
 class GatewayStub:
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
-    (or "x-api-key: <api key>"); the key decides the client.
+    (or "x-api-key: <api key>"); the key decides the client. Also served as HTTP/JSON (docs/http-api.md): each
+    RPC's google.api.http rule is its route, the same headers authenticate.
     """
 
     @_typing.overload
@@ -71,7 +72,8 @@ class GatewayStub:
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
-    (or "x-api-key: <api key>"); the key decides the client.
+    (or "x-api-key: <api key>"); the key decides the client. Also served as HTTP/JSON (docs/http-api.md): each
+    RPC's google.api.http rule is its route, the same headers authenticate.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -109,7 +111,8 @@ class GatewayAsyncStub(GatewayStub):
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
-    (or "x-api-key: <api key>"); the key decides the client.
+    (or "x-api-key: <api key>"); the key decides the client. Also served as HTTP/JSON (docs/http-api.md): each
+    RPC's google.api.http rule is its route, the same headers authenticate.
     """
 
     @_abc_1.abstractmethod
