@@ -305,6 +305,7 @@ async def start_distributed(work: Path, servers: Servers, replicas: int, databas
         "ACM_VECTOR_URL": f"edge://{work / 'vectors'}",
         "ACM_RETRIEVE_ADDR": f"127.0.0.1:{ports['retrieve']}",
         "ACM_ARCHITECT_ADDR": f"127.0.0.1:{ports['architect']}",
+        "ACM_GATEWAY_ADDR": f"127.0.0.1:{ports['gateway']}",  # the consumers verify signatures with its keys
         "ACM_COMPACT_ADDR": f"127.0.0.1:{ports['compact']}",
         "ACM_SERVICE_TOKEN_SECRET": f"fleet-{uuid.uuid4().hex}",  # signs gateway/anticipate → retrieve/architect
         "ACM_LOG_LEVEL": os.environ.get("ACM_LOG_LEVEL", "WARNING"),

@@ -225,6 +225,7 @@ def _wired_handler(
 ) -> Any:
     """ingest's turns handler as register() builds it, its ports wrapped in timers."""
     from acm import topics
+    from acm.owners import Owners
 
     handlers: dict[str, Any] = {}
 
@@ -239,7 +240,10 @@ def _wired_handler(
 
     timed_rel = type(rel)(**{name: Timed(getattr(rel, name), name, timings) for name in _fields(rel)})
     settings = settings_class(database_url=database, graph_url="-", bus_url="-", cache_url="-")
-    register(Capture(), timed_rel, Timed(graph, "graph", timings), Timed(cache, "cache", timings), embedder, settings)
+    # One store for every service here: the keys and schemas read in-process, as the embedded process does.
+    owners = Owners.in_process(timed_rel.api_keys, timed_rel.schemas)
+    timed_graph, timed_cache = Timed(graph, "graph", timings), Timed(cache, "cache", timings)
+    register(Capture(), timed_rel, timed_graph, timed_cache, embedder, settings, owners)
     turns = handlers[topics.TURNS]
     turns.ingest.embedder = Timed(embedder, "embedder", timings)
     turns.ingest.__post_init__()  # its embedding batches call the timed embedder

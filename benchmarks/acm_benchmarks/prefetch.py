@@ -346,6 +346,7 @@ async def _run_all(
 
     from acm.client import AcmClient
     from acm.domain.schema import default_schema
+    from acm.schemas import RepoSchemaSource
     from acm.telemetry import PREFETCH_OUTCOMES, counts_by
     from acm_benchmarks.fetch_process import FetchProcess
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
@@ -373,6 +374,7 @@ async def _run_all(
                 acm.full_retriever,
                 acm.cache,
                 plain_settings,
+                RepoSchemaSource(acm.stores["architect"].schemas),
                 compactor=acm.compactor,  # the session's reads, from their owners as the main gateway's
                 memory_reader=acm.memories,
             ),

@@ -18,14 +18,17 @@ from acm.domain.models import utcnow
 from acm.domain.scope import ADMIN, Grant, Scope, check_id
 from acm.envelopes import key_hash, signature_valid
 from acm.ports.bus import PermanentError
+from acm.ports.owners import KeySource
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog
+from acm.telemetry import traceparent_of_current_span
 from acm.v1 import common_pb2, events_pb2
 
 
-async def verify_envelope(env: events_pb2.Envelope, scope: Scope, api_keys: ApiKeyRepo, audit: AuditLog) -> None:
+async def verify_envelope(env: events_pb2.Envelope, scope: Scope, keys: KeySource, audit: AuditLog) -> None:
     """Raise PermanentError (→ dead-letter topic, never a store) unless a live key of the claimed
-    client signed this envelope."""
-    key = await api_keys.by_id(scope.client_id, env.key_id) if env.key_id else None
+    client signed this envelope. ``keys``: the gateway's, which owns them (acm.ports.owners); when it cannot
+    answer, its Unavailable propagates and the consumer retries the record."""
+    key = await keys.by_id(scope.client_id, env.key_id) if env.key_id else None
     if key is None or key.revoked or not signature_valid(env, key.key_hash):
         await audit.record(scope.client_id, "event.rejected", f"unauthenticated scope on event {env.event_id}")
         raise PermanentError(f"signature does not verify for client {scope.client_id!r} (key id {env.key_id!r})")
@@ -119,6 +122,13 @@ def service_token_problem(
     if not hmac.compare_digest(parts[2], _service_mac(secret, issued, method, scope)):
         return "the service token does not verify for this scope (is ACM_SERVICE_TOKEN_SECRET the same everywhere?)"
     return ""
+
+
+def call_metadata(secret: str, method: str, scope: common_pb2.Scope) -> tuple[tuple[str, str], ...]:
+    """An internal call's metadata: the caller's trace, carried on, and (``secret`` set) a service token for
+    ``method`` in ``scope``."""
+    trace = ("traceparent", traceparent_of_current_span())
+    return (trace, (SERVICE_TOKEN_HEADER, service_token(secret, method, scope))) if secret else (trace,)
 
 
 async def check_service_call(

@@ -13,7 +13,8 @@ from acm.domain.scope import ForgetLevel, Scope
 from acm.envelopes import decode
 from acm.metrics import job_reached
 from acm.ports.bus import Record
-from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
+from acm.ports.owners import KeySource
+from acm.ports.stores import AuditLog, JobRepo, ProcessedEvents
 
 # What a service erases for a Forget: idempotent (erasing twice is a no-op), returning counts by kind, a
 # count, or nothing.
@@ -33,7 +34,7 @@ class ForgetJob:
 @dataclass
 class ForgetHandler:
     erase: Erase
-    api_keys: ApiKeyRepo
+    keys: KeySource  # the gateway's API keys (acm.ports.owners)
     audit: AuditLog
     job: ForgetJob | None = None
 
@@ -41,7 +42,7 @@ class ForgetHandler:
         env, scope = decode(record.value, "forget_requested")
         if self.job is not None and await self.job.processed.seen(self.job.group, env.event_id):
             return
-        await verify_envelope(env, scope, self.api_keys, self.audit)
+        await verify_envelope(env, scope, self.keys, self.audit)
         level = forget_level(env)
         erased = await self.erase(scope, level)
         if self.job is None:

@@ -26,8 +26,9 @@ from acm.domain.errors import (
     Unauthenticated,
     Unavailable,
 )
+from acm.domain.scope import Scope
 from acm.metrics import serve_prometheus
-from acm.ports.stores import ApiKeyRepo
+from acm.ports.stores import AuditLog
 from acm.settings import ServiceSettings, load
 from acm.telemetry import configure_metrics, configure_tracing
 from acm.transport import LOOPBACK_ONLY, ServerTls, TransportRefused
@@ -140,15 +141,19 @@ class Pingable(Protocol):
     async def ping(self) -> None: ...
 
 
-class HasApiKeys(Protocol):
+class HasAuditLog(Protocol):
     @property
-    def api_keys(self) -> ApiKeyRepo: ...
+    def audit(self) -> AuditLog: ...
 
 
-def dependency_checks(rel: HasApiKeys, bus: object | None = None) -> dict[str, Check]:
-    """Readiness checks for a service: the relational store (a read through its pool, as requests make) and,
-    for a consumer, the bus's broker."""
-    checks: dict[str, Check] = {"database": lambda: rel.api_keys.by_hash("")}
+# Whose audit entries the readiness read asks for: a well-formed client id no tenant has.
+_READINESS_SCOPE = Scope("acm-readiness", "acm-readiness", "acm-readiness")
+
+
+def dependency_checks(rel: HasAuditLog, bus: object | None = None) -> dict[str, Check]:
+    """Readiness checks for a service: the relational store (a read through its pool, as requests make, of a
+    table every service owns: its own audit log) and, for a consumer, the bus's broker."""
+    checks: dict[str, Check] = {"database": lambda: rel.audit.list(_READINESS_SCOPE, 1)}
     if isinstance(bus, Pingable):
         checks["bus"] = bus.ping
     return checks

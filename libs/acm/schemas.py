@@ -1,14 +1,67 @@
-"""The agent schema every service reads: the latest stored version, or the default one."""
+"""The agent schema every service reads: the latest stored version, or the default one. The architect owns the
+schemas; the others read them through it (acm.ports.owners.SchemaSource): its store in-process in embedded mode,
+its GetAgent RPC in distributed mode, cached for a few seconds."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema, default_schema
 from acm.domain.scope import Scope
+from acm.ports.architect import AgentNotFoundError, Architect
+from acm.ports.owners import SchemaSource
 from acm.ports.stores import SchemaRepo
+from acm.ttl_cache import TtlCache
 
 
-async def latest_schema(schemas: SchemaRepo, scope: Scope, agent_id: str = "") -> AgentSchema:
-    """The agent's (``agent_id``, else the scope's, else DEFAULT_AGENT) latest schema in the scope's client;
-    before one is stored, the default schema of that agent, the one the architect stores on its first turn."""
-    agent = agent_id or scope.agent_id or DEFAULT_AGENT
-    return await schemas.latest(scope, agent) or default_schema(agent)
+def agent_of(scope: Scope, agent_id: str = "") -> str:
+    return agent_id or scope.agent_id or DEFAULT_AGENT
+
+
+class RepoSchemaSource:
+    """Implements SchemaSource over the architect's own store (the architect itself, and every service of the
+    embedded process: no network hop)."""
+
+    def __init__(self, schemas: SchemaRepo) -> None:
+        self._schemas = schemas
+
+    async def latest(self, scope: Scope, agent_id: str = "") -> AgentSchema:
+        agent = agent_of(scope, agent_id)
+        return await self._schemas.latest(scope, agent) or default_schema(agent)
+
+
+class ArchitectSchemaSource:
+    """Implements SchemaSource over the Architect API (GetAgent of the latest version; over gRPC in distributed
+    mode)."""
+
+    def __init__(self, architect: Architect) -> None:
+        self._architect = architect
+
+    async def latest(self, scope: Scope, agent_id: str = "") -> AgentSchema:
+        agent = agent_of(scope, agent_id)
+        try:
+            info = await self._architect.get_agent(replace(scope, agent_id=agent))
+        except AgentNotFoundError:
+            return default_schema(agent)
+        return AgentSchema.from_json(info.schema_json)
+
+
+class CachedSchemaSource:
+    """A SchemaSource whose answers are kept ``ttl_s`` per client and agent: a new version (DefineAgent) reaches
+    this replica within that long. No service consumes acm.schemas.v1 to invalidate sooner; the TTL is the bound."""
+
+    def __init__(
+        self,
+        source: SchemaSource,
+        ttl_s: float,
+        clock: Callable[[], float] = time.monotonic,
+        max_entries: int = 10_000,
+    ) -> None:
+        self._source = source
+        self._cache: TtlCache[tuple[str, str], AgentSchema] = TtlCache(ttl_s, max_entries, clock)
+
+    async def latest(self, scope: Scope, agent_id: str = "") -> AgentSchema:
+        agent = agent_of(scope, agent_id)
+        return await self._cache.get((scope.client_id, agent), lambda: self._source.latest(scope, agent))

@@ -16,8 +16,8 @@ from acm.domain.schema import AgentSchema, CompactionRules
 from acm.domain.scope import Scope
 from acm.ports.compactor import WorkingMemorySource
 from acm.ports.memories import SessionMemories
-from acm.ports.stores import Cache, SchemaRepo
-from acm.schemas import latest_schema
+from acm.ports.owners import SchemaSource
+from acm.ports.stores import Cache
 
 _ROLES = ("user", "assistant", "system", "tool")
 TURN_LAYERS = (Layer.SHORT,)  # turn previews (and flagged episodes) live in SHORT; facts are not turns
@@ -98,11 +98,11 @@ class SessionState:
 class LoadSession:
     memories: SessionMemories  # retrieve's Memories API (it owns the memories' read model)
     working: WorkingMemorySource  # compact's API (it owns the working memory)
-    schemas: SchemaRepo
+    schemas: SchemaSource  # the architect's (acm.ports.owners)
     max_session_turns: int
 
     async def schema(self, scope: Scope) -> AgentSchema:
-        return await latest_schema(self.schemas, scope)
+        return await self.schemas.latest(scope)
 
     async def __call__(self, scope: Scope, budget_tokens: int = 0, schema: AgentSchema | None = None) -> SessionState:
         """`schema`: the agent's schema when the caller has just read it."""

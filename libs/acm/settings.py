@@ -74,6 +74,30 @@ class ServiceSettings(BaseSettings):
         return self
 
 
+class KeysFromGateway(BaseSettings):
+    """A service that verifies envelope signatures reads the API keys through the gateway, which owns them
+    (its internal Keys API; embedded mode reads the gateway's store in-process). Calls carry the service token
+    (ACM_SERVICE_TOKEN_SECRET) and ACM_STORE_TIMEOUT_S as their deadline."""
+
+    model_config = SettingsConfigDict(env_prefix="ACM_", extra="ignore", frozen=True)
+
+    gateway_addr: str = "127.0.0.1:50051"  # host:port of the gateway (ACM_GATEWAY_ADDR)
+    # How long an answer is kept: a revoked key still verifies on a replica for at most this long (0: not kept).
+    key_cache_ttl_s: float = Field(5.0, ge=0)
+
+
+class SchemasFromArchitect(BaseSettings):
+    """A service that reads agent schemas reads them through the architect, which owns them (its GetAgent RPC;
+    embedded mode reads the architect's store in-process). Calls carry the service token and ACM_STORE_TIMEOUT_S
+    as their deadline."""
+
+    model_config = SettingsConfigDict(env_prefix="ACM_", extra="ignore", frozen=True)
+
+    architect_addr: str = "127.0.0.1:50053"  # host:port of the architect (ACM_ARCHITECT_ADDR)
+    # How long an answer is kept: a new schema version (DefineAgent) is used within this long (0: not kept).
+    schema_cache_ttl_s: float = Field(5.0, ge=0)
+
+
 # ACM_EMBEDDER: bge-small-en-v1.5, bge-small-en-v1.5-int8, bge-small-zh-v1.5-int8 or all-minilm-l6-v2 (ingest
 # and retrieve must use the same; changing it is a re-index: `acm reindex`). bge int8 by measurement
 # (results/embedders-choice.json): LoCoMo recall@1000 as MiniLM's overall, multi-hop +2.4, at about half

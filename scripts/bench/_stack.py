@@ -186,6 +186,7 @@ class Stack:
             "ACM_VECTOR_URL": f"{self.vector_store}://{self.work / 'vectors'}",
             "ACM_RETRIEVE_ADDR": f"127.0.0.1:{self.ports['retrieve']}",
             "ACM_ARCHITECT_ADDR": f"127.0.0.1:{self.ports['architect']}",
+            "ACM_GATEWAY_ADDR": self.gateway_addr,  # the consumers verify envelope signatures with its keys
             "ACM_COMPACT_ADDR": f"127.0.0.1:{self.ports['compact']}",
             "ACM_SERVICE_TOKEN_SECRET": secrets.token_hex(32),  # signs gateway/anticipate → retrieve/architect
             "ACM_LOG_LEVEL": self.log_level,

@@ -10,6 +10,7 @@ from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.forget import ForgetHandler
+from acm.owners import Owners, remote_owners
 from acm.ports.bus import EventBus
 from acm.ports.memories import SessionMemories
 from acm.ports.retriever import Retriever
@@ -36,23 +37,25 @@ def register(
     retriever: Retriever,
     settings: AnticipateSettings,
     memories: SessionMemories,
+    owners: Owners,
 ) -> Anticipate:
-    """``retriever`` and ``memories``: retrieve's Retrieve and Memories APIs (in-process in embedded mode)."""
+    """``retriever`` and ``memories``: retrieve's Retrieve and Memories APIs (in-process in embedded mode);
+    ``owners``: the gateway's API keys and the architect's schemas."""
     track = TrackMentions(cache, settings.recent_entities, settings.hot_state_ttl_s)
     warm = WarmSession(
         bus,
         cache,
         retriever,
         memories,
-        rel.schemas,
+        owners.schemas,
         track,
         settings.predict_budget_tokens,
         settings.hot_state_ttl_s,
     )
-    signals = PrefetchSignalsHandler(warm, rel.api_keys, rel.audit)
+    signals = PrefetchSignalsHandler(warm, owners.keys, rel.audit)
     bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(track, warm))
     bus.subscribe(topics.PREFETCH_SIGNALS, GROUP, signals)
-    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropHotState(cache), rel.api_keys, rel.audit))
+    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropHotState(cache), owners.keys, rel.audit))
     return Anticipate(track, warm, signals.counters)
 
 
@@ -63,13 +66,14 @@ async def run(settings: AnticipateSettings) -> None:
     bus = open_bus(settings.bus_url, client_id="acm-anticipate", timeout_s=timeout)
     channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
     reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)
-    register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings, reader)
+    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
+    register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings, reader, owners)
     await serve_until_stopped(
         "anticipate",
         HealthServer(settings.health_addr),
         bus,
         [rel, cache],
-        channels=[channel],
+        channels=[channel, *owners.channels],
         checks=dependency_checks(rel, bus),
     )
 

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import ServiceSettings
+from acm.settings import KeysFromGateway, SchemasFromArchitect, ServiceSettings
 
 
-class AnticipateSettings(ServiceSettings):
+class AnticipateSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
     database_url: str
     bus_url: str
     cache_url: str

@@ -28,8 +28,9 @@ from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.envelopes import envelope
 from acm.ports.bus import EventBus
 from acm.ports.memories import SessionMemories
+from acm.ports.owners import SchemaSource
 from acm.ports.retriever import Retriever
-from acm.ports.stores import Cache, SchemaRepo
+from acm.ports.stores import Cache
 from acm.prefetch_state import (
     PrefetchPool,
     encode_pool,
@@ -42,7 +43,6 @@ from acm.prefetch_state import (
     store_pool,
     stored_size,
 )
-from acm.schemas import latest_schema
 
 log = logging.getLogger("acm.anticipate")
 
@@ -96,7 +96,7 @@ class WarmSession:
     cache: Cache
     retriever: Retriever
     memories: SessionMemories  # retrieve's Memories API (the session's recent facts)
-    schemas: SchemaRepo
+    schemas: SchemaSource  # the architect's (acm.ports.owners)
     track: TrackMentions
     predict_budget_tokens: int
     ttl_s: float
@@ -105,7 +105,7 @@ class WarmSession:
     coalesced: int = 0  # writes whose pool was already current (no rebuild)
 
     async def schema(self, scope: Scope) -> AgentSchema:
-        return await latest_schema(self.schemas, scope)
+        return await self.schemas.latest(scope)
 
     async def __call__(self, scope: Scope, written_kinds: Sequence[str] = (), signal_query: str = "") -> int:
         """The pool's size in bytes."""

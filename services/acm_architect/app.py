@@ -8,9 +8,12 @@ from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.openai_llm import llm_from_settings
 from acm.bootstrap import Relational, open_bus, open_relational
+from acm.channels import ClientTls
 from acm.domain.archetypes import Embed
+from acm.owners import keys_from_gateway
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
+from acm.ports.owners import KeySource
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.transport import ServerTls
 from acm.v1 import architect_pb2, architect_pb2_grpc
@@ -41,10 +44,11 @@ def _embed(embedder: Embedder | None, threads: int = 1) -> Embed | None:
 
 
 def register(
-    bus: EventBus, rel: Relational, settings: ArchitectSettings, embedder: Embedder | None = None
+    bus: EventBus, rel: Relational, settings: ArchitectSettings, keys: KeySource, embedder: Embedder | None = None
 ) -> ArchitectApi:
+    """``keys``: the gateway's API keys (acm.ports.owners), to verify the turns it sees."""
     ensure = EnsureAgent(rel.schemas, bus)
-    bus.subscribe(topics.TURNS, GROUP, TurnsHandler(ensure, rel.api_keys, rel.audit))
+    bus.subscribe(topics.TURNS, GROUP, TurnsHandler(ensure, keys, rel.audit))
     llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
     define = DefineAgent(rel.schemas, bus, _embed(embedder, settings.compute_threads), llm)
     return ArchitectApi(define, GetAgent(rel.schemas), ListAgents(rel.schemas))
@@ -55,10 +59,11 @@ async def run(settings: ArchitectSettings) -> None:
     bus = open_bus(settings.bus_url, client_id="acm-architect", timeout_s=settings.store_timeout_s)
     # Only archetype matching embeds here, always with ARCHETYPE_EMBEDDER ("" = keywords only).
     embedder = build_embedder(ARCHETYPE_EMBEDDER, settings.compute_threads) if settings.embedder else None
-    api = register(bus, rel, settings, embedder)
+    keys, channel = keys_from_gateway(settings, ClientTls.of(settings), settings.store_timeout_s)
+    api = register(bus, rel, settings, keys, embedder)
     server = HealthServer(settings.listen_addr, [SERVICE_NAME], tls=ServerTls.of(settings))
     architect_pb2_grpc.add_ArchitectServicer_to_server(ArchitectServicer(api), server.server)
-    await serve_until_stopped("architect", server, bus, [rel], checks=dependency_checks(rel, bus))
+    await serve_until_stopped("architect", server, bus, [rel], channels=[channel], checks=dependency_checks(rel, bus))
 
 
 def main() -> None:

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, KeysFromGateway, ServiceSettings
 
 
-class ArchitectSettings(ServiceSettings):
+class ArchitectSettings(ServiceSettings, KeysFromGateway):
     database_url: str
     bus_url: str
     listen_addr: str = "127.0.0.1:50053"  # the internal Architect API (the gateway calls it)

@@ -9,8 +9,10 @@ from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.forget import ForgetHandler
+from acm.owners import Owners, remote_owners
 from acm.ports.bus import EventBus
 from acm.ports.memories import SessionMemories
+from acm.ports.owners import SchemaSource
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.session_memory import LoadSession
@@ -26,22 +28,29 @@ SERVICE_NAME = compact_pb2.DESCRIPTOR.services_by_name["Compact"].full_name
 
 
 def build_compactor(
-    rel: Relational, cache: Cache, settings: CompactSettings, memories: SessionMemories
+    rel: Relational, cache: Cache, settings: CompactSettings, memories: SessionMemories, schemas: SchemaSource
 ) -> CompactSession:
-    """``memories``: retrieve's Memories API (the session's turns; retrieve owns the memories' read model)."""
+    """``memories``: retrieve's Memories API (the session's turns; retrieve owns the memories' read model);
+    ``schemas``: the architect's (acm.ports.owners)."""
     llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
-    load = LoadSession(memories, ReadWorkingMemory(rel.working), rel.schemas, settings.max_session_turns)
+    load = LoadSession(memories, ReadWorkingMemory(rel.working), schemas, settings.max_session_turns)
     return CompactSession(load, rel.working, cache, TiktokenCounter(), llm, settings.llm_timeout_s)
 
 
 def register(
-    bus: EventBus, rel: Relational, cache: Cache, settings: CompactSettings, memories: SessionMemories
+    bus: EventBus,
+    rel: Relational,
+    cache: Cache,
+    settings: CompactSettings,
+    memories: SessionMemories,
+    owners: Owners,
 ) -> CompactApi:
     """Subscribes the handlers; returns the Compact API (the gateway's Compact and GetWorkingMemory: served
-    over gRPC, or called in-process by the embedded gateway). ``memories``: retrieve's Memories API."""
-    compactor = build_compactor(rel, cache, settings, memories)
+    over gRPC, or called in-process by the embedded gateway). ``memories``: retrieve's Memories API; ``owners``:
+    the gateway's API keys and the architect's schemas."""
+    compactor = build_compactor(rel, cache, settings, memories, owners.schemas)
     bus.subscribe(topics.COMPACTION_REQUESTS, GROUP, CompactionRequestsHandler(compactor))
-    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropWorkingContext(cache, rel.working), rel.api_keys, rel.audit))
+    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropWorkingContext(cache, rel.working), owners.keys, rel.audit))
     return CompactApi(compactor, ReadWorkingMemory(rel.working))
 
 
@@ -51,11 +60,12 @@ async def run(settings: CompactSettings) -> None:
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-compact", timeout_s=timeout)
     channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
-    api = register(bus, rel, cache, settings, GrpcMemoryReader(channel, settings.rpc_timeout_s))
+    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
+    api = register(bus, rel, cache, settings, GrpcMemoryReader(channel, settings.rpc_timeout_s), owners)
     server = HealthServer(settings.listen_addr, [SERVICE_NAME], tls=ServerTls.of(settings))
     compact_pb2_grpc.add_CompactServicer_to_server(CompactServicer(api), server.server)
     await serve_until_stopped(
-        "compact", server, bus, [rel, cache], channels=[channel], checks=dependency_checks(rel, bus)
+        "compact", server, bus, [rel, cache], channels=[channel, *owners.channels], checks=dependency_checks(rel, bus)
     )
 
 

@@ -15,7 +15,6 @@ from acm.domain.scope import KeyRole, Scope, Tier
 from acm.metrics import job_reached
 from acm.ports.memories import MemoryPage, MemoryQuery, MemoryReader
 from acm.ports.stores import ApiKey, AuditLog, JobRepo, MemoryFilter
-from acm.schemas import latest_schema
 from acm_gateway.errors import PermissionDenied, Unavailable
 from acm_gateway.usecases import AcceptTurn
 
@@ -145,7 +144,7 @@ class MemoryApi:
         return accepted
 
     async def _rules(self, scope: Scope) -> PiiRules:
-        schema = await latest_schema(self.accept_turn.schemas, scope)
+        schema = await self.accept_turn.schemas.latest(scope)
         return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
 
     async def _writable(self, key: ApiKey, scope: Scope, memory_id: str, what: str) -> Memory:

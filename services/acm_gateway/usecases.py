@@ -19,9 +19,9 @@ from acm.domain.tokens import ENCODINGS
 from acm.envelopes import key_hash
 from acm.metrics import job_reached, timed_fetch
 from acm.ports.compactor import Compactor
+from acm.ports.owners import SchemaSource
 from acm.ports.retriever import Retriever
-from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo, SchemaRepo
-from acm.schemas import latest_schema
+from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 from acm_gateway.session_context import SessionContext
 
@@ -106,7 +106,7 @@ def forget_level(name: str) -> ForgetLevel:
 class AcceptTurn:
     events: Events
     jobs: JobRepo
-    schemas: SchemaRepo
+    schemas: SchemaSource  # the architect's (acm.ports.owners)
     max_turn_bytes: int  # the edge checks each turn against it (acm.convert.turn_from_pb)
 
     async def __call__(self, key: ApiKey, turn: Turn, event_id: str, traceparent: str) -> str:
@@ -114,7 +114,7 @@ class AcceptTurn:
         job_id = new_id()
         # Redacted before it is published: a secret never reaches the bus, a log or a store. (Ingest
         # redacts again, for agents that publish to Kafka directly.)
-        schema = await latest_schema(self.schemas, turn.scope)
+        schema = await self.schemas.latest(turn.scope)
         rules = PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
         # Every string the turn carries: content (JSON tool output and tool-call arguments decoded first),
         # tool name, metadata keys and values.

@@ -10,8 +10,10 @@ from acm.adapters.embedders import build_embedder
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
+from acm.channels import ClientTls
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
+from acm.owners import Owners, remote_owners
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
@@ -40,10 +42,11 @@ def register(
     cache: Cache,
     embedder: Embedder,
     settings: IngestSettings,
+    owners: Owners,
     now: Callable[[], datetime] = utcnow,
 ) -> Periodic:
     """Subscribes the handlers; returns the idle expiry sweep, for the caller to start and stop. ``now`` is
-    the clock memories' TTLs count on."""
+    the clock memories' TTLs count on; ``owners``: the gateway's API keys and the architect's schemas."""
     events = BusEvents(bus)
     expire = ExpireMemories(rel.memories, graph, cache, events, every_s=settings.expiry_sweep_every_s)
     ingest = IngestTurn(
@@ -53,7 +56,7 @@ def register(
         events=events,
         embedder=embedder,
         tokens=TiktokenCounter(),
-        schemas=rel.schemas,
+        schemas=owners.schemas,
         audit=rel.audit,
         extractor=extractor(settings),
         expire=expire,
@@ -62,7 +65,7 @@ def register(
     bus.subscribe(
         topics.TURNS,
         GROUP,
-        TurnsHandler(ingest, rel.api_keys, rel.jobs, rel.processed, rel.audit, settings.max_turn_bytes),
+        TurnsHandler(ingest, owners.keys, rel.jobs, rel.processed, rel.audit, settings.max_turn_bytes),
         concurrency=settings.ingest_concurrency,
     )
     bus.subscribe(
@@ -70,16 +73,16 @@ def register(
         GROUP,
         ForgetHandler(
             ForgetScope(rel.memories, graph, cache, events),
-            rel.api_keys,
+            owners.keys,
             rel.audit,
             ForgetJob(GROUP, rel.jobs, rel.processed),
         ),
     )
-    edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), rel.schemas, events, now=now)
+    edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), owners.schemas, events, now=now)
     bus.subscribe(
-        topics.MEMORY_EDITS, GROUP, MemoryEditsHandler(edits, rel.api_keys, rel.jobs, rel.processed, rel.audit)
+        topics.MEMORY_EDITS, GROUP, MemoryEditsHandler(edits, owners.keys, rel.jobs, rel.processed, rel.audit)
     )
-    sweep = SweepIdle(rel.memories, rel.schemas, expire, settings.expiry_idle_sweep_max_users)
+    sweep = SweepIdle(rel.memories, owners.schemas, expire, settings.expiry_idle_sweep_max_users)
 
     async def sweep_now() -> SweepReport:
         return await sweep(now())
@@ -93,6 +96,7 @@ async def run(settings: IngestSettings) -> None:
     graph = await open_graph(settings.graph_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout)
+    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
     idle_sweep = register(
         bus,
         rel,
@@ -100,12 +104,18 @@ async def run(settings: IngestSettings) -> None:
         cache,
         build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source),
         settings,
+        owners,
     )
     await idle_sweep.start()
     # Last in the list: closed first, so a sweep in progress finishes before the stores it uses close.
     server = HealthServer(settings.health_addr)
     await serve_until_stopped(
-        "ingest", server, bus, [rel, graph, cache, idle_sweep], checks=dependency_checks(rel, bus)
+        "ingest",
+        server,
+        bus,
+        [rel, graph, cache, idle_sweep],
+        channels=owners.channels,
+        checks=dependency_checks(rel, bus),
     )
 
 

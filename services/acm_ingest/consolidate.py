@@ -21,9 +21,9 @@ from acm.domain.models import stable_id
 from acm.domain.retention import expiry_cutoffs
 from acm.domain.schema import Retention
 from acm.domain.scope import Scope, Tier
-from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
+from acm.ports.owners import SchemaSource
+from acm.ports.stores import Cache, GraphStore, MemoryRepo
 from acm.prefetch_state import bump_generations
-from acm.schemas import latest_schema
 
 log = logging.getLogger("acm.ingest.consolidate")
 # OpenTelemetry instruments (no-ops until a MeterProvider is configured), beside each run's log line.
@@ -99,7 +99,7 @@ class SweepIdle:
     memory is erased (and its id published) by exactly one of them, and the rest find nothing to do."""
 
     memories: MemoryRepo
-    schemas: SchemaRepo
+    schemas: SchemaSource  # the architect's (acm.ports.owners)
     expire: ExpireMemories
     max_users: int = 1000
 
@@ -119,7 +119,7 @@ class SweepIdle:
         for client_id in await self.memories.clients_with_memories():
             for agent_id in await self.memories.agents(Scope(client_id, _SWEEPER, _SWEEPER)):
                 scope = Scope(client_id, _SWEEPER, _SWEEPER, agent_id)
-                schema = await latest_schema(self.schemas, scope)
+                schema = await self.schemas.latest(scope)
                 cutoffs = expiry_cutoffs(schema.retention, now)
                 for user in await self.memories.expiry_due(scope, cutoffs, self.max_users - users):
                     users += 1

@@ -15,9 +15,9 @@ from acm.domain.pii import PiiRules, redact_text
 from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.ports.embedder import Embedder
-from acm.ports.stores import Cache, GraphStore, MemoryRepo, SchemaRepo
+from acm.ports.owners import SchemaSource
+from acm.ports.stores import Cache, GraphStore, MemoryRepo
 from acm.prefetch_state import bump_generations
-from acm.schemas import latest_schema
 from acm_ingest.pipeline import pii_rules
 from acm_ingest.usecases import Events, WrittenMemory
 
@@ -39,7 +39,7 @@ class ApplyMemoryEdits:
     cache: Cache
     embedder: Embedder
     tokens: TokenCounter
-    schemas: SchemaRepo
+    schemas: SchemaSource  # the architect's (acm.ports.owners)
     events: Events  # acm.memories.v1 tells retrieve's vector index what changed
     now: Callable[[], datetime] = utcnow
 
@@ -102,7 +102,7 @@ class ApplyMemoryEdits:
         return {"imported": len(memories)}
 
     async def _rules(self, scope: Scope) -> PiiRules:
-        return pii_rules(await latest_schema(self.schemas, scope))
+        return pii_rules(await self.schemas.latest(scope))
 
     async def _index(self, scope: Scope, job_id: str, memories: Sequence[Memory]) -> None:
         if memories:

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, KeysFromGateway, SchemasFromArchitect, ServiceSettings
 
 
-class IngestSettings(ServiceSettings):
+class IngestSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
     database_url: str
     graph_url: str
     bus_url: str

@@ -8,9 +8,12 @@ from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_graph, open_relational, open_vectors
+from acm.channels import ClientTls
 from acm.forget import ForgetHandler
+from acm.owners import remote_owners
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
+from acm.ports.owners import KeySource, SchemaSource
 from acm.ports.stores import GraphStore, VectorStore
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
@@ -27,8 +30,11 @@ from acm_retrieve.usecases import Retrieve
 log = logging.getLogger("acm.retrieve")
 
 
-def build_api(rel: Relational, vectors: VectorStore, graph: GraphStore, embedder: Embedder) -> RetrieveApi:
-    return RetrieveApi(Retrieve(rel.memories, vectors, graph, rel.schemas, embedder, TiktokenCounter()))
+def build_api(
+    rel: Relational, vectors: VectorStore, graph: GraphStore, embedder: Embedder, schemas: SchemaSource
+) -> RetrieveApi:
+    """``schemas``: the architect's (acm.ports.owners)."""
+    return RetrieveApi(Retrieve(rel.memories, vectors, graph, schemas, embedder, TiktokenCounter()))
 
 
 def build_memories(rel: Relational, graph: GraphStore) -> ReadMemories:
@@ -36,9 +42,10 @@ def build_memories(rel: Relational, graph: GraphStore) -> ReadMemories:
     return ReadMemories(rel.memories, graph)
 
 
-def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder) -> None:
+def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder, keys: KeySource) -> None:
+    """``keys``: the gateway's API keys (acm.ports.owners), to verify Forget requests."""
     bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(vectors, embedder.dim))
-    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(vectors.forget, rel.api_keys, rel.audit))
+    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(vectors.forget, keys, rel.audit))
 
 
 async def run(settings: RetrieveSettings) -> None:
@@ -50,7 +57,8 @@ async def run(settings: RetrieveSettings) -> None:
     await vectors.ensure(embedder.dim)
     await warn_other_models(vectors, embedder.name, log)
     bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
-    register(bus, rel, vectors, embedder)
+    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
+    register(bus, rel, vectors, embedder, owners.keys)
     server = HealthServer(
         settings.listen_addr,
         [
@@ -60,10 +68,12 @@ async def run(settings: RetrieveSettings) -> None:
         tls=ServerTls.of(settings),
     )
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
-        RetrieveServicer(build_api(rel, vectors, graph, embedder)), server.server
+        RetrieveServicer(build_api(rel, vectors, graph, embedder, owners.schemas)), server.server
     )
     memories_pb2_grpc.add_MemoriesServicer_to_server(MemoriesServicer(build_memories(rel, graph)), server.server)
-    await serve_until_stopped("retrieve", server, bus, [rel, vectors, graph], checks=dependency_checks(rel, bus))
+    await serve_until_stopped(
+        "retrieve", server, bus, [rel, vectors, graph], channels=owners.channels, checks=dependency_checks(rel, bus)
+    )
 
 
 def main() -> None:

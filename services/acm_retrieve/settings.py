@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, KeysFromGateway, SchemasFromArchitect, ServiceSettings
 
 
-class RetrieveSettings(ServiceSettings):
+class RetrieveSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
     database_url: str
     vector_url: str
     graph_url: str

@@ -29,8 +29,8 @@ from acm.domain.retrieval import (
 from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter, pack
 from acm.ports.embedder import Embedder
-from acm.ports.stores import GraphStore, MemoryRepo, SchemaRepo, VectorStore
-from acm.schemas import latest_schema
+from acm.ports.owners import SchemaSource
+from acm.ports.stores import GraphStore, MemoryRepo, VectorStore
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 MAX_QUERY_NAMES = 24
@@ -101,13 +101,13 @@ class Retrieve:
     memories: MemoryRepo
     vectors: VectorStore
     graph: GraphStore
-    schemas: SchemaRepo
+    schemas: SchemaSource  # the architect's (acm.ports.owners)
     embedder: Embedder
     tokens: TokenCounter
     query_vectors: QueryVectors = field(default_factory=QueryVectors)  # repeated queries are not embedded again
 
     async def strategy(self, scope: Scope) -> RetrievalPreset:
-        r = (await latest_schema(self.schemas, scope)).retrieval
+        r = (await self.schemas.latest(scope)).retrieval
         return preset(r.preset, r.alpha_similarity, r.beta_recency, r.gamma_frequency)
 
     async def __call__(

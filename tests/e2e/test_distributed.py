@@ -37,6 +37,8 @@ from acm.v1 import (
     compact_pb2_grpc,
     events_pb2,
     gateway_pb2,
+    keys_pb2,
+    keys_pb2_grpc,
     memories_pb2,
     memories_pb2_grpc,
     retrieve_pb2,
@@ -130,6 +132,8 @@ async def stack(
         "ACM_VECTOR_URL": f"qdrant-local://{work / 'qdrant'}",
         "ACM_RETRIEVE_ADDR": f"127.0.0.1:{ports['retrieve']}",
         "ACM_ARCHITECT_ADDR": f"127.0.0.1:{ports['architect']}",
+        # The services that verify envelope signatures read the API keys through the gateway's Keys API.
+        "ACM_GATEWAY_ADDR": f"127.0.0.1:{ports['gateway']}",
         "ACM_COMPACT_ADDR": f"127.0.0.1:{ports['compact']}",
         "ACM_SERVICE_TOKEN_SECRET": SERVICE_TOKEN_SECRET,
         "ACM_LOG_LEVEL": "INFO",
@@ -250,9 +254,9 @@ async def test_bad_requests_get_actionable_errors(stack: Stack) -> None:
 
 
 async def test_internal_apis_need_a_service_token_and_agent_keys_keep_to_their_rights(stack: Stack) -> None:
-    """Retrieve, Architect and Compact refuse a call that the gateway did not sign; the gateway's own calls (a
-    Fetch, an agent lookup, a compaction) get through. An agent key may not forget a customer, and the refusal
-    is audited."""
+    """Retrieve, Architect, Compact and the gateway's Keys API refuse a call that no service signed; the gateway's
+    own calls (a Fetch, an agent lookup, a compaction) get through. An agent key may not forget a customer, and
+    the refusal is audited."""
     scope = common_pb2.Scope(client_id=stack.client_ids[0], customer_id="acme", user_id="alice")
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.ports['retrieve']}") as channel:
         with pytest.raises(grpc.aio.AioRpcError) as err:
@@ -267,6 +271,11 @@ async def test_internal_apis_need_a_service_token_and_agent_keys_keep_to_their_r
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.ports['compact']}") as channel:
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await compact_pb2_grpc.CompactStub(channel).Compact(gateway_pb2.CompactRequest(scope=scope))
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    # The gateway's internal Keys API, on its public port: no key material without a service token.
+    async with grpc.aio.insecure_channel(stack.addr) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await keys_pb2_grpc.KeysStub(channel).GetKey(keys_pb2.GetKeyRequest(scope=scope, key_id="any"))
         assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
     rel = await open_relational(stack.dsn)

@@ -16,6 +16,7 @@ from acm.adapters.tokenizer import TiktokenCounter
 from acm.domain.facts import in_context
 from acm.domain.models import Role, Turn
 from acm.domain.scope import Scope
+from acm.schemas import RepoSchemaSource
 from acm.v1 import events_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from acm_ingest.events import BusEvents
@@ -56,7 +57,7 @@ async def test_a_reply_is_embedded_after_the_question_it_answers(acm: EmbeddedAc
         events=BusEvents(bus),  # type: ignore[arg-type]  # publish is all BusEvents uses
         embedder=embedder,
         tokens=TiktokenCounter(),
-        schemas=acm.stores["architect"].schemas,
+        schemas=RepoSchemaSource(acm.stores["architect"].schemas),
         audit=acm.stores["ingest"].audit,
     )
     said = [

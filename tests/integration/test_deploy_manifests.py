@@ -203,7 +203,10 @@ def test_compose_urls_point_to_compose_services() -> None:
                 continue
             host, port = _host_port(value)
             assert host in services, f"{name}: {key}={value} names no compose service"
-            assert host in deps, f"{name}: {key} needs {host} but does not depend on it"
+            # The gateway waits for retrieve, architect and compact, so they cannot wait for it; its Keys API is
+            # asked per record, and a consumer retries while it is not up.
+            if key != "ACM_GATEWAY_ADDR":
+                assert host in deps, f"{name}: {key} needs {host} but does not depend on it"
             if key in SERVER_SCHEMES:
                 assert urlsplit(value).scheme in SERVER_SCHEMES[key], f"{name}: {key}={value}"
             if host in listen_ports:

@@ -18,6 +18,7 @@ from acm.auth import create_api_key
 from acm.bootstrap import open_relational
 from acm.client import AcmClient
 from acm.domain.retrieved import Retrieval, RetrievalQuery
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2
 from acm_gateway.app import build_server, build_servicer
 from tests.support.gateway import gateway_settings
@@ -58,7 +59,9 @@ async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
     rel = await open_relational(db)
     bus = EmbeddedBus(tmp_path / "bus.db")  # never started: Fetch publishes nothing
     retriever = GatedRetriever()
-    gateway = build_server(build_servicer(rel, bus, retriever, MemoryCache(), settings), "127.0.0.1:0")
+    gateway = build_server(
+        build_servicer(rel, bus, retriever, MemoryCache(), settings, RepoSchemaSource(rel.schemas)), "127.0.0.1:0"
+    )
     await gateway.start()
     try:
         _, secret = await create_api_key(rel.api_keys, "c1", "test")

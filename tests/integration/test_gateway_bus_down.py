@@ -15,6 +15,7 @@ from acm.adapters.memory_cache import MemoryCache
 from acm.auth import create_api_key
 from acm.bootstrap import open_relational
 from acm.client import AcmClient
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2
 from acm_gateway.app import build_server, build_servicer
 from tests.support.gateway import gateway_settings
@@ -34,7 +35,15 @@ async def test_ingest_is_unavailable_when_kafka_is_down(tmp_path: Path) -> None:
     channel = grpc.aio.insecure_channel("127.0.0.1:1")
     cache = MemoryCache()
     server = build_server(
-        build_servicer(rel, bus, GrpcRetriever(channel, 1.0, service_token_secret=""), cache, settings), "127.0.0.1:0"
+        build_servicer(
+            rel,
+            bus,
+            GrpcRetriever(channel, 1.0, service_token_secret=""),
+            cache,
+            settings,
+            RepoSchemaSource(rel.schemas),
+        ),
+        "127.0.0.1:0",
     )
     await server.start()
     try:

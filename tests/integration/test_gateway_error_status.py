@@ -20,6 +20,7 @@ from acm.adapters.memory_cache import MemoryCache
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_relational
 from acm.client import AcmClient
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2, retrieve_pb2_grpc
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_gateway.app import build_server, build_servicer
@@ -55,7 +56,9 @@ async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
     await retrieve.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{retrieve_port}")
     retriever = GrpcRetriever(channel, 10.0, service_token_secret="")
-    gateway = build_server(build_servicer(rel, bus, retriever, MemoryCache(), settings), "127.0.0.1:0")
+    gateway = build_server(
+        build_servicer(rel, bus, retriever, MemoryCache(), settings, RepoSchemaSource(rel.schemas)), "127.0.0.1:0"
+    )
     await gateway.start()
     try:
         _, secret = await create_api_key(rel.api_keys, "c1", "test")

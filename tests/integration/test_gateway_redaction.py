@@ -19,6 +19,7 @@ from acm.auth import create_api_key
 from acm.bootstrap import open_relational
 from acm.domain.retrieved import Retrieval, RetrievalQuery
 from acm.ports.bus import Record
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, gateway_pb2_grpc
 from acm_gateway.app import build_server, build_servicer
 from acm_gateway.settings import GatewaySettings
@@ -83,7 +84,7 @@ async def test_gateway_publishes_only_redacted_strings(tmp_path: Path, kafka_boo
         cache_url="memory://",
     )  # fmt: skip
     server = build_server(
-        build_servicer(rel, bus, _NoRetriever(), MemoryCache(), settings),
+        build_servicer(rel, bus, _NoRetriever(), MemoryCache(), settings, RepoSchemaSource(rel.schemas)),
         "127.0.0.1:0",
     )
     await server.start()

@@ -18,6 +18,7 @@ from acm.domain.models import Layer, Memory
 from acm.domain.retention import expiry_cutoffs
 from acm.domain.schema import Retention, default_schema
 from acm.domain.scope import Scope, Tier
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2, gateway_pb2
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
@@ -133,7 +134,7 @@ async def test_the_sweep_is_bounded_per_run_and_one_failing_user_does_not_stall_
         ]
     )
     expire = _RecordingExpire(store, failing_user="bob")
-    sweep = SweepIdle(store.memories, store.schemas, expire, max_users=2)
+    sweep = SweepIdle(store.memories, RepoSchemaSource(store.schemas), expire, max_users=2)
     first = await sweep(now)
     assert first == SweepReport(users=2, expired=1, failed=1, capped=True)
     assert expire.swept == ["c1/alice/bot", "c1/bob/bot"]

@@ -21,6 +21,7 @@ from acm.client import AcmClient
 from acm.domain.models import Layer, Memory, utcnow
 from acm.domain.scope import Grant, KeyRole, Scope, Tier
 from acm.ports.bus import Record
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2, gateway_pb2, memories_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from acm_cli.memories import MemoryCalls
@@ -357,7 +358,7 @@ async def test_a_redelivered_edit_is_applied_once(
         acm.cache,
         build_embedder("wordllama"),
         TiktokenCounter(),
-        acm.stores["architect"].schemas,
+        RepoSchemaSource(acm.stores["architect"].schemas),
         BusEvents(acm.bus),
     )
     handler = MemoryEditsHandler(

@@ -13,6 +13,7 @@ from acm.adapters.tokenizer import TiktokenCounter
 from acm.client import AcmClient
 from acm.domain.retrieval import preset
 from acm.domain.scope import ALL_TIERS, Scope
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2, gateway_pb2
 from acm_benchmarks.locomo import wait_until_indexed
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
@@ -57,7 +58,7 @@ def _retrieve(acm: EmbeddedAcm) -> Retrieve:
         acm.stores["retrieve"].memories,
         acm.vectors,
         acm.graph,
-        acm.stores["architect"].schemas,
+        RepoSchemaSource(acm.stores["architect"].schemas),
         embedder,
         TiktokenCounter(),
     )

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from acm.auth import verify_envelope
 from acm.envelopes import decode
 from acm.ports.bus import Record
-from acm.ports.stores import ApiKeyRepo, AuditLog
+from acm.ports.owners import KeySource
+from acm.ports.stores import AuditLog
 from acm_anticipate.usecases import SignalCounters, WarmSession
 
 log = logging.getLogger("acm.anticipate")
@@ -18,13 +19,13 @@ log = logging.getLogger("acm.anticipate")
 @dataclass
 class PrefetchSignalsHandler:
     warm: WarmSession
-    api_keys: ApiKeyRepo
+    keys: KeySource  # the gateway's API keys (acm.ports.owners)
     audit: AuditLog
     counters: SignalCounters = field(default_factory=SignalCounters)
 
     async def __call__(self, record: Record) -> None:
         env, scope = decode(record.value, "prefetch_signal")
-        await verify_envelope(env, scope, self.api_keys, self.audit)
+        await verify_envelope(env, scope, self.keys, self.audit)
         if not scope.session_id or not await self.warm.known(scope):
             self.counters.dropped_unknown_session += 1
             log.info("prefetch signal for an unknown or forgotten session dropped (%s)", scope.session_key)

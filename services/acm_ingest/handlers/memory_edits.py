@@ -14,7 +14,8 @@ from acm.envelopes import decode
 from acm.memory_wire import stored_from_pb
 from acm.metrics import job_reached
 from acm.ports.bus import PermanentError, Record
-from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
+from acm.ports.owners import KeySource
+from acm.ports.stores import AuditLog, JobRepo, ProcessedEvents
 from acm_ingest import GROUP
 from acm_ingest.memory_edits import ApplyMemoryEdits, Correction
 
@@ -25,7 +26,7 @@ JOB_KINDS = {"update": "memory_update", "delete": "memory_delete", "imported": "
 @dataclass
 class MemoryEditsHandler:
     apply: ApplyMemoryEdits
-    api_keys: ApiKeyRepo
+    keys: KeySource  # the gateway's API keys (acm.ports.owners)
     jobs: JobRepo
     processed: ProcessedEvents
     audit: AuditLog
@@ -34,7 +35,7 @@ class MemoryEditsHandler:
         env, scope = decode(record.value, "memory_edit_requested")
         if await self.processed.seen(GROUP, env.event_id):
             return
-        await verify_envelope(env, scope, self.api_keys, self.audit)
+        await verify_envelope(env, scope, self.keys, self.audit)
         body = env.memory_edit_requested
         kind = body.WhichOneof("edit")
         try:

@@ -12,7 +12,8 @@ from acm.domain.models import JobStatus
 from acm.envelopes import decode
 from acm.metrics import job_reached
 from acm.ports.bus import PermanentError, Record
-from acm.ports.stores import ApiKeyRepo, AuditLog, JobRepo, ProcessedEvents
+from acm.ports.owners import KeySource
+from acm.ports.stores import AuditLog, JobRepo, ProcessedEvents
 from acm_ingest import GROUP
 from acm_ingest.usecases import IngestTurn
 
@@ -22,7 +23,7 @@ log = logging.getLogger("acm.ingest")
 @dataclass
 class TurnsHandler:
     ingest: IngestTurn
-    api_keys: ApiKeyRepo
+    keys: KeySource  # the gateway's API keys (acm.ports.owners)
     jobs: JobRepo
     processed: ProcessedEvents
     audit: AuditLog
@@ -32,7 +33,7 @@ class TurnsHandler:
         env, scope = decode(record.value, "turn_received")
         if await self.processed.seen(GROUP, env.event_id):
             return
-        await verify_envelope(env, scope, self.api_keys, self.audit)
+        await verify_envelope(env, scope, self.keys, self.audit)
         body = env.turn_received
         try:
             turn = turn_from_pb(body.turn, scope, self.max_turn_bytes, body.turn.turn_id or env.event_id)

@@ -1,4 +1,5 @@
-"""Architect over gRPC (distributed mode), with a deadline on every call; status codes back to errors."""
+"""Architect over gRPC (distributed mode: the gateway's agent RPCs, and every service's agent schemas through
+acm.schemas.ArchitectSchemaSource), with a deadline on every call; status codes back to errors."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ from typing import Any
 
 import grpc
 
-from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_token
+from acm.auth import call_metadata, required_service_secret
 from acm.convert import info_from_pb, scope_to_pb
 from acm.domain.scope import Scope
 from acm.ports.architect import AgentDefinition, AgentInfo, AgentNotFoundError, SchemaRejectedError
 from acm.runtime import error_of_status
-from acm.telemetry import traceparent_of_current_span
-from acm.v1 import architect_pb2_grpc, common_pb2, gateway_pb2
+from acm.v1 import architect_pb2_grpc, gateway_pb2
 
 # The port's own types where it names them (acm.ports.architect); the other codes as every client maps them.
 _KINDS = {grpc.StatusCode.NOT_FOUND: AgentNotFoundError, grpc.StatusCode.FAILED_PRECONDITION: SchemaRejectedError}
@@ -27,17 +27,11 @@ class GrpcArchitect:
         # Signs each call's scope (acm.auth.service_token); None: ACM_SERVICE_TOKEN_SECRET, required; "": unsigned.
         self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
-    def _md(self, method: str, scope: common_pb2.Scope) -> tuple[tuple[str, str], ...]:
-        trace = ("traceparent", traceparent_of_current_span())
-        if not self._secret:
-            return (trace,)
-        return (trace, (SERVICE_TOKEN_HEADER, service_token(self._secret, method, scope)))
-
     async def _call(self, method: str, request: RequestWithScope) -> Any:
         """The stub's ``method`` with the deadline and the signed metadata; a failed status as its error."""
         try:
             return await getattr(self._stub, method)(
-                request, timeout=self._timeout_s, metadata=self._md(method, request.scope)
+                request, timeout=self._timeout_s, metadata=call_metadata(self._secret, method, request.scope)
             )
         except grpc.aio.AioRpcError as exc:
             raise error_of_status(exc, "architect", _KINDS) from exc
