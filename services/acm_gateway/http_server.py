@@ -5,14 +5,16 @@ start and stop as the gRPC server it belongs to (acm_gateway.app.GatewayServer).
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import ssl
 
 import uvicorn
 from starlette.types import ASGIApp
 
-from acm.transport import ServerTls
+from acm.transport import CertificateFiles, ServerTls
 
+log = logging.getLogger("acm.gateway.http")
 HTTP_API = "acm.v1.Gateway (HTTP/JSON)"  # named in the transport rule's refusal
 
 
@@ -36,13 +38,20 @@ def _bind(addr: str) -> socket.socket:
 
 
 class HttpServer:
-    """Serves ``app`` on ``addr``. TransportRefused when it would serve in plaintext off the loopback; the
-    certificate files are read at start (the gRPC listener re-reads them when they change; this one at the next
-    restart)."""
+    """Serves ``app`` on ``addr``. TransportRefused when it would serve in plaintext off the loopback, or when
+    the certificate files are not a certificate and its key. Renewed certificate files reach new connections
+    within ``reload_every_s``, as the gRPC listener's do (open connections keep theirs)."""
 
-    def __init__(self, app: ASGIApp, addr: str, tls: ServerTls) -> None:
+    def __init__(self, app: ASGIApp, addr: str, tls: ServerTls, reload_every_s: float = 5.0) -> None:
         tls.check(addr, [HTTP_API])
-        self.tls = tls.cert_file is not None
+        self._files = (
+            CertificateFiles(tls.cert_file, tls.key_file, tls.client_ca_file)
+            if tls.cert_file is not None and tls.key_file is not None
+            else None
+        )
+        self._tls = tls
+        self._reload_every_s = reload_every_s
+        self._follow: asyncio.Task[None] | None = None
         self._sock = _bind(addr)
         self.port: int = self._sock.getsockname()[1]
         self._config = uvicorn.Config(
@@ -67,9 +76,32 @@ class HttpServer:
         self._server.lifespan = self._config.lifespan_class(self._config)
         await self._server.startup(sockets=[self._sock])
         self._loop = asyncio.create_task(self._server.main_loop(), name="http api")
+        if self._files is not None and self._config.ssl is not None:
+            self._follow = asyncio.create_task(
+                self._follow_certificates(self._files, self._config.ssl), name="http api certificates"
+            )
+
+    async def _follow_certificates(self, files: CertificateFiles, context: ssl.SSLContext) -> None:
+        """Load changed certificate files into the context the listener gives each new connection, once they
+        are read whole and pair up (CertificateFiles: a certificate caught without its new key is not taken)."""
+        tls = self._tls
+        while True:
+            await asyncio.sleep(self._reload_every_s)
+            if files.fetch() is None:
+                continue
+            try:
+                context.load_cert_chain(str(tls.cert_file), str(tls.key_file))
+                if tls.client_ca_file is not None:
+                    context.load_verify_locations(str(tls.client_ca_file))
+            except (ssl.SSLError, OSError) as exc:  # moved again while being read: the next change is taken
+                log.warning("HTTP API: keeping the current certificate: %s", exc)
 
     async def stop(self) -> None:
         """Stop taking connections; calls in progress get timeout_graceful_shutdown to finish."""
+        if self._follow is not None:
+            self._follow.cancel()
+            await asyncio.gather(self._follow, return_exceptions=True)
+            self._follow = None
         if self._loop is None:
             self._sock.close()
             return
