@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,10 +31,15 @@ class PluginUnavailable(RuntimeError):
     """protoc-gen-openapi is not installed and cannot be built (no Go toolchain, or the build failed)."""
 
 
+def _go() -> str:
+    """The Go toolchain: on PATH, else where its official archive installs (a shell without /usr/local/go/bin)."""
+    return shutil.which("go") or "/usr/local/go/bin/go"
+
+
 def _installed_version(plugin: Path) -> str:
     """The gnostic version ``plugin`` was built from ("" when it is not a Go binary of that module)."""
     try:
-        out = subprocess.run(["go", "version", "-m", str(plugin)], capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run([_go(), "version", "-m", str(plugin)], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
         return ""
     for line in out.splitlines():
@@ -51,7 +57,7 @@ def plugin_path() -> Path:
         return plugin
     env = {**os.environ, "GOBIN": str(bin_dir)}
     try:
-        done = subprocess.run(["go", "install", PLUGIN], env=env, capture_output=True, text=True, timeout=GO_TIMEOUT_S)
+        done = subprocess.run([_go(), "install", PLUGIN], env=env, capture_output=True, text=True, timeout=GO_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise PluginUnavailable(f"cannot build {PLUGIN} (is Go installed?): {exc}") from None
     if done.returncode != 0:

@@ -4,6 +4,9 @@ and the errors a caller can meet (each a google.rpc.Status with its HTTP status 
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ import pytest
 
 from acm.auth import create_api_key
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+from tests.support.acm_serve import ACM, acm_serve, free_port
 
 ALICE = {"customerId": "acme", "userId": "alice", "sessionId": "s1"}
 
@@ -114,3 +118,31 @@ async def test_bad_requests_and_missing_things(http: httpx.AsyncClient) -> None:
     _error(missing_memory, 404)
     _error(await http.get("/v2/nothing"), 404)
     _error(await http.put("/v1/turns", json={}), 501)  # the path is there, not with this verb
+
+
+async def test_acm_serve_serves_the_http_api_where_acm_http_addr_says(tmp_path: Path) -> None:
+    port = free_port()
+    with acm_serve(tmp_path / "acm", {"ACM_HTTP_ADDR": f"127.0.0.1:{port}"}) as served:
+        assert f"HTTP/JSON API on http://127.0.0.1:{port}" in (tmp_path / "acm.serve.log").read_text()
+        params = {"scope.customerId": "acme", "scope.userId": "alice"}
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            _error(await client.get("/v1/jobs/j1", params=params), 401)
+            keyed = await client.get("/v1/jobs/j1", params=params, headers={"x-api-key": served.api_key})
+            _error(keyed, 404)
+
+
+def test_acm_serve_refuses_a_taken_http_address_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        addr = f"127.0.0.1:{taken.getsockname()[1]}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ACM_")} | {"ACM_HTTP_ADDR": addr}
+        done = subprocess.run(
+            [str(ACM), "serve", "--listen", f"127.0.0.1:{free_port()}", "--data-dir", str(tmp_path)],
+            env=env,
+            capture_output=True,
+            timeout=60,
+        )
+    err = done.stderr.decode()
+    assert done.returncode == 2 and len(err.strip().splitlines()) == 1, err
+    assert addr in err and "ACM_HTTP_ADDR" in err, err
