@@ -22,6 +22,7 @@ from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.domain.models import utcnow
+from acm.owners import Owners
 from acm.ownership import SERVICES
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
@@ -188,6 +189,8 @@ class EmbeddedAcm:
         self.graph = await open_graph(u.graph, timeout)
         self.cache = await open_cache(u.cache, timeout)
         self.bus = open_bus(u.bus, client_id="acm-embedded", timeout_s=timeout)
+        # The gateway's keys and the architect's schemas, read in-process from their owners' stores.
+        owners = Owners.in_process(self.stores["gateway"].api_keys, self.stores["architect"].schemas)
 
         ingest_settings = IngestSettings(
             database_url=u.database,
@@ -200,15 +203,15 @@ class EmbeddedAcm:
             llm_api_key=s.llm_api_key,
         )
         self.idle_sweep = register_ingest(
-            self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings, now=self.clock
+            self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings, owners, now=self.clock
         )
-        register_retrieve(self.bus, self.rel, self.vectors, embedder)
-        self.full_retriever = build_api(self.rel, self.vectors, self.graph, embedder)
+        register_retrieve(self.bus, self.rel, self.vectors, embedder, owners.keys)
+        self.full_retriever = build_api(self.rel, self.vectors, self.graph, embedder, owners.schemas)
         # Retrieve's Memories API in-process: the Memory API's reads and every session read (gateway, compact,
         # anticipate), as the other services reach it over gRPC in distributed mode.
         self.memories = build_memories(self.rel, self.graph)
         architect = register_architect(
-            self.bus, self.rel, ArchitectSettings(database_url=u.database, bus_url=u.bus), embedder
+            self.bus, self.rel, ArchitectSettings(database_url=u.database, bus_url=u.bus), owners.keys, embedder
         )
         self.anticipate = register_anticipate(
             self.bus,
@@ -217,11 +220,12 @@ class EmbeddedAcm:
             self.full_retriever,
             AnticipateSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"),
             self.memories,
+            owners,
         )
         compact_settings = CompactSettings(
             database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"
         )
-        self.compactor = register_compact(self.bus, self.rel, self.cache, compact_settings, self.memories)
+        self.compactor = register_compact(self.bus, self.rel, self.cache, compact_settings, self.memories, owners)
         gateway_settings = GatewaySettings(
             database_url=u.database,
             bus_url=u.bus,
@@ -237,7 +241,15 @@ class EmbeddedAcm:
             else self.full_retriever
         )
         servicer = build_servicer(
-            self.rel, self.bus, self.retriever, self.cache, gateway_settings, architect, self.compactor, self.memories
+            self.rel,
+            self.bus,
+            self.retriever,
+            self.cache,
+            gateway_settings,
+            owners.schemas,
+            architect,
+            self.compactor,
+            self.memories,
         )
         self._server = server = build_server(servicer, s.listen_addr, ServerTls.of(s), s.http_addr)
         self.api_key = await self._dev_key()

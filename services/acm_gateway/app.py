@@ -12,6 +12,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from acm import topics
+from acm.adapters.grpc_architect import GrpcArchitect
 from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.grpc_retriever import GrpcRetriever
@@ -23,19 +24,21 @@ from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
 from acm.ports.compactor import Compactor
 from acm.ports.memories import MemoryReader
+from acm.ports.owners import KeySource, SchemaSource
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.schemas import ArchitectSchemaSource, CachedSchemaSource
 from acm.session_memory import LoadSession
 from acm.transport import LOOPBACK_ONLY, ServerTls
-from acm.v1 import gateway_pb2, gateway_pb2_grpc
+from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
-from acm_gateway.architect_client import GrpcArchitect
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.http_api import HttpGateway
 from acm_gateway.http_server import HTTP_API, HttpServer
 from acm_gateway.kept_sessions import KeptSessions
+from acm_gateway.keys_api import KeysServicer
 from acm_gateway.memories import MemoryApi
 from acm_gateway.memory_events import BusMemoryEvents
 from acm_gateway.request_log import RequestLog
@@ -46,6 +49,8 @@ from acm_gateway.warmup import WarmUp
 
 WARM_GROUP = "gateway-warm"
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
+# Internal, next to the public API: the services that verify envelope signatures read the keys through it.
+KEYS_SERVICE_NAME = keys_pb2.DESCRIPTOR.services_by_name["Keys"].full_name
 
 
 def build_servicer(
@@ -54,6 +59,7 @@ def build_servicer(
     retriever: Retriever,
     cache: Cache,
     settings: GatewaySettings,
+    schemas: SchemaSource,
     architect: Architect | None = None,
     compactor: Compactor | None = None,
     memory_reader: MemoryReader | None = None,
@@ -63,11 +69,12 @@ def build_servicer(
     PoolReady hints, so call this before the bus starts). ``architect``, ``compactor`` and ``memory_reader``:
     the architect's, the compact service's and retrieve's Memory API (None: their RPCs answer UNAVAILABLE).
     A session's context is read from its owners, compact (working memory) and retrieve (turns): without
-    both, Fetch in a session returns retrieved memories only."""
+    both, Fetch in a session returns retrieved memories only. ``schemas``: the architect's agent schemas
+    (acm.ports.owners)."""
     tokens = TiktokenCounter()
     sessions = None
     if compactor is not None and memory_reader is not None:
-        load = LoadSession(memory_reader, compactor, rel.schemas, settings.max_session_turns)
+        load = LoadSession(memory_reader, compactor, schemas, settings.max_session_turns)
         sessions = KeptSessions(load, cache)
     events = BusMemoryEvents(bus)
     if isinstance(retriever, PrefetchingRetriever) and sessions is not None:
@@ -78,7 +85,7 @@ def build_servicer(
             PoolReadyHandler(WarmUp(retriever, sessions, tokens)),
             from_now=True,
         )
-    accept_turn = AcceptTurn(events, rel.jobs, rel.schemas, settings.max_turn_bytes)
+    accept_turn = AcceptTurn(events, rel.jobs, schemas, settings.max_turn_bytes)
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
         accept_turn=accept_turn,
@@ -204,14 +211,22 @@ def _reflection_v1(names: list[str]) -> grpc.GenericRpcHandler:
 
 
 def build_server(
-    servicer: GatewayServicer, listen_addr: str, tls: ServerTls = LOOPBACK_ONLY, http_addr: str = ""
+    servicer: GatewayServicer,
+    listen_addr: str,
+    tls: ServerTls = LOOPBACK_ONLY,
+    http_addr: str = "",
+    keys: KeySource | None = None,
 ) -> GatewayServer:
-    """The gRPC server, and with ``http_addr`` the HTTP/JSON API on the same servicer."""
+    """The gRPC server, and with ``http_addr`` the HTTP/JSON API on the same servicer. ``keys``: also serve the
+    internal Keys API over them (distributed mode; each call needs a service token, ACM_SERVICE_TOKEN_SECRET);
+    the embedded process's consumers read the keys in-process."""
     if http_addr:  # refused before the gRPC port is taken
         refuse_if_in_use(http_addr)
         tls.check(http_addr, [HTTP_API])
-    server = GatewayServer(listen_addr, [SERVICE_NAME], tls)
+    server = GatewayServer(listen_addr, [SERVICE_NAME] if keys is None else [SERVICE_NAME, KEYS_SERVICE_NAME], tls)
     gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server.server)
+    if keys is not None:
+        keys_pb2_grpc.add_KeysServicer_to_server(KeysServicer(keys), server.server)
     if http_addr:
         server.http = HttpServer(HttpGateway(servicer), http_addr, tls)
     return server
@@ -231,8 +246,9 @@ async def run(settings: GatewaySettings) -> None:
     # A compaction may take its LLM's time; reading the working memory is on a Fetch's path.
     compactor = GrpcCompactor(compact_channel, settings.compact_timeout_s, read_timeout_s=settings.rpc_timeout_s)
     reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)  # retrieve serves the Memory API's reads
-    servicer = build_servicer(rel, bus, retriever, cache, settings, architect, compactor, reader)
-    server = build_server(servicer, settings.listen_addr, ServerTls.of(settings), settings.http_addr)
+    schemas = CachedSchemaSource(ArchitectSchemaSource(architect), settings.schema_cache_ttl_s)
+    servicer = build_servicer(rel, bus, retriever, cache, settings, schemas, architect, compactor, reader)
+    server = build_server(servicer, settings.listen_addr, ServerTls.of(settings), settings.http_addr, rel.api_keys)
     # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.
     await serve_until_stopped(
         "gateway",

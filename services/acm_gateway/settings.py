@@ -6,10 +6,10 @@ from typing import Self
 from pydantic import Field, model_validator
 
 from acm.admission import Limits
-from acm.settings import ServiceSettings
+from acm.settings import SchemasFromArchitect, ServiceSettings
 
 
-class GatewaySettings(ServiceSettings):
+class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     database_url: str
     bus_url: str
     retrieve_addr: str  # host:port of the retrieve service

@@ -30,9 +30,9 @@ from acm.domain.schema import AgentSchema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.ports.embedder import Embedder
-from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo, SchemaRepo
+from acm.ports.owners import SchemaSource
+from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo
 from acm.prefetch_state import bump_generations, forget_prefetch
-from acm.schemas import latest_schema
 from acm.session_memory import touch_session
 from acm.telemetry import traceparent_of_current_span
 from acm_ingest.consolidate import ExpireMemories, ExpiryEvents
@@ -90,7 +90,7 @@ class IngestTurn:
     events: Events
     embedder: Embedder
     tokens: TokenCounter
-    schemas: SchemaRepo
+    schemas: SchemaSource  # the architect's (acm.ports.owners)
     audit: AuditLog
     extractor: LlmFactExtractor | None = None  # set when an LLM endpoint is configured
     expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
@@ -106,7 +106,7 @@ class IngestTurn:
         # own traceparent is their parent only when no span is current (called outside a consumer).
         parent = traceparent_of_current_span() or traceparent
         scope = turn.scope
-        schema = await latest_schema(self.schemas, scope)
+        schema = await self.schemas.latest(scope)
         seen = await self._seen_errors(scope)
         # Every string the turn carries (content, metadata, tool name, JSON decoded) is redacted before any
         # step reads it: the gateway did so already, a direct Kafka publisher may not have.
