@@ -76,6 +76,7 @@ class HttpServer:
         self._server.lifespan = self._config.lifespan_class(self._config)
         await self._server.startup(sockets=[self._sock])
         self._loop = asyncio.create_task(self._server.main_loop(), name="http api")
+        log.info("HTTP/JSON API on port %d (%s)", self.port, "TLS" if self._files is not None else "plaintext")
         if self._files is not None and self._config.ssl is not None:
             self._follow = asyncio.create_task(
                 self._follow_certificates(self._files, self._config.ssl), name="http api certificates"
