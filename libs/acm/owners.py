@@ -46,7 +46,7 @@ def schemas_from_architect(
 ) -> tuple[SchemaSource, grpc.aio.Channel]:
     """The architect's GetAgent at ACM_ARCHITECT_ADDR, answers kept ACM_SCHEMA_CACHE_TTL_S."""
     channel = open_channel(settings.architect_addr, tls, round_robin=True)
-    source = ArchitectSchemaSource(GrpcArchitect(channel, timeout_s))
+    source = ArchitectSchemaSource(GrpcArchitect(channel, timeout_s, wait_for_ready=True))
     return CachedSchemaSource(source, settings.schema_cache_ttl_s), channel
 
 

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -35,12 +36,13 @@ from acm.domain.scope import Scope
 from acm.ports.architect import AgentDefinition
 from acm.ports.bus import PermanentError, Record
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource, RepoSchemaSource
-from acm.v1 import architect_pb2_grpc, common_pb2, events_pb2
+from acm.v1 import architect_pb2_grpc, common_pb2, events_pb2, keys_pb2_grpc
 from acm_architect.api import ArchitectApi, ArchitectServicer
 from acm_architect.handlers.turns import TurnsHandler
 from acm_architect.usecases import DefineAgent, EnsureAgent, GetAgent, ListAgents
 from acm_benchmarks.fleet_stack import create_database, drop_database
 from acm_gateway.app import build_server, build_servicer
+from acm_gateway.keys_api import KeysServicer
 from acm_ingest.events import BusEvents
 from acm_ingest.usecases import IngestTurn
 from tests.support.events import signed, turn_envelope
@@ -142,6 +144,25 @@ async def test_a_gateway_that_cannot_answer_is_transient_within_the_deadline(gat
             await GrpcKeySource(channel, 1.0, SECRET).by_id("c1", "k1")
         assert (datetime.now(UTC) - started).total_seconds() < 5
     finally:
+        await channel.close()
+
+
+async def test_a_consumer_rides_out_a_gateway_restart_within_the_deadline(gateway: Gateway) -> None:
+    """The lookup waits for the gateway (wait_for_ready) instead of failing while it restarts."""
+    key, _ = await create_api_key(gateway.rel.api_keys, f"c-{uuid.uuid4().hex[:6]}", "agent fleet")
+    await gateway.server.stop()  # type: ignore[attr-defined]
+    channel = grpc.aio.insecure_channel(gateway.addr)
+    restarted = grpc.aio.server()
+    try:
+        lookup = asyncio.create_task(GrpcKeySource(channel, 10.0, SECRET).by_id(key.client_id, key.key_id))
+        await asyncio.sleep(0.5)
+        assert not lookup.done()  # still waiting, not UNAVAILABLE
+        keys_pb2_grpc.add_KeysServicer_to_server(KeysServicer(gateway.rel.api_keys, SECRET), restarted)
+        restarted.add_insecure_port(gateway.addr)
+        await restarted.start()
+        assert await asyncio.wait_for(lookup, 10) == key
+    finally:
+        await restarted.stop(None)
         await channel.close()
 
 

@@ -21,9 +21,18 @@ RequestWithScope = gateway_pb2.DefineAgentRequest | gateway_pb2.GetAgentRequest 
 
 
 class GrpcArchitect:
-    def __init__(self, channel: grpc.aio.Channel, timeout_s: float, service_token_secret: str | None = None) -> None:
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        timeout_s: float,
+        service_token_secret: str | None = None,
+        wait_for_ready: bool = False,
+    ) -> None:
+        """``wait_for_ready``: a call waits for the architect up to its deadline instead of failing at once (for
+        consumers reading schemas, which would rather wait than retry; a person's request fails fast)."""
         self._stub = architect_pb2_grpc.ArchitectStub(channel)
         self._timeout_s = timeout_s
+        self._wait_for_ready = wait_for_ready
         # Signs each call's scope (acm.auth.service_token); None: ACM_SERVICE_TOKEN_SECRET, required; "": unsigned.
         self._secret = required_service_secret() if service_token_secret is None else service_token_secret
 
@@ -31,7 +40,10 @@ class GrpcArchitect:
         """The stub's ``method`` with the deadline and the signed metadata; a failed status as its error."""
         try:
             return await getattr(self._stub, method)(
-                request, timeout=self._timeout_s, metadata=call_metadata(self._secret, method, request.scope)
+                request,
+                timeout=self._timeout_s,
+                metadata=call_metadata(self._secret, method, request.scope),
+                wait_for_ready=self._wait_for_ready,
             )
         except grpc.aio.AioRpcError as exc:
             raise error_of_status(exc, "architect", _KINDS) from exc

@@ -53,7 +53,9 @@ def key_from_pb(pb: keys_pb2.GetKeyResponse) -> ApiKey | None:
 
 
 class GrpcKeySource:
-    """Implements KeySource over the gateway's Keys API."""
+    """Implements KeySource over the gateway's Keys API. A call waits for the gateway up to its deadline (gRPC's
+    wait_for_ready) instead of failing at once: a consumer rides out a gateway restart instead of spending its
+    retries on it."""
 
     def __init__(self, channel: grpc.aio.Channel, timeout_s: float, service_token_secret: str | None = None) -> None:
         self._stub = keys_pb2_grpc.KeysStub(channel)
@@ -65,7 +67,10 @@ class GrpcKeySource:
         request = keys_pb2.GetKeyRequest(scope=common_pb2.Scope(client_id=client_id), key_id=key_id)
         try:
             answer: keys_pb2.GetKeyResponse = await self._stub.GetKey(
-                request, timeout=self._timeout_s, metadata=call_metadata(self._secret, "GetKey", request.scope)
+                request,
+                timeout=self._timeout_s,
+                metadata=call_metadata(self._secret, "GetKey", request.scope),
+                wait_for_ready=True,
             )
         except grpc.aio.AioRpcError as exc:
             raise error_of_status(exc, "gateway") from exc
