@@ -18,6 +18,7 @@ from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope
+from acm.schemas import RepoSchemaSource
 from acm.session_memory import LoadSession
 from acm.v1 import common_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
@@ -179,7 +180,8 @@ async def test_concurrent_compactions_one_wins_and_no_turn_is_lost(acm: Embedded
     outcomes = sorted(r.outcome for r in results)
     assert outcomes.count("compacted") + outcomes.count("degraded") >= 1
     assert set(outcomes) <= {"compacted", "degraded", "superseded", "unchanged"}
-    state = await LoadSession(acm.memories, acm.compactor, acm.stores["architect"].schemas, 100)(_domain(scope))
+    schemas = RepoSchemaSource(acm.stores["architect"].schemas)
+    state = await LoadSession(acm.memories, acm.compactor, schemas, 100)(_domain(scope))
     seen = state.memory.turns_compacted + len(state.memory.recent) + len(state.tail)
     assert seen == len(TURNS)  # every turn is either compacted, kept verbatim, or still to come
     records = await acm.stores["compact"].working.compactions(_domain(scope))
