@@ -46,6 +46,7 @@ CONSUMERS = (
     Consumer(topics.FORGET, "anticipate"),
     Consumer(topics.FORGET, "compact"),
     Consumer(topics.MEMORY_EDITS, "ingest"),
+    Consumer(topics.JOBS, "gateway-jobs"),
 )
 
 # The Envelope body each topic carries, and who publishes it.
@@ -58,6 +59,7 @@ BODIES = {
     topics.SCHEMAS: "schema_changed",
     topics.FORGET: "forget_requested",
     topics.MEMORY_EDITS: "memory_edit_requested",
+    topics.JOBS: "job_updated",
 }
 PRODUCERS = {
     topics.TURNS: "gateway (Ingest, IngestBatch RPCs)",
@@ -68,6 +70,7 @@ PRODUCERS = {
     topics.SCHEMAS: "architect",
     topics.FORGET: "gateway (Forget RPC)",
     topics.MEMORY_EDITS: "gateway (UpdateMemory, DeleteMemory, ImportUser RPCs)",
+    topics.JOBS: "ingest (a turn or edit it cannot process, a Forget done), retrieve (a job's memories applied)",
 }
 
 

@@ -1,5 +1,6 @@
 """The one acm.forget.v1 handler. Every service that holds data of a scope subscribes it with what it erases
-(its own data only); the service that owns forget jobs (ingest) also passes a ForgetJob."""
+(its own data only); ingest, which erases the memories, also passes a ForgetJob: it reports the job DONE on
+acm.jobs.v1 (the gateway owns the jobs table)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from acm.convert import forget_level
 from acm.domain.models import JobStatus
 from acm.domain.scope import ForgetLevel, Scope
 from acm.envelopes import decode
+from acm.job_events import JobEvents
 from acm.metrics import job_reached
 from acm.ports.bus import Record
 from acm.ports.owners import KeySource
-from acm.ports.stores import AuditLog, JobRepo, ProcessedEvents
+from acm.ports.stores import AuditLog, ProcessedEvents
 
 # What a service erases for a Forget: idempotent (erasing twice is a no-op), returning counts by kind, a
 # count, or nothing.
@@ -23,11 +25,11 @@ Erase = Callable[[Scope, ForgetLevel], Awaitable[Mapping[str, int] | int | None]
 
 @dataclass(frozen=True)
 class ForgetJob:
-    """The forget job's owner: handles an event once, audits the erasure and finishes the job with its
+    """Who reports the forget job: handles an event once, audits the erasure and reports the job DONE with its
     counts."""
 
     group: str
-    jobs: JobRepo
+    jobs: JobEvents
     processed: ProcessedEvents
 
 
@@ -49,6 +51,6 @@ class ForgetHandler:
             return
         counts = dict(erased) if isinstance(erased, Mapping) else {}
         await self.audit.record(scope.client_id, "forget", f"{level.value} of {scope.session_key}: {counts}")
-        await self.job.jobs.finish(scope, env.forget_requested.job_id, JobStatus.DONE, counts)
+        await self.job.jobs.finished(scope, env.forget_requested.job_id, JobStatus.DONE, counts)
         job_reached("forget", JobStatus.DONE)
         await self.job.processed.mark(self.job.group, env.event_id)

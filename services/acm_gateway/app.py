@@ -34,6 +34,8 @@ from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
+from acm_gateway.handlers.jobs import GROUP as JOBS_GROUP
+from acm_gateway.handlers.jobs import JobUpdatedHandler
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.http_api import HttpGateway
 from acm_gateway.http_server import HTTP_API, HttpServer
@@ -85,6 +87,8 @@ def build_servicer(
             PoolReadyHandler(WarmUp(retriever, sessions, tokens)),
             from_now=True,
         )
+    # Jobs' outcomes, reported by ingest and retrieve (the gateway owns the jobs table); both modes build this.
+    bus.subscribe(topics.JOBS, JOBS_GROUP, JobUpdatedHandler(rel.jobs))
     accept_turn = AcceptTurn(events, rel.jobs, schemas, settings.max_turn_bytes)
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),

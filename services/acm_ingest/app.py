@@ -13,6 +13,7 @@ from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_rel
 from acm.channels import ClientTls
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
+from acm.job_events import JobEvents
 from acm.owners import Owners, remote_owners
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
@@ -48,6 +49,7 @@ def register(
     """Subscribes the handlers; returns the idle expiry sweep, for the caller to start and stop. ``now`` is
     the clock memories' TTLs count on; ``owners``: the gateway's API keys and the architect's schemas."""
     events = BusEvents(bus)
+    jobs = JobEvents(bus)  # job outcomes go to the gateway, which owns jobs
     expire = ExpireMemories(rel.memories, graph, cache, events, every_s=settings.expiry_sweep_every_s)
     ingest = IngestTurn(
         memories=rel.memories,
@@ -65,7 +67,7 @@ def register(
     bus.subscribe(
         topics.TURNS,
         GROUP,
-        TurnsHandler(ingest, owners.keys, rel.jobs, rel.processed, rel.audit, settings.max_turn_bytes),
+        TurnsHandler(ingest, owners.keys, jobs, rel.processed, rel.audit, settings.max_turn_bytes),
         concurrency=settings.ingest_concurrency,
     )
     bus.subscribe(
@@ -75,13 +77,11 @@ def register(
             ForgetScope(rel.memories, graph, cache, events),
             owners.keys,
             rel.audit,
-            ForgetJob(GROUP, rel.jobs, rel.processed),
+            ForgetJob(GROUP, jobs, rel.processed),
         ),
     )
     edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), owners.schemas, events, now=now)
-    bus.subscribe(
-        topics.MEMORY_EDITS, GROUP, MemoryEditsHandler(edits, owners.keys, rel.jobs, rel.processed, rel.audit)
-    )
+    bus.subscribe(topics.MEMORY_EDITS, GROUP, MemoryEditsHandler(edits, owners.keys, jobs, rel.processed, rel.audit))
     sweep = SweepIdle(rel.memories, owners.schemas, expire, settings.expiry_idle_sweep_max_users)
 
     async def sweep_now() -> SweepReport:

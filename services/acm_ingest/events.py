@@ -4,15 +4,15 @@ ordered."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from acm import topics
-from acm.convert import LAYER_TO_PB, TIER_TO_PB, ts
 from acm.domain.scope import Scope
 from acm.envelopes import envelope
+from acm.memory_wire import written_to_pb
 from acm.ports.bus import EventBus
 from acm.v1 import events_pb2
-from acm_ingest.usecases import WrittenMemory
+from acm_ingest.usecases import Changes
 
 
 class BusEvents:
@@ -26,27 +26,22 @@ class BusEvents:
         scope: Scope,
         event_id: str,
         job_id: str,
-        written: Sequence[WrittenMemory],
+        changes: Changes,
+        counts: Mapping[str, int],
         embedding_model: str,
         traceparent: str,
     ) -> None:
-        memories = [
-            events_pb2.WrittenMemory(
-                memory_id=w.memory.memory_id,
-                tier=TIER_TO_PB[w.memory.tier],
-                layer=LAYER_TO_PB[w.memory.layer],
-                kind=w.memory.kind,
-                text=w.memory.text,
-                source_turn_ids=list(w.memory.source_turn_ids),
-                embedding=list(w.embedding),
-                created_at=ts(w.memory.created_at),
-                entity_names=list(w.entity_names),
-            )
-            for w in written
-        ]
+        memories = [written_to_pb(w.memory, w.embedding, w.entity_names) for w in changes.written.values()]
         event = envelope(scope, event_id=event_id, traceparent=traceparent)
         event.memories_written.CopyFrom(
-            events_pb2.MemoriesWritten(job_id=job_id, memories=memories, embedding_model=embedding_model)
+            events_pb2.MemoriesWritten(
+                job_id=job_id,
+                memories=memories,
+                embedding_model=embedding_model,
+                expired_memory_ids=list(dict.fromkeys(changes.erased)),
+                authored_memory_ids=list(dict.fromkeys(changes.authored)),
+                counts=dict(counts),
+            )
         )
         await self._publish(topics.MEMORIES, scope, event)
 

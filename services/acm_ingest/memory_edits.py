@@ -1,6 +1,7 @@
 """The Memory API's writes, applied by ingest (the memories' owner): a correction (a new version that supersedes
 the old), the deletion of one memory from every store, and an import. Each is one event (acm.memory.edits.v1);
-the handler (acm_ingest.handlers.memory_edits) decodes it and finishes its job."""
+each publishes what it changed, with the job's counts, as one MemoriesWritten (retrieve applies it to its read model
+and reports the job DONE); the handler (acm_ingest.handlers.memory_edits) decodes the edit."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from acm.ports.owners import SchemaSource
 from acm.ports.stores import Cache, GraphStore, MemoryRepo
 from acm.prefetch_state import bump_generations
 from acm_ingest.pipeline import pii_rules
-from acm_ingest.usecases import Events, WrittenMemory
+from acm_ingest.usecases import Changes, Events, WrittenMemory
 
 CORRECTION_ROLE = "user"  # a correction is the client's statement of the fact, through the Memory API
 
@@ -40,7 +41,7 @@ class ApplyMemoryEdits:
     embedder: Embedder
     tokens: TokenCounter
     schemas: SchemaSource  # the architect's (acm.ports.owners)
-    events: Events  # acm.memories.v1 tells retrieve's vector index what changed
+    events: Events  # acm.memories.v1 tells retrieve's read model and vector index what changed
     now: Callable[[], datetime] = utcnow
 
     async def update(self, scope: Scope, job_id: str, edit: Correction, at: datetime) -> dict[str, int]:
@@ -49,7 +50,11 @@ class ApplyMemoryEdits:
         found = await self.memories.get(scope, [edit.memory_id])
         if not found or found[0].status is not MemoryStatus.ACTIVE:
             already = await self.memories.get(scope, [edit.new_memory_id])
-            return {"updated": 0, "already_applied": 1} if already else {"updated": 0, "not_active": 1}
+            changes = Changes()
+            if already:  # a redelivery: both versions again, in case the first event never went out
+                await self._index(scope, changes, already, [*found, *already])
+            counts = {"updated": 0, "already_applied": 1} if already else {"updated": 0, "not_active": 1}
+            return await self._publish(scope, job_id, changes, counts)
         old = found[0]
         # As a turn's facts are: redacted (the gateway did so already; a direct publisher may not have) and
         # checked for instructions (a doubtful or ordering correction is kept marked, never a LONG memory).
@@ -75,41 +80,51 @@ class ApplyMemoryEdits:
         )
         stale = replace(old, status=MemoryStatus.STALE, superseded_by=new.memory_id, valid_to=at, updated_at=self.now())
         await self.memories.upsert([stale, new])
+        changes = Changes()
         if new.tier is not Tier.USER:
             await self.memories.add_authors(scope, [new.memory_id])
-        await self._index(scope, job_id, [new])
-        return {"updated": 1}
+            changes.authored.append(new.memory_id)
+        await self._index(scope, changes, [new], [stale, new])
+        return await self._publish(scope, job_id, changes, {"updated": 1})
 
-    async def delete(self, scope: Scope, memory_id: str) -> dict[str, int]:
-        """Every store: the row and its keyword index, its authorship, its graph mentions, its vector point."""
+    async def delete(self, scope: Scope, job_id: str, memory_id: str) -> dict[str, int]:
+        """Every store: the row and its keyword index, its authorship, its graph mentions (here), retrieve's copy
+        and its vector point (by the event)."""
         erased = await self.memories.delete(scope, [memory_id])
         if erased:
             await self.graph.unlink_memories(scope, erased)
-            await self.events.memories_expired(scope, erased, stable_id("deleted", *erased))
             await bump_generations(self.cache, scope, (Tier.USER, Tier.CUSTOMER, Tier.CLIENT))
-        return {"deleted": len(erased)}
+        # The id goes out even when nothing was left to erase here: a redelivery must still reach retrieve's copy.
+        return await self._publish(scope, job_id, Changes(erased=[memory_id]), {"deleted": len(erased)})
 
     async def import_(self, scope: Scope, job_id: str, memories: Sequence[Memory]) -> dict[str, int]:
         """Writes the memories (their ids already derived from the target user, so importing again rewrites the
         same rows) and indexes the active ones that are searched (facts, not turn previews)."""
-        if not memories:
-            return {"imported": 0}
-        rules = await self._rules(scope)
-        memories = [replace(m, text=redact_text(m.text, rules)) for m in memories]
-        await self.memories.upsert(memories)
-        searched = [m for m in memories if m.status is MemoryStatus.ACTIVE and m.kind != "turn"]
-        await self._index(scope, job_id, searched)
-        return {"imported": len(memories)}
+        changes = Changes()
+        if memories:
+            rules = await self._rules(scope)
+            memories = [replace(m, text=redact_text(m.text, rules)) for m in memories]
+            await self.memories.upsert(memories)
+            searched = [m for m in memories if m.status is MemoryStatus.ACTIVE and m.kind != "turn"]
+            await self._index(scope, changes, searched, memories)
+        return await self._publish(scope, job_id, changes, {"imported": len(memories)})
 
     async def _rules(self, scope: Scope) -> PiiRules:
         return pii_rules(await self.schemas.latest(scope))
 
-    async def _index(self, scope: Scope, job_id: str, memories: Sequence[Memory]) -> None:
-        if memories:
-            vectors = await asyncio.to_thread(self.embedder.embed, [m.text for m in memories])
-            written = [WrittenMemory(m, vector, ()) for m, vector in zip(memories, vectors, strict=True)]
-            await self.events.memories_written(
-                scope, stable_id("memories", job_id), job_id, written, self.embedder.name, ""
-            )
+    async def _index(
+        self, scope: Scope, changes: Changes, searched: Sequence[Memory], written: Sequence[Memory]
+    ) -> None:
+        """``written`` into the changes, the ``searched`` ones among them with their vectors."""
+        changes.wrote(written)
+        if searched:
+            vectors = await asyncio.to_thread(self.embedder.embed, [m.text for m in searched])
+            changes.indexed(WrittenMemory(m, vector) for m, vector in zip(searched, vectors, strict=True))
         # Prefetched bundles and assembled sessions may hold the old text.
-        await bump_generations(self.cache, scope, {m.tier for m in memories} | {Tier.USER})
+        await bump_generations(self.cache, scope, {m.tier for m in written} | {Tier.USER})
+
+    async def _publish(self, scope: Scope, job_id: str, changes: Changes, counts: dict[str, int]) -> dict[str, int]:
+        await self.events.memories_written(
+            scope, stable_id("memories", job_id), job_id, changes, counts, self.embedder.name, ""
+        )
+        return counts

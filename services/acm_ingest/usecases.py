@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
@@ -58,8 +58,27 @@ class WrittenMemory:
     """A memory just written, with what retrieve indexes it by: its vector and the entities it names."""
 
     memory: Memory
-    embedding: Sequence[float]
-    entity_names: tuple[str, ...]
+    embedding: Sequence[float] = ()  # empty: not searched by vector (a turn's preview, a version made stale)
+    entity_names: tuple[str, ...] = ()
+
+
+@dataclass
+class Changes:
+    """What one turn or edit changed in ingest's memories store, published once after the writes (one
+    MemoriesWritten): retrieve's projection applies it, and with a job id it finishes the job."""
+
+    written: dict[str, WrittenMemory] = field(default_factory=dict)  # by memory id: its last version
+    authored: list[str] = field(default_factory=list)  # shared memories the scope's user is an author of
+    erased: list[str] = field(default_factory=list)
+
+    def wrote(self, memories: Iterable[Memory]) -> None:
+        """Memories written without a new vector (a vector published before stays in the index)."""
+        for m in memories:
+            self.written[m.memory_id] = WrittenMemory(m)
+
+    def indexed(self, written: Iterable[WrittenMemory]) -> None:
+        for w in written:
+            self.written[w.memory.memory_id] = w
 
 
 class Events(ExpiryEvents, Protocol):
@@ -70,11 +89,12 @@ class Events(ExpiryEvents, Protocol):
         scope: Scope,
         event_id: str,
         job_id: str,
-        written: Sequence[WrittenMemory],
+        changes: Changes,
+        counts: Mapping[str, int],
         embedding_model: str,
         traceparent: str,
     ) -> None:
-        """The memories for retrieve's vector index (MemoriesWritten)."""
+        """Every change to the memories store, for retrieve's projection and vector index (MemoriesWritten)."""
 
     async def compaction_requested(
         self, scope: Scope, session_tokens: int, budget_tokens: int, traceparent: str
@@ -102,9 +122,20 @@ class IngestTurn:
         self._batches = EmbedBatches(self.embedder)
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
+        """Writes the turn, then publishes what it changed with the job's counts (also when nothing was kept:
+        the event finishes the job)."""
         # Follow-up events are children of the span handling this turn (the consumer span); the turn's
         # own traceparent is their parent only when no span is current (called outside a consumer).
         parent = traceparent_of_current_span() or traceparent
+        changes = Changes()
+        counts = await self._ingest(turn, parent, changes)
+        # One event id per job: a redelivered turn publishes the same event again, and consumers dedupe it.
+        await self.events.memories_written(
+            turn.scope, stable_id("memories", job_id), job_id, changes, counts, self.embedder.name, parent
+        )
+        return counts
+
+    async def _ingest(self, turn: Turn, parent: str, changes: Changes) -> dict[str, int]:
         scope = turn.scope
         schema = await self.schemas.latest(scope)
         seen = await self._seen_errors(scope)
@@ -123,6 +154,7 @@ class IngestTurn:
         owner = scope.owner(Tier.USER)
         turn_memory = self._turn_memory(turn, plan, owner, schema.version)
         await self.memories.upsert([turn_memory])
+        changes.wrote([turn_memory])
         await touch_session(self.cache, scope)
         await self._account(scope, turn_memory.token_count, schema, parent)
         if plan.flagged:
@@ -138,8 +170,11 @@ class IngestTurn:
             typed = extraction.relations
             counts.update(extraction.counts)
         kept = schema_kept_facts(schema, plan)
-        facts = await self._facts(turn, kept, scope, schema, turn_memory.schema_version)
-        await self.memories.add_authors(scope, [f.memory_id for f in facts if f.owner.tier is not Tier.USER])
+        facts, others = await self._facts(turn, kept, scope, schema, turn_memory.schema_version)
+        changes.wrote(others)
+        authored = [f.memory_id for f in facts if f.owner.tier is not Tier.USER]
+        await self.memories.add_authors(scope, authored)
+        changes.authored.extend(authored)
         mentions_by_fact = [draft.mentions for draft, _ in kept]
         entities = await self._resolve_entities(scope, owner, [m for ms in mentions_by_fact for m in ms])
         relations = []
@@ -168,7 +203,7 @@ class IngestTurn:
         # Turn previews are not search results; facts are, so only they make a prefetched bundle stale.
         await invalidate_prefetch(self.cache, scope, {f.owner for f in facts})
         replied_to = await self._replied_to(turn, plan.speaker) if facts else ""
-        await self._publish(scope, job_id, facts, mentions_by_fact, parent, replied_to)
+        changes.indexed(await self._embedded(facts, mentions_by_fact, replied_to))
         if self.expire is not None:
             expired = await self.expire(scope, schema.retention, self.now(), parent)
             if expired:
@@ -212,9 +247,9 @@ class IngestTurn:
         scope: Scope,
         schema: AgentSchema,
         schema_version: int,
-    ) -> list[Memory]:
+    ) -> tuple[list[Memory], list[Memory]]:
         """One memory per fact, placed by the schema; the same fact said again is the same memory,
-        mentioned once more."""
+        mentioned once more. Also returns the older facts they made stale."""
         fresh: list[Memory] = []
         kept = [(await self._merged(scope, draft), placed) for draft, placed in kept]
         for draft, placed in kept:
@@ -265,9 +300,10 @@ class IngestTurn:
         values = {f.memory_id: d.value for f, (d, _) in zip(fresh, kept, strict=True)}
         unique = list({f.memory_id: f for f in facts}.values())
         superseded = await self._supersede(turn.scope, unique, values)
+        others = [m for m in superseded.values() if m.memory_id not in values]
         await self.memories.upsert([superseded.get(f.memory_id, f) for f in unique])
-        await self.memories.upsert([m for m in superseded.values() if m.memory_id not in values])
-        return [superseded.get(f.memory_id, f) for f in facts]
+        await self.memories.upsert(others)
+        return [superseded.get(f.memory_id, f) for f in facts], others
 
     async def _merged(self, scope: Scope, draft: FactDraft) -> FactDraft:
         """A tool's record that updates one already remembered: the fields it repeats take the new values,
@@ -372,25 +408,17 @@ class IngestTurn:
             await self.graph.upsert_entities(list(changed.values()))
         return resolved
 
-    async def _publish(
-        self,
-        scope: Scope,
-        job_id: str,
-        facts: Sequence[Memory],
-        mentions_by_fact: Sequence[Sequence[Mention]],
-        traceparent: str,
-        replied_to: str = "",
-    ) -> None:
+    async def _embedded(
+        self, facts: Sequence[Memory], mentions_by_fact: Sequence[Sequence[Mention]], replied_to: str = ""
+    ) -> list[WrittenMemory]:
+        """The facts with the vectors retrieve indexes them by, and the entities they name."""
         if not facts:
-            return
+            return []
         vectors = await self._batches.embed([in_context(f.text, replied_to) for f in facts])
-        written = [
+        return [
             WrittenMemory(f, vector, tuple(m.text for m in ms))
             for f, vector, ms in zip(facts, vectors, mentions_by_fact, strict=True)
         ]
-        # One event id per job: a redelivered turn publishes the same event again, and consumers dedupe it.
-        event_id = stable_id("memories", job_id)
-        await self.events.memories_written(scope, event_id, job_id, written, self.embedder.name, traceparent)
 
     async def _replied_to(self, turn: Turn, speaker: str) -> str:
         """The question the turn answers: the last sentence of the session's previous turn, when someone else

@@ -10,6 +10,7 @@ from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_graph, open_relational, open_vectors
 from acm.channels import ClientTls
 from acm.forget import ForgetHandler
+from acm.job_events import JobEvents
 from acm.owners import remote_owners
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
@@ -24,6 +25,7 @@ from acm_retrieve.api import RetrieveApi, RetrieveServicer
 from acm_retrieve.handlers.memories import MemoriesHandler
 from acm_retrieve.memories import ReadMemories
 from acm_retrieve.memories_api import MemoriesServicer
+from acm_retrieve.projection import MemoryProjection
 from acm_retrieve.settings import RetrieveSettings
 from acm_retrieve.usecases import Retrieve
 
@@ -44,14 +46,17 @@ def build_memories(rel: Relational, graph: GraphStore) -> ReadMemories:
 
 def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder, keys: KeySource) -> None:
     """``keys``: the gateway's API keys (acm.ports.owners), to verify Forget requests."""
-    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(vectors, embedder.dim))
-    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(vectors.forget, keys, rel.audit))
+    # rel.memories: retrieve's own store, the projection of acm.memories.v1 this keeps.
+    projection = MemoryProjection(rel.memories, vectors)
+    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(projection, JobEvents(bus), embedder.dim))
+    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(projection.forget, keys, rel.audit))
 
 
 async def run(settings: RetrieveSettings) -> None:
     timeout = settings.store_timeout_s
     embedder = build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source)
-    rel = await open_relational(settings.database_url, timeout)
+    # Its own store (schema acm_retrieve): the memories' read model this service builds from acm.memories.v1.
+    rel = await open_relational(settings.database_url, timeout, service="retrieve")
     vectors = await open_vectors(settings.vector_url, timeout)
     graph = await open_graph(settings.graph_url, timeout)
     await vectors.ensure(embedder.dim)

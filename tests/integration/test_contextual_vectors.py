@@ -72,7 +72,7 @@ async def test_a_reply_is_embedded_after_the_question_it_answers(acm: EmbeddedAc
     for topic, value in bus.published:
         if topic == topics.MEMORIES:
             event = events_pb2.Envelope.FromString(value)
-            written.update({m.text: list(m.embedding) for m in event.memories_written.memories})
+            written.update({m.text: list(m.embedding) for m in event.memories_written.memories if m.embedding})
 
     reply = "Melanie: We explored nature and roasted marshmallows."
     asked = "How was the camping trip with your family?"

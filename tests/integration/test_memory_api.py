@@ -20,9 +20,10 @@ from acm.channels import open_channel
 from acm.client import AcmClient
 from acm.domain.models import Layer, Memory, utcnow
 from acm.domain.scope import Grant, KeyRole, Scope, Tier
+from acm.job_events import JobEvents
 from acm.ports.bus import Record
 from acm.schemas import RepoSchemaSource
-from acm.v1 import common_pb2, gateway_pb2, memories_pb2
+from acm.v1 import common_pb2, events_pb2, gateway_pb2, memories_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from acm_cli.memories import MemoryCalls
 from acm_ingest.events import BusEvents
@@ -364,18 +365,24 @@ async def test_a_redelivered_edit_is_applied_once(
     handler = MemoryEditsHandler(
         apply,
         acm.stores["gateway"].api_keys,
-        acm.stores["gateway"].jobs,
+        JobEvents(acm.bus),
         acm.stores["ingest"].processed,
         acm.stores["ingest"].audit,
     )
     await handler(edit)
     forgetful = MemoryEditsHandler(
-        apply, acm.stores["gateway"].api_keys, acm.stores["gateway"].jobs, _NeverSeen(), acm.stores["ingest"].audit
+        apply, acm.stores["gateway"].api_keys, JobEvents(acm.bus), _NeverSeen(), acm.stores["ingest"].audit
     )
+    sent.clear()
     await forgetful(edit)
     history = await memories.history(scope, old_id)
     assert [v.memory.memory_id for v in history.versions] == [old_id, job.memory_id]
-    assert (await client.get_job(scope, job.job_id)).counts["already_applied"] == 1
+    # The redelivery publishes both versions again (in case the first event never went out) and says so; the
+    # job, finished, keeps its first outcome.
+    [again] = [events_pb2.Envelope.FromString(r.value).memories_written for r in sent if r.topic == topics.MEMORIES]
+    assert dict(again.counts) == {"updated": 0, "already_applied": 1}
+    assert {m.memory_id for m in again.memories} == {old_id, job.memory_id}
+    assert (await client.get_job(scope, job.job_id)).counts == {"updated": 1}
 
 
 class _NeverSeen:
@@ -394,7 +401,7 @@ async def test_only_an_admin_key_changes_a_shared_tier_memory(
     client, memories = calls
     scope = _scope(user, "initech")
     shared = Memory(
-        memory_id=f"policy-{user}",
+        memory_id=uuid.uuid5(uuid.NAMESPACE_URL, f"policy-{user}").hex,  # ids are hex (the vector index's too)
         owner=_domain(scope).owner(Tier.CUSTOMER),
         text="Initech refunds within 30 days.",
         layer=Layer.LONG,

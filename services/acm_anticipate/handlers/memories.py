@@ -19,7 +19,8 @@ class MemoriesHandler:
         env, scope = decode(record.value, "memories_written")
         if not scope.session_id:
             return
-        written = env.memories_written.memories
+        # The searched memories (those with a vector): turn previews and versions made stale change no pool.
+        written = [m for m in env.memories_written.memories if m.embedding]
         names = [n for m in written for n in m.entity_names]
         if names:
             await self.track(scope, names)

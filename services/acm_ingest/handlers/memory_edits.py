@@ -1,5 +1,6 @@
 """acm.memory.edits.v1 → the Memory API's writes (acm_ingest.memory_edits). Verifies the envelope's signature,
-is idempotent on event_id, and finishes the job only after every write succeeded."""
+is idempotent on event_id. An edit it cannot apply fails its job (acm.jobs.v1); else the use case publishes what it
+changed with the job's counts, and retrieve reports the job DONE once applied."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from acm.convert import from_ts
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import JobStatus, utcnow
 from acm.envelopes import decode
+from acm.job_events import JobEvents
 from acm.memory_wire import stored_from_pb
 from acm.metrics import job_reached
 from acm.ports.bus import PermanentError, Record
 from acm.ports.owners import KeySource
-from acm.ports.stores import AuditLog, JobRepo, ProcessedEvents
+from acm.ports.stores import AuditLog, ProcessedEvents
 from acm_ingest import GROUP
 from acm_ingest.memory_edits import ApplyMemoryEdits, Correction
 
@@ -27,7 +29,7 @@ JOB_KINDS = {"update": "memory_update", "delete": "memory_delete", "imported": "
 class MemoryEditsHandler:
     apply: ApplyMemoryEdits
     keys: KeySource  # the gateway's API keys (acm.ports.owners)
-    jobs: JobRepo
+    jobs: JobEvents
     processed: ProcessedEvents
     audit: AuditLog
 
@@ -44,17 +46,16 @@ class MemoryEditsHandler:
                 edit = Correction(u.memory_id, u.new_memory_id, u.text, u.source)
                 counts = await self.apply.update(scope, body.job_id, edit, from_ts(env.occurred_at) or utcnow())
             elif kind == "delete":
-                counts = await self.apply.delete(scope, body.delete.memory_id)
+                counts = await self.apply.delete(scope, body.job_id, body.delete.memory_id)
             elif kind == "imported":
                 memories = [stored_from_pb(m, scope) for m in body.imported.memories]
                 counts = await self.apply.import_(scope, body.job_id, memories)
             else:
                 raise InvalidRequest(f"no edit in the event (got {kind or 'none'})")
         except InvalidRequest as exc:
-            await self.jobs.finish(scope, body.job_id, JobStatus.FAILED, {}, str(exc))
+            await self.jobs.finished(scope, body.job_id, JobStatus.FAILED, {}, str(exc))
             job_reached(JOB_KINDS.get(kind or "", "memory_edit"), JobStatus.FAILED)
             raise PermanentError(str(exc)) from exc
-        await self.jobs.finish(scope, body.job_id, JobStatus.DONE, counts)
-        job_reached(JOB_KINDS[kind], JobStatus.DONE)
+        job_reached(JOB_KINDS[kind], JobStatus.DONE)  # ingest's part; retrieve reports the job DONE
         await self.processed.mark(GROUP, env.event_id)
         log.debug("memory %s applied (job %s): %s", kind, body.job_id, counts)
