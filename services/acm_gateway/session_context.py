@@ -4,6 +4,7 @@ within the budget, each part with its exact token count (tiktoken, the request's
 from __future__ import annotations
 
 import functools
+import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -21,6 +22,7 @@ from acm.domain.compaction.engine import (
 )
 from acm.domain.compaction.pinned import CALL, PinnedEntity, RecordValues, record_values
 from acm.domain.compaction.record import CompactionRecord
+from acm.domain.errors import Unavailable
 from acm.domain.facts import RECORD_KIND
 from acm.domain.identifiers import identifiers
 from acm.domain.models import Role
@@ -28,6 +30,8 @@ from acm.domain.retrieved import Ranked, RetrievalQuery, RetrievedMemory
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
 from acm.ports.retriever import Retriever
 from acm_gateway.kept_sessions import KeptSessions
+
+log = logging.getLogger("acm.gateway")
 
 SEPARATOR = "\n\n"
 MEMORIES_HEADER = "Relevant memories:"
@@ -234,13 +238,23 @@ class SessionContext:
     async def __call__(self, request: RetrievalQuery) -> ContextBundle | None:
         """The assembled context for the session of ``request.scope``, within ``request.budget_tokens``, or None
         when the session has nothing yet (the caller fetches memories only). Raises ContextDoesNotFit when not
-        even the pinned state fits."""
+        even the pinned state fits. When the session's owners cannot be reached (compact for the working memory,
+        retrieve for the turns), the memories retrieved for the question, with a notice saying so."""
         scope, budget, encoding = request.scope, request.budget_tokens, request.encoding
         if budget < MIN_BUDGET_TOKENS:
             raise ContextDoesNotFit(
                 MIN_BUDGET_TOKENS, budget, f"a session's context needs a budget of at least {MIN_BUDGET_TOKENS} tokens"
             )
-        state, latest = await self.sessions(scope)
+        try:
+            state, latest = await self.sessions(scope)
+        except Unavailable as exc:
+            # A Fetch still answers while compact (or retrieve's Memories API) is down: what it can, said so.
+            log.warning("session %s: context unavailable, memories only: %s", scope.session_key, exc)
+            answer = await self.retriever.retrieve(request)
+            notice = f"the session's context is unavailable ({exc}); memories only"
+            return ContextBundle(
+                answer.items, answer.total_tokens, budget, answer.dropped, encoding, answer.from_prefetch, notice=notice
+            )
         if not state.stored and not state.tail:
             return None
         counted: dict[str, int] = {}

@@ -19,18 +19,24 @@ from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_cache, open_graph, open_relational
+from acm.client import AcmClient
 from acm.domain.errors import InvalidRequest, Unavailable
 from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus, stable_id
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope, Tier
 from acm.ports.stores import Cache, GraphStore
+from acm.schemas import RepoSchemaSource
 from acm.session_memory import LoadSession, SessionState
-from acm.v1 import compact_pb2_grpc, memories_pb2_grpc
+from acm.v1 import common_pb2, compact_pb2_grpc, memories_pb2_grpc
+from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_compact.api import CompactApi, CompactServicer
 from acm_compact.usecases import CompactSession, ReadWorkingMemory
+from acm_gateway.app import build_server, build_servicer
 from acm_retrieve.memories import ReadMemories
 from acm_retrieve.memories_api import MemoriesServicer
 from tests.integration.test_compact_llm import TEXTS  # a session whose compaction shrinks it
+from tests.integration.test_gateway_bus_down import closed_port
+from tests.support.gateway import gateway_settings
 
 SECRET = "session-reads-test-secret-0123456789"
 T0 = datetime(2026, 10, 28, 9, 0, tzinfo=UTC)
@@ -62,7 +68,7 @@ async def served(postgres_dsn: str, redis_url: str, tmp_path: Path) -> AsyncIter
 
     local = ReadMemories(rel.memories, graph)
     working = ReadWorkingMemory(rel.working)
-    load = LoadSession(local, working, rel.schemas, 100)
+    load = LoadSession(local, working, RepoSchemaSource(rel.schemas), 100)
     session = CompactSession(load, rel.working, cache, TiktokenCounter())
     api = CompactApi(session, working)
     server = grpc.aio.server()
@@ -154,8 +160,8 @@ async def test_the_working_memory_over_grpc_is_what_compact_stored(served: Serve
 
 async def test_a_session_loaded_through_its_owners_apis_equals_one_loaded_in_process(served: Served) -> None:
     s, scope = served, served.scope
-    remote = LoadSession(s.reader, s.compactor, s.rel.schemas, 100)
-    local = LoadSession(s.local, ReadWorkingMemory(s.rel.working), s.rel.schemas, 100)
+    remote = LoadSession(s.reader, s.compactor, RepoSchemaSource(s.rel.schemas), 100)
+    local = LoadSession(s.local, ReadWorkingMemory(s.rel.working), RepoSchemaSource(s.rel.schemas), 100)
 
     def same(a: SessionState, b: SessionState) -> None:
         assert (a.memory, a.tail, a.stored, a.local_only) == (b.memory, b.tail, b.stored, b.local_only)
@@ -190,3 +196,39 @@ async def test_a_requested_compaction_runs_only_while_the_session_is_over_its_so
     assert len(await s.rel.working.compactions(scope)) == 1
     keys = [k for k in ("session_tokens", "compaction_due_at") if await s.cache.get(scope, k) is not None]
     assert keys == []  # compact wrote none of ingest's keys
+
+
+async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(tmp_path: Path) -> None:
+    """The session's owners are services now: with compact unreachable, a Fetch in a session still answers (the
+    memories retrieved for the question) and says why the session's context is missing."""
+    settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0", embedder="wordllama")
+    scope = common_pb2.Scope(customer_id="acme", user_id="alice", session_id="s1")
+    async with EmbeddedAcm(settings) as acm:
+        async with AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=60) as client:
+            accepted = await client.ingest(scope, "I work at the harbour office in Rotterdam.")
+            await client.wait_job(scope, accepted.job_id, timeout_s=60)
+            whole = await client.fetch(scope, "where do I work?")
+        assert "Recent turns:" in whole.context and not whole.notice
+        # A second gateway on the same stores whose compact service is a port nothing listens on.
+        dead = grpc.aio.insecure_channel(f"127.0.0.1:{closed_port()}")
+        servicer = build_servicer(
+            acm.stores["gateway"],
+            acm.bus,
+            acm.full_retriever,
+            acm.cache,
+            gateway_settings(acm.urls.database),
+            RepoSchemaSource(acm.stores["architect"].schemas),
+            compactor=GrpcCompactor(dead, 2.0, ""),
+            memory_reader=acm.memories,
+        )
+        gateway = build_server(servicer, "127.0.0.1:0")
+        await gateway.start()
+        try:
+            async with AcmClient(f"127.0.0.1:{gateway.port}", acm.api_key, timeout_s=60) as client:
+                degraded = await client.fetch(scope, "where do I work?")
+        finally:
+            await gateway.stop()
+            await dead.close()
+    assert "session's context is unavailable" in degraded.notice and "compact" in degraded.notice
+    assert any("harbour office" in m.text for m in degraded.memories)
+    assert not degraded.context  # no session parts: nothing pretends to be the session
