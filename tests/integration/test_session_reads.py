@@ -18,7 +18,7 @@ import pytest
 from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_cache, open_graph, open_relational
+from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
 from acm.client import AcmClient
 from acm.domain.errors import InvalidRequest, Unavailable
 from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus, stable_id
@@ -209,11 +209,13 @@ async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(
             await client.wait_job(scope, accepted.job_id, timeout_s=60)
             whole = await client.fetch(scope, "where do I work?")
         assert "Recent turns:" in whole.context and not whole.notice
-        # A second gateway on the same stores whose compact service is a port nothing listens on.
+        # A second gateway on the same stores whose compact service is a port nothing listens on (a bus of its
+        # own: a Fetch publishes nothing, and the running one takes no more subscribers).
         dead = grpc.aio.insecure_channel(f"127.0.0.1:{closed_port()}")
+        bus = open_bus(f"sqlite:///{tmp_path / 'bus2.db'}", client_id="second-gateway")
         servicer = build_servicer(
             acm.stores["gateway"],
-            acm.bus,
+            bus,
             acm.full_retriever,
             acm.cache,
             gateway_settings(acm.urls.database),
@@ -229,6 +231,7 @@ async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(
         finally:
             await gateway.stop()
             await dead.close()
+            await bus.stop()
     assert "session's context is unavailable" in degraded.notice and "compact" in degraded.notice
     assert any("harbour office" in m.text for m in degraded.memories)
     assert not degraded.context  # no session parts: nothing pretends to be the session
