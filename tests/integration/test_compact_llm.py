@@ -18,6 +18,7 @@ from acm.bootstrap import Relational, open_relational
 from acm.domain.models import Layer, Memory, stable_id
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope, Tier
+from acm.schemas import RepoSchemaSource
 from acm.session_memory import LoadSession
 from acm_compact.usecases import CompactSession, ReadWorkingMemory
 from tests.support.fake_llm import fake_llm
@@ -70,7 +71,7 @@ async def _compactor(rel: Relational, url: str, local_only: bool) -> CompactSess
         schema.compaction, budget_tokens=200, recent_turns_verbatim=2, target_ratio=0.3, local_only=local_only
     )
     await rel.schemas.put("c1", replace(schema, compaction=rules))
-    load = LoadSession(rel.memories, ReadWorkingMemory(rel.working), rel.schemas, 100)
+    load = LoadSession(rel.memories, ReadWorkingMemory(rel.working), RepoSchemaSource(rel.schemas), 100)
     return CompactSession(load, rel.working, MemoryCache(), TiktokenCounter(), OpenAiCompatibleLlm(url, "fake-model"))
 
 
