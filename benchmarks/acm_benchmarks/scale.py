@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import shutil
@@ -112,14 +113,32 @@ async def run(args: argparse.Namespace) -> None:
     corpus = Corpus("-", args.sizes[-1], args.seed, _cached(embedder), TiktokenCounter().count)
     say(f"{corpus.embedded} distinct texts embedded with {embedder.name} in {time.perf_counter() - started:.0f} s")
     result: dict[str, Any] = {}
+
+    def save(mode: str, so_far: dict[str, Any]) -> None:
+        """Written after each size too: a long run stopped midway keeps what it measured."""
+        result[mode] = so_far
+        if args.json_out:
+            args.json_out.parent.mkdir(parents=True, exist_ok=True)
+            args.json_out.write_text(json.dumps(result, indent=2) + "\n")
+
     for mode in args.modes:
-        result[mode] = await measure(
-            mode, corpus, embedder, args.sizes, args.queries, args.ingest_turns, args.budget, say, args.optimize_vectors
+        save(
+            mode,
+            await measure(
+                mode,
+                corpus,
+                embedder,
+                args.sizes,
+                args.queries,
+                args.ingest_turns,
+                args.budget,
+                say,
+                args.optimize_vectors,
+                functools.partial(save, mode),
+            ),
         )
     print_table(console, result)
     if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(result, indent=2) + "\n")
         console.print(f"wrote {args.json_out}")
     plot_out = args.plot_out or (args.json_out.with_suffix(".png") if args.json_out else None)
     if plot_out and plot(result, plot_out):
@@ -252,6 +271,7 @@ def _sqlite_mentions(path: Path, links: list[tuple[Any, list[str]]]) -> None:
     ]
     conn = sqlite3.connect(str(path), timeout=30.0)
     try:
+        conn.execute("PRAGMA cache_size = -262144")  # the loader's connection only: 256 MB, random-key inserts
         with conn:
             conn.executemany("INSERT OR IGNORE INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     finally:
@@ -337,6 +357,7 @@ async def measure(
     budget: int,
     progress: Callable[[str], None] = print,
     optimize_vectors: bool = False,
+    checkpoint: Callable[[dict[str, Any]], None] = lambda _: None,
 ) -> dict[str, Any]:
     """One mode's curve, on stores of its own, for a client id of its own (what the cleanup erases)."""
     client_id = f"scale-{uuid.uuid4().hex[:8]}"
@@ -372,13 +393,15 @@ async def measure(
                 f"[{mode}] {size:>9,} memories: Fetch p50 {fetch['p50']} ms, p95 {fetch['p95']} ms; "
                 f"ingest {out['ingest_ms_per_turn'][str(size)]} ms/turn"
             )
+            checkpoint(out)
         if optimize_vectors:
             # The shard never builds its HNSW graph by itself (EdgeVectorStore.optimize is not on any path): what
             # would building it change at the largest size?
             t = time.perf_counter()
             await stack.vectors.optimize()
             spent = round(time.perf_counter() - t, 1)
-            fetch = await _fetch(stack, corpus, sizes[-1], queries, budget, embedder)
+            # Other queries than before the build: the same ones again would find the stores' caches warm.
+            fetch = await _fetch(stack, corpus, sizes[-1], queries, budget, embedder, seed=sizes[-1] + 1)
             out["vectors_optimized"] = {"size": sizes[-1], "optimize_s": spent, **fetch}
             progress(f"[{mode}] HNSW built in {spent} s: Fetch p50 {fetch['p50']} ms, p95 {fetch['p95']} ms")
     finally:
@@ -453,7 +476,9 @@ async def _load(
     return {k: round(v, 1) for k, v in spent.items()}
 
 
-async def _fetch(stack: Stack, corpus: Any, size: int, count: int, budget: int, embedder: Any) -> dict[str, Any]:
+async def _fetch(
+    stack: Stack, corpus: Any, size: int, count: int, budget: int, embedder: Any, seed: int | None = None
+) -> dict[str, Any]:
     """Fetch latencies through retrieve's use case; a fresh one per size (its query-vector cache empty)."""
     from acm.domain.retrieved import RetrievalQuery
     from acm.schemas import RepoSchemaSource
@@ -461,7 +486,7 @@ async def _fetch(stack: Stack, corpus: Any, size: int, count: int, budget: int, 
     from acm_retrieve.app import build_api
 
     api = build_api(stack.rel, stack.vectors, stack.graph, embedder, RepoSchemaSource(stack.rel.schemas))
-    asked = corpus.queries(size, count + WARM_UP, seed=size)
+    asked = corpus.queries(size, count + WARM_UP, seed=size if seed is None else seed)
     ms: list[float] = []
     for i, (scope, text) in enumerate(asked):
         t = time.perf_counter()
