@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from acm.auth import create_api_key
 from acm.client import AcmClient
+from acm.ownership import SERVICES
 from acm.v1 import common_pb2, gateway_pb2
 from acm_cli.residue import embedded_residue, needles_for, scan_path
 
@@ -246,7 +247,11 @@ async def distributed_forget_residue(
     try:
         acm = EmbeddedAcm(EmbeddedSettings(data_dir=work / "acm", listen_addr="127.0.0.1:0"))
         acm.urls = Urls(
-            database=dsn, vectors=f"qdrant-local://{vector_path}", graph=neo4j_uri, bus=bus_url, cache=redis_url
+            databases=dict.fromkeys(SERVICES, dsn),
+            vectors=f"qdrant-local://{vector_path}",
+            graph=neo4j_uri,
+            bus=bus_url,
+            cache=redis_url,
         )
         lagging = frozenset({"kafka", "postgres_pages", "postgres_wal"})
         async with acm:

@@ -360,7 +360,7 @@ async def _run_all(
         # The same process and stores, a second gateway whose Fetch always runs the full retrieval.
         u = acm.urls
         plain_settings = GatewaySettings(
-            database_url=u.database,
+            database_url=u.databases["gateway"],
             bus_url=u.bus,
             retrieve_addr="in-process",
             architect_addr="in-process",

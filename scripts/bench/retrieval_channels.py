@@ -123,7 +123,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("results/retrieval_channels.json"))
     args = p.parse_args()
     rows = asyncio.run(ask_all(args.data, args.data_dir, Capture()))
-    db = sqlite3.connect(f"file:{args.data_dir / 'acm.db'}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{args.data_dir / 'ingest.db'}?mode=ro", uri=True)
     turns_of = {mid: json.loads(turns) for mid, turns in db.execute("SELECT memory_id, source_turn_ids FROM memories")}
     summary = summarise(rows, turns_of)
     header = ("category", "evidence", "in bundle", "missed", "in no list", "in a list", *CHANNELS, "rank p50")

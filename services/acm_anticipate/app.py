@@ -61,7 +61,7 @@ def register(
 
 async def run(settings: AnticipateSettings) -> None:
     timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout)
+    rel = await open_relational(settings.database_url, timeout, service="anticipate")
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-anticipate", timeout_s=timeout)
     channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)

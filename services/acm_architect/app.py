@@ -55,7 +55,7 @@ def register(
 
 
 async def run(settings: ArchitectSettings) -> None:
-    rel = await open_relational(settings.database_url, settings.store_timeout_s)
+    rel = await open_relational(settings.database_url, settings.store_timeout_s, service="architect")
     bus = open_bus(settings.bus_url, client_id="acm-architect", timeout_s=settings.store_timeout_s)
     # Only archetype matching embeds here, always with ARCHETYPE_EMBEDDER ("" = keywords only).
     embedder = build_embedder(ARCHETYPE_EMBEDDER, settings.compute_threads) if settings.embedder else None

@@ -40,6 +40,7 @@ from acm_anticipate.settings import AnticipateSettings
 from acm_architect.app import register as register_architect
 from acm_architect.settings import ArchitectSettings
 from acm_cli.main import DEV_KEY_FILE, default_data_dir  # the CLI's paths, so both agree
+from acm_cli.store_split import database_file, split_shared_database
 from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
 from acm_gateway.app import SERVICE_NAME as GATEWAY_SERVICE
@@ -94,7 +95,7 @@ class EmbeddedSettings(ServiceSettings):
 
 @dataclass
 class Urls:
-    database: str
+    databases: dict[str, str]  # each service's own relational store (acm.ownership)
     vectors: str
     graph: str
     bus: str
@@ -104,7 +105,7 @@ class Urls:
     def under(cls, data_dir: Path, vector_backend: str) -> Urls:
         d = data_dir.resolve()
         return cls(
-            database=f"sqlite:///{d / 'acm.db'}",
+            databases={name: f"sqlite:///{database_file(d, name)}" for name in SERVICES},
             vectors=f"{vector_backend}://{d / 'vectors'}",
             graph=f"sqlite:///{d / 'graph.db'}",
             bus=f"sqlite:///{d / 'bus.db'}",
@@ -130,7 +131,6 @@ class EmbeddedAcm:
         self.port = 0
         self.http_port = 0  # the HTTP/JSON API's, when settings.http_addr is set
         self.api_key = ""
-        self.rel: Relational
         self.stores: dict[str, Relational]  # each service's own relational store (acm.ownership)
         self.vectors: VectorStore
         self.graph: GraphStore
@@ -181,8 +181,8 @@ class EmbeddedAcm:
         timeout = s.store_timeout_s
         limit_compute_threads(s.compute_threads)
         embedder = build_embedder(s.embedder, s.compute_threads, s.models_dir, s.models_source)
-        self.rel = await open_relational(u.database, timeout)
-        self.stores = {service: self.rel for service in SERVICES}  # one shared store until the split
+        await split_shared_database(s.data_dir, timeout)  # a data folder from before: one acm.db
+        self.stores = {name: await open_relational(u.databases[name], timeout, service=name) for name in SERVICES}
         self.vectors = await open_vectors(u.vectors, timeout)
         await self.vectors.ensure(embedder.dim)
         await warn_other_models(self.vectors, embedder.name, log)
@@ -193,7 +193,7 @@ class EmbeddedAcm:
         owners = Owners.in_process(self.stores["gateway"].api_keys, self.stores["architect"].schemas)
 
         ingest_settings = IngestSettings(
-            database_url=u.database,
+            database_url=u.databases["ingest"],
             bus_url=u.bus,
             graph_url=u.graph,
             cache_url=u.cache,
@@ -203,31 +203,39 @@ class EmbeddedAcm:
             llm_api_key=s.llm_api_key,
         )
         self.idle_sweep = register_ingest(
-            self.bus, self.rel, self.graph, self.cache, embedder, ingest_settings, owners, now=self.clock
+            self.bus, self.stores["ingest"], self.graph, self.cache, embedder, ingest_settings, owners, now=self.clock
         )
-        register_retrieve(self.bus, self.rel, self.vectors, embedder, owners.keys)
-        self.full_retriever = build_api(self.rel, self.vectors, self.graph, embedder, owners.schemas)
+        register_retrieve(self.bus, self.stores["retrieve"], self.vectors, embedder, owners.keys)
+        self.full_retriever = build_api(self.stores["retrieve"], self.vectors, self.graph, embedder, owners.schemas)
         # Retrieve's Memories API in-process: the Memory API's reads and every session read (gateway, compact,
         # anticipate), as the other services reach it over gRPC in distributed mode.
-        self.memories = build_memories(self.rel, self.graph)
+        self.memories = build_memories(self.stores["retrieve"], self.graph)
         architect = register_architect(
-            self.bus, self.rel, ArchitectSettings(database_url=u.database, bus_url=u.bus), owners.keys, embedder
+            self.bus,
+            self.stores["architect"],
+            ArchitectSettings(database_url=u.databases["architect"], bus_url=u.bus),
+            owners.keys,
+            embedder,
         )
         self.anticipate = register_anticipate(
             self.bus,
-            self.rel,
+            self.stores["anticipate"],
             self.cache,
             self.full_retriever,
-            AnticipateSettings(database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"),
+            AnticipateSettings(
+                database_url=u.databases["anticipate"], bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"
+            ),
             self.memories,
             owners,
         )
         compact_settings = CompactSettings(
-            database_url=u.database, bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"
+            database_url=u.databases["compact"], bus_url=u.bus, cache_url=u.cache, retrieve_addr="in-process"
         )
-        self.compactor = register_compact(self.bus, self.rel, self.cache, compact_settings, self.memories, owners)
+        self.compactor = register_compact(
+            self.bus, self.stores["compact"], self.cache, compact_settings, self.memories, owners
+        )
         gateway_settings = GatewaySettings(
-            database_url=u.database,
+            database_url=u.databases["gateway"],
             bus_url=u.bus,
             retrieve_addr="in-process",
             architect_addr="in-process",
@@ -241,7 +249,7 @@ class EmbeddedAcm:
             else self.full_retriever
         )
         servicer = build_servicer(
-            self.rel,
+            self.stores["gateway"],
             self.bus,
             self.retriever,
             self.cache,
@@ -265,7 +273,7 @@ class EmbeddedAcm:
         path = self.settings.data_dir / DEV_KEY_FILE
         if path.exists():
             return path.read_text().strip()
-        _, secret = await create_api_key(self.rel.api_keys, DEV_CLIENT, "embedded dev key")
+        _, secret = await create_api_key(self.stores["gateway"].api_keys, DEV_CLIENT, "embedded dev key")
         path.write_text(secret + "\n")
         os.chmod(path, 0o600)
         return secret
@@ -279,5 +287,6 @@ class EmbeddedAcm:
         await self.cache.close()
         await self.graph.close()
         await self.vectors.close()
-        await self.rel.close()
+        for rel in self.stores.values():
+            await rel.close()
         self._release()

@@ -378,7 +378,7 @@ def _ids(value: str) -> tuple[str, ...]:
 def _database_url(args: argparse.Namespace) -> str:
     """--database-url, else ACM_DATABASE_URL, else the data folder's SQLite file; a SQLite file that is not
     there is refused: opening it would make an empty database whose keys no server reads."""
-    url = str(args.database_url or f"sqlite:///{(_data_dir(args) / 'acm.db').absolute()}")
+    url = str(args.database_url or f"sqlite:///{(_data_dir(args) / 'gateway.db').absolute()}")
     if url.startswith("sqlite:"):
         path = Path(url.removeprefix("sqlite:///"))
         if not path.is_file():
@@ -395,7 +395,7 @@ async def _open_database(url: str) -> Relational:
     from acm.bootstrap import ConfigError, open_relational
 
     try:
-        return await open_relational(url)
+        return await open_relational(url, service="gateway")  # the keys are the gateway's
     except ConfigError as exc:
         raise UsageError(f"{exc} (--database-url or ACM_DATABASE_URL)") from None
     except Exception as exc:  # the driver's own error: unreachable host, refused login, not a database file

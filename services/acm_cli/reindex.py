@@ -37,6 +37,7 @@ async def run(args: argparse.Namespace) -> None:
     from acm.runtime import limit_compute_threads
     from acm.settings import load
     from acm_cli.embedded import EmbeddedSettings, Urls
+    from acm_cli.store_split import database_file, split_shared_database
 
     settings = load(EmbeddedSettings)
     if bool(args.database_url) != bool(args.vector_url):
@@ -45,10 +46,11 @@ async def run(args: argparse.Namespace) -> None:
         database, vector = str(args.database_url), str(args.vector_url)
     else:
         data_dir = args.reindex_data_dir or settings.data_dir
-        if not (data_dir / "acm.db").exists():
+        if not (data_dir / "acm.db").exists() and not database_file(data_dir, "retrieve").exists():
             raise ValueError(f"no embedded ACM data in {data_dir.resolve()} (--data-dir or ACM_DATA_DIR)")
+        await split_shared_database(data_dir, settings.store_timeout_s)  # a data folder from before: one acm.db
         urls = Urls.under(data_dir, settings.vector_backend)
-        database, vector = urls.database, urls.vectors
+        database, vector = urls.databases["retrieve"], urls.vectors
     limit_compute_threads(settings.compute_threads)
     embedder = build_embedder(
         args.embedder or settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source
@@ -64,7 +66,7 @@ async def run(args: argparse.Namespace) -> None:
                 ("\r" if interactive else "") + p.line(), end="" if interactive else "\n", file=sys.stderr, flush=True
             )
 
-    rel = await open_relational(database, settings.store_timeout_s)
+    rel = await open_relational(database, settings.store_timeout_s, service="retrieve")  # its read model
     vectors = await open_vectors(vector, max(settings.store_timeout_s, 60.0))
     try:
         done = await reindex(rel.memories, vectors, embedder, batch=args.batch, report=report)

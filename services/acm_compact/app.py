@@ -56,7 +56,7 @@ def register(
 
 async def run(settings: CompactSettings) -> None:
     timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout)
+    rel = await open_relational(settings.database_url, timeout, service="compact")
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-compact", timeout_s=timeout)
     channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)

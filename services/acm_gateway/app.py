@@ -238,7 +238,9 @@ def build_server(
 
 async def run(settings: GatewaySettings) -> None:
     timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout, (settings.db_pool_min, settings.db_pool_max))
+    rel = await open_relational(
+        settings.database_url, timeout, (settings.db_pool_min, settings.db_pool_max), service="gateway"
+    )
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
     tls = ClientTls.of(settings)

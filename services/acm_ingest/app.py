@@ -92,7 +92,7 @@ def register(
 
 async def run(settings: IngestSettings) -> None:
     timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout)
+    rel = await open_relational(settings.database_url, timeout, service="ingest")
     graph = await open_graph(settings.graph_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     bus = open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout)

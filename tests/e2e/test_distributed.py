@@ -27,10 +27,11 @@ from acm.adapters.kafka_bus import KafkaBus
 from acm.adapters.neo4j_graph import Neo4jGraphStore
 from acm.adapters.qdrant_store import QdrantVectorStore
 from acm.auth import create_api_key, key_id_of
-from acm.bootstrap import open_relational
+from acm.bootstrap import Relational, open_relational
 from acm.client import AcmClient
 from acm.domain.scope import Grant, KeyRole, Scope
 from acm.envelopes import key_hash, sign
+from acm.ownership import SERVICES as OWNERS
 from acm.v1 import (
     architect_pb2_grpc,
     common_pb2,
@@ -44,6 +45,7 @@ from acm.v1 import (
     retrieve_pb2,
     retrieve_pb2_grpc,
 )
+from acm_cli.db_roles import create_roles, service_url
 from acm_cli.memories import MemoryCalls
 from acm_retrieve.settings import RetrieveSettings
 from tests.e2e.agent_session import run_agent_session
@@ -69,7 +71,8 @@ def free_ports(n: int) -> list[int]:
 @dataclass
 class Stack:
     addr: str
-    dsn: str
+    dsn: str  # the database, as its admin
+    dsns: dict[str, str]  # each service's own URL: its role (acm db roles), its schema
     neo4j_uri: str
     vector_path: Path
     logs: Path
@@ -78,6 +81,14 @@ class Stack:
     namespace: str
     keys: tuple[str, str]  # API keys of the two clients
     ports: dict[str, int]
+
+    async def store(self, service: str) -> Relational:
+        """A service's own store, as that service opens it (its role, its schema)."""
+        return await open_relational(self.dsns[service], service=service)
+
+
+# Roles are global to the Postgres server: this run's have a prefix of their own, dropped with the database.
+ROLE_PREFIX = f"e2e{uuid.uuid4().hex[:8]}_"
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +101,8 @@ def database(postgres_dsn: str) -> Iterator[str]:
     yield f"{base}/{name}"
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        for service in OWNERS:
+            conn.execute(f'DROP ROLE IF EXISTS "{ROLE_PREFIX}{service}"')
 
 
 async def _serving(addr: str) -> bool:
@@ -138,11 +151,15 @@ async def stack(
         "ACM_SERVICE_TOKEN_SECRET": SERVICE_TOKEN_SECRET,
         "ACM_LOG_LEVEL": "INFO",
     }
+    # Every service logs in as its own role, which may use its own schema only (acm db roles).
+    passwords = {name: uuid.uuid4().hex for name in SERVICES}
+    await create_roles(database, passwords, role_prefix=ROLE_PREFIX)
+    dsns = {name: service_url(database, f"{ROLE_PREFIX}{name}", passwords[name]) for name in SERVICES}
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         for name in SERVICES:
             addr_var = "ACM_LISTEN_ADDR" if name in LISTENERS else "ACM_HEALTH_ADDR"
-            env = {**os.environ, **common, addr_var: f"127.0.0.1:{ports[name]}"}
+            env = {**os.environ, **common, addr_var: f"127.0.0.1:{ports[name]}", "ACM_DATABASE_URL": dsns[name]}
             procs[name] = _start(name, env, work / f"{name}.log")
         for _ in range(240):
             dead = [n for n, p in procs.items() if p.poll() is not None]
@@ -155,7 +172,7 @@ async def stack(
 
         suffix = uuid.uuid4().hex[:6]
         client_ids = (f"c1-{suffix}", f"c2-{suffix}")
-        rel = await open_relational(database)
+        rel = await open_relational(dsns["gateway"], service="gateway")
         try:
             keys = [await create_api_key(rel.api_keys, c, "e2e") for c in client_ids]
         finally:
@@ -163,6 +180,7 @@ async def stack(
         yield Stack(
             addr=f"127.0.0.1:{ports['gateway']}",
             dsn=database,
+            dsns=dsns,
             neo4j_uri=neo4j_uri,
             vector_path=work / "qdrant",
             logs=work,
@@ -197,7 +215,7 @@ async def test_one_turn_flows_through_every_process(stack: Stack) -> None:
 
 
 async def test_architect_gave_the_agent_a_schema(stack: Stack) -> None:
-    rel = await open_relational(stack.dsn)
+    rel = await stack.store("architect")
     try:
         schema = await rel.schemas.latest(Scope(stack.client_ids[0], "acme", "bob"), "support-bot")
     finally:
@@ -240,12 +258,20 @@ async def test_bad_events_on_kafka_are_dead_lettered_and_ingest_keeps_going(stac
     reasons = sorted(d.reason for d in letters)
     assert any("not an acm.v1.Envelope" in r for r in reasons), reasons
     assert any("signature does not verify" in r for r in reasons), reasons
-    rel = await open_relational(stack.dsn)
+    rel = await stack.store("ingest")
     try:
         texts = [m.text for m in await rel.memories.session_memories(victim, 50)]
     finally:
         await rel.close()
     assert not any(marker in t and "admin" in t for t in texts)
+
+
+async def test_each_service_role_reaches_its_own_schema_only(stack: Stack) -> None:
+    with psycopg.connect(stack.dsns["ingest"], autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM acm_ingest.memories").fetchone() is not None
+        for table in ("acm_gateway.api_keys", "acm_retrieve.memories", "acm_architect.agent_schemas"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
+                conn.execute(f"SELECT * FROM {table}")  # type: ignore[arg-type]
 
 
 async def test_bad_requests_get_actionable_errors(stack: Stack) -> None:
@@ -278,7 +304,7 @@ async def test_internal_apis_need_a_service_token_and_agent_keys_keep_to_their_r
             await keys_pb2_grpc.KeysStub(channel).GetKey(keys_pb2.GetKeyRequest(scope=scope, key_id="any"))
         assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
-    rel = await open_relational(stack.dsn)
+    rel = await stack.store("gateway")
     try:
         _, agent_key = await create_api_key(
             rel.api_keys, stack.client_ids[0], "e2e agent", Grant(KeyRole.AGENT, ("acme",))
@@ -410,7 +436,7 @@ async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack)
         embedder = build_embedder(RetrieveSettings.model_fields["embedder"].default)  # what the processes used
         dim, model = embedder.dim, embedder.name
         probe = [1.0] + [0.0] * (dim - 1)
-        rel = await open_relational(stack.dsn)
+        rel = await stack.store("retrieve")  # its read model, which its vectors follow
         try:
             memories = await rel.memories.session_memories(bob_session, 50)
             bob_memories = {m.memory_id for m in memories if m.kind != "turn"}  # facts are what is searched

@@ -92,7 +92,7 @@ async def test_the_api_key_is_required_and_checked(acm: EmbeddedAcm, http: httpx
     other_client = await http.post("/v1/context:fetch", json={"scope": {**ALICE, "clientId": "someone-else"}})
     assert _error(other_client, 403)["code"] == 7  # PERMISSION_DENIED
 
-    _, other_key = await create_api_key(acm.rel.api_keys, "c2", "another client")
+    _, other_key = await create_api_key(acm.stores["gateway"].api_keys, "c2", "another client")
     accepted = await http.post("/v1/turns", json={"scope": ALICE, "turn": {"role": "ROLE_USER", "content": "hi"}})
     job_id = accepted.json()["jobId"]
     theirs = await http.get(

@@ -48,7 +48,7 @@ async def _ingest(acm: EmbeddedAcm, user: str, text: str) -> None:
 
 
 def _ids_of(acm: EmbeddedAcm, user: str) -> set[str]:
-    with sqlite3.connect(acm.settings.data_dir / "acm.db") as conn:
+    with sqlite3.connect(acm.settings.data_dir / "ingest.db") as conn:
         rows = conn.execute("SELECT memory_id FROM memories WHERE tier = 'user' AND user_id = ?", (user,))
         return {m for (m,) in rows}
 

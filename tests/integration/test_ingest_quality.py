@@ -49,7 +49,9 @@ def _every_stored_text(data_dir: Path) -> str:
     """The content-bearing text of every store and event: memory texts, audit details, entity names and
     aliases, and the turn / memory texts inside every event on the bus."""
     queries = {
-        "acm.db": ["SELECT text FROM memories", "SELECT detail FROM audit_log"],
+        "ingest.db": ["SELECT text FROM memories", "SELECT detail FROM audit_log"],
+        "retrieve.db": ["SELECT text FROM memories", "SELECT detail FROM audit_log"],
+        "gateway.db": ["SELECT detail FROM audit_log"],
         "graph.db": ["SELECT name FROM entities", "SELECT aliases FROM entities"],
         "bus.db": ["SELECT value FROM records"],
     }
@@ -190,7 +192,7 @@ async def test_relations_a_sentence_states_are_typed_without_an_llm(acm: Embedde
 
 
 async def _facts_of(acm: EmbeddedAcm) -> list[str]:
-    with sqlite3.connect(acm.settings.data_dir / "acm.db") as conn:
+    with sqlite3.connect(acm.settings.data_dir / "ingest.db") as conn:
         return [t for (t,) in conn.execute("SELECT text FROM memories WHERE kind != 'turn' ORDER BY text")]
 
 

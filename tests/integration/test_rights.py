@@ -22,6 +22,7 @@ from acm.client import AcmClient
 from acm.convert import scope_from_pb, ts
 from acm.domain.scope import Grant, KeyRole
 from acm.envelopes import key_hash
+from acm.ownership import SERVICES
 from acm.v1 import architect_pb2_grpc, common_pb2, gateway_pb2, gateway_pb2_grpc, retrieve_pb2, retrieve_pb2_grpc
 from acm_architect.api import ArchitectApi, ArchitectServicer
 from acm_architect.usecases import DefineAgent, GetAgent, ListAgents
@@ -78,7 +79,7 @@ async def running(
     try:
         local = Urls.under(data, "edge")
         acm.urls = Urls(
-            database=f"{dsn.rpartition('/')[0]}/{name}",
+            databases=dict.fromkeys(SERVICES, f"{dsn.rpartition('/')[0]}/{name}"),  # a schema each
             vectors=local.vectors,
             graph=request.getfixturevalue("neo4j_uri"),
             bus=local.bus,

@@ -218,7 +218,7 @@ async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(
             bus,
             acm.full_retriever,
             acm.cache,
-            gateway_settings(acm.urls.database),
+            gateway_settings(acm.urls.databases["gateway"]),
             RepoSchemaSource(acm.stores["architect"].schemas),
             compactor=GrpcCompactor(dead, 2.0, ""),
             memory_reader=acm.memories,
