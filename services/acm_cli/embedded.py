@@ -205,7 +205,7 @@ class EmbeddedAcm:
         self.idle_sweep = register_ingest(
             self.bus, self.stores["ingest"], self.graph, self.cache, embedder, ingest_settings, owners, now=self.clock
         )
-        register_retrieve(self.bus, self.stores["retrieve"], self.vectors, embedder, owners.keys)
+        register_retrieve(self.bus, self.stores["retrieve"], self.vectors, embedder, owners.keys, self.cache)
         self.full_retriever = build_api(self.stores["retrieve"], self.vectors, self.graph, embedder, owners.schemas)
         # Retrieve's Memories API in-process: the Memory API's reads and every session read (gateway, compact,
         # anticipate), as the other services reach it over gRPC in distributed mode.

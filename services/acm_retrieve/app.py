@@ -7,7 +7,7 @@ import logging
 from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_bus, open_graph, open_relational, open_vectors
+from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.channels import ClientTls
 from acm.forget import ForgetHandler
 from acm.job_events import JobEvents
@@ -15,7 +15,7 @@ from acm.owners import remote_owners
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.owners import KeySource, SchemaSource
-from acm.ports.stores import GraphStore, VectorStore
+from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.transport import ServerTls
@@ -44,10 +44,13 @@ def build_memories(rel: Relational, graph: GraphStore) -> ReadMemories:
     return ReadMemories(rel.memories, graph)
 
 
-def register(bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder, keys: KeySource) -> None:
-    """``keys``: the gateway's API keys (acm.ports.owners), to verify Forget requests."""
+def register(
+    bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder, keys: KeySource, cache: Cache
+) -> None:
+    """``keys``: the gateway's API keys (acm.ports.owners), to verify Forget requests; ``cache``: where prefetched
+    pools' generations are, made stale once a change reached this service's copy of the memories."""
     # rel.memories: retrieve's own store, the projection of acm.memories.v1 this keeps.
-    projection = MemoryProjection(rel.memories, vectors)
+    projection = MemoryProjection(rel.memories, vectors, cache)
     bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(projection, JobEvents(bus), embedder.dim))
     bus.subscribe(topics.FORGET, GROUP, ForgetHandler(projection.forget, keys, rel.audit))
 
@@ -57,13 +60,14 @@ async def run(settings: RetrieveSettings) -> None:
     embedder = build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source)
     # Its own store (schema acm_retrieve): the memories' read model this service builds from acm.memories.v1.
     rel = await open_relational(settings.database_url, timeout, service="retrieve")
+    cache = await open_cache(settings.cache_url, timeout)
     vectors = await open_vectors(settings.vector_url, timeout)
     graph = await open_graph(settings.graph_url, timeout)
     await vectors.ensure(embedder.dim)
     await warn_other_models(vectors, embedder.name, log)
     bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
     owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
-    register(bus, rel, vectors, embedder, owners.keys)
+    register(bus, rel, vectors, embedder, owners.keys, cache)
     server = HealthServer(
         settings.listen_addr,
         [
@@ -77,7 +81,12 @@ async def run(settings: RetrieveSettings) -> None:
     )
     memories_pb2_grpc.add_MemoriesServicer_to_server(MemoriesServicer(build_memories(rel, graph)), server.server)
     await serve_until_stopped(
-        "retrieve", server, bus, [rel, vectors, graph], channels=owners.channels, checks=dependency_checks(rel, bus)
+        "retrieve",
+        server,
+        bus,
+        [rel, vectors, graph, cache],
+        channels=owners.channels,
+        checks=dependency_checks(rel, bus),
     )
 
 

@@ -10,8 +10,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from acm.domain.models import Memory, MemoryStatus
-from acm.domain.scope import ForgetLevel, Scope
-from acm.ports.stores import MemoryRepo, VectorPoint, VectorStore
+from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.ports.stores import Cache, MemoryRepo, VectorPoint, VectorStore
+from acm.prefetch_state import TIERS_IN_ORDER, bump_generations, forget_prefetch
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,9 @@ def newest(old: Memory | None, new: Memory) -> Memory:
 class MemoryProjection:
     memories: MemoryRepo  # retrieve's own store, never ingest's
     vectors: VectorStore
+    # Prefetched pools are built from this copy: one built before a change landed here is made stale after it
+    # (ingest's own bump, at its write, comes before this copy has the change). None: no pools (a rebuild).
+    cache: Cache | None = None
 
     async def apply(self, scope: Scope, changes: MemoryChanges) -> None:
         if changes.written:
@@ -57,6 +61,8 @@ class MemoryProjection:
         if changes.erased:
             await self.memories.delete(scope, changes.erased)
             await self.vectors.delete(scope, changes.erased)
+        if self.cache is not None and (changes.written or changes.erased):
+            await bump_generations(self.cache, scope, _tiers(changes))
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> dict[str, int]:
         """The projection's and the index's share of a Forget, as ingest erases its own (acm_ingest.usecases
@@ -66,4 +72,13 @@ class MemoryProjection:
         await self.vectors.forget(scope, level)
         if shared:
             await self.vectors.delete(scope, shared)
+        if self.cache is not None:
+            await forget_prefetch(self.cache, scope)  # a pool built from this copy before the erasure
         return {"memories_erased": erased + len(shared)}
+
+
+def _tiers(changes: MemoryChanges) -> set[Tier]:
+    """The tiers whose pools may hold what changed (an erased memory's tier is not known here: all)."""
+    if changes.erased:
+        return set(TIERS_IN_ORDER)
+    return {m.tier for m in changes.written} | {Tier.USER}

@@ -425,6 +425,31 @@ async def test_a_tool_heavy_agent_session_on_the_real_stores(stack: Stack) -> No
         raise
 
 
+async def test_retrieve_answers_from_its_own_copy_of_the_memories(stack: Stack) -> None:
+    """Retrieve's memories are a projection in its own schema (acm_retrieve), built from acm.memories.v1: the job is
+    DONE once retrieve applied the turn, and its schema then holds what ingest wrote in the URL's schema."""
+    user = f"proj-{uuid.uuid4().hex[:6]}"
+    scope = common_pb2.Scope(customer_id="acme", user_id=user, agent_id="support-bot", session_id="s1")
+    async with AcmClient(stack.addr, stack.keys[0]) as client:
+        accepted = await client.ingest(scope, "My locker code is 4412 and my locker is number 7.")
+        job = await client.wait_job(scope, accepted.job_id, timeout_s=90)
+        assert job.status == gateway_pb2.JOB_STATUS_DONE, job
+        found = await client.fetch(scope, "what is my locker code?", 2000)
+    assert any("4412" in m.text for m in found.memories), found
+    domain = Scope(stack.client_ids[0], "acme", user, "support-bot", "s1")
+    retrieve = await stack.store("retrieve")
+    written = await stack.store("ingest")
+    try:
+        held = await retrieve.memories.session_memories(domain, 50)
+        assert {m.memory_id: m for m in held} == {
+            m.memory_id: m for m in await written.memories.session_memories(domain, 50)
+        }
+        assert any("4412" in m.text for m in held)
+    finally:
+        await retrieve.close()
+        await written.close()
+
+
 async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack) -> None:
     """Runs last in this module: stops the processes so the local-mode Qdrant folder can be opened."""
     _stop(stack.procs)

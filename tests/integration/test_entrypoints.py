@@ -18,7 +18,7 @@ from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 SERVICES = {
     "gateway": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_RETRIEVE_ADDR", "ACM_CACHE_URL"],
     "ingest": ["ACM_DATABASE_URL", "ACM_GRAPH_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],
-    "retrieve": ["ACM_DATABASE_URL", "ACM_VECTOR_URL", "ACM_GRAPH_URL", "ACM_BUS_URL"],
+    "retrieve": ["ACM_DATABASE_URL", "ACM_VECTOR_URL", "ACM_GRAPH_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],
     "architect": ["ACM_DATABASE_URL", "ACM_BUS_URL"],
     "anticipate": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],
     "compact": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],

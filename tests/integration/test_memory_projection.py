@@ -11,20 +11,22 @@ import pytest
 
 from acm import topics
 from acm.adapters.edge_store import EdgeVectorStore
+from acm.adapters.memory_cache import MemoryCache
 from acm.bootstrap import Relational, open_relational
 from acm.channels import open_channel
 from acm.client import AcmClient
-from acm.domain.models import Job, JobStatus, Memory
-from acm.domain.scope import Scope
+from acm.domain.models import Job, JobStatus, Layer, Memory, utcnow
+from acm.domain.scope import Scope, Tier
 from acm.envelopes import envelope
 from acm.job_events import JobEvents, JobUpdate, update_to_pb
 from acm.ports.bus import Record
+from acm.prefetch_state import read_generations
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, memories_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from acm_cli.memories import MemoryCalls
 from acm_gateway.handlers.jobs import JobUpdatedHandler
 from acm_retrieve.handlers.memories import MemoriesHandler
-from acm_retrieve.projection import MemoryProjection
+from acm_retrieve.projection import MemoryChanges, MemoryProjection
 
 
 @pytest.fixture
@@ -159,3 +161,28 @@ async def test_the_gateway_applies_job_updates_once_and_never_moves_a_finished_j
         assert done is not None and (done.status, done.counts, done.error) == (JobStatus.DONE, {"facts": 1}, "")
     finally:
         await gateway.close()
+
+
+async def test_a_change_applied_to_the_copy_makes_pools_built_before_it_stale(tmp_path: Path) -> None:
+    """Anticipate reads the generations, then this copy: a pool built before a change reached the copy must not
+    stay current (ingest's bump at its own write came before the copy had it)."""
+    store = await open_relational(f"sqlite:///{tmp_path / 'retrieve.db'}", service="retrieve")
+    vectors = EdgeVectorStore(tmp_path / "vectors")
+    await vectors.ensure(2)
+    cache = MemoryCache()
+    scope = Scope(DEV_CLIENT, "acme", "alice", "bot", "s1")
+    projection = MemoryProjection(store.memories, vectors, cache)
+    memory = Memory("0" * 32, scope.owner(Tier.USER), "user: I live in Porto.", Layer.SHORT, "turn", ("t1",), utcnow())
+    try:
+        before = await read_generations(cache, scope)
+        await projection.apply(scope, MemoryChanges(written=[memory]))
+        after_write = await read_generations(cache, scope)
+        assert after_write[0] != before[0]  # the user tier's pools
+        await projection.apply(scope, MemoryChanges())  # nothing changed (a dropped turn's job): pools stay
+        assert await read_generations(cache, scope) == after_write
+        await projection.apply(scope, MemoryChanges(erased=[memory.memory_id]))
+        assert all(a != b for a, b in zip(await read_generations(cache, scope), after_write, strict=True))
+        assert await store.memories.get(scope, [memory.memory_id]) == []
+    finally:
+        await vectors.close()
+        await store.close()
