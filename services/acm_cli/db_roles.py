@@ -8,7 +8,8 @@ search_path its schema), schema ``acm_<service>`` owned by it (tables already th
 can alter them), CONNECT on the database; nobody else has any right on that schema, and PUBLIC loses its
 rights on the database and on the ``public`` schema (where the layout before per-service schemas kept every
 table). Then each service runs with ``ACM_DATABASE_URL=postgresql://acm_<service>:…@host/db``
-(docs/operations.md, "Each service its own database schema").
+(docs/operations.md, "Each service its own store"). A database from before, with every table in ``public``:
+``--move-public`` moves each table to its owner's schema first.
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
         help="roles are <prefix><service> (default acm_); roles are global to a Postgres server, so two ACM "
         "databases on one server each need their own",
     )
+    p.add_argument(
+        "--move-public",
+        action="store_true",
+        help="a database from before per-service schemas: first move each table from public to its owner's "
+        "schema (and copy ingest's memories as retrieve's read model); run it before the services start",
+    )
     p.set_defaults(run=run)
 
 
@@ -70,7 +77,9 @@ async def run(args: argparse.Namespace) -> None:
         if not os.environ.get(name):
             raise ValueError(f"no password for {service}: set {name} (--password-env)")
         passwords[service] = os.environ[name]
-    urls = await create_roles(str(args.admin_url), passwords, role_prefix=str(args.role_prefix))
+    urls = await create_roles(
+        str(args.admin_url), passwords, role_prefix=str(args.role_prefix), move_public=bool(args.move_public)
+    )
     for service, url in urls.items():
         print(f"{service}: ACM_DATABASE_URL={url}")  # without the password: it stays where it was
 
@@ -84,10 +93,15 @@ def service_url(admin_url: str, role: str, password: str | None = None) -> str:
 
 
 async def create_roles(
-    admin_url: str, passwords: Mapping[str, str], role_prefix: str = "acm_", timeout_s: float = 30.0
+    admin_url: str,
+    passwords: Mapping[str, str],
+    role_prefix: str = "acm_",
+    timeout_s: float = 30.0,
+    move_public: bool = False,
 ) -> dict[str, str]:
     """Creates (or updates) each service's role and schema; the services' URLs, without their passwords.
-    ``role_prefix``: roles are global to the Postgres server, so a test's throwaway database uses its own."""
+    ``role_prefix``: roles are global to the Postgres server, so a test's throwaway database uses its own.
+    ``move_public``: first move the tables of a database from before (all in ``public``) to their owners."""
     from psycopg import AsyncConnection, sql  # here: every other acm command starts without the driver
 
     async with await AsyncConnection.connect(admin_url, autocommit=True, connect_timeout=int(timeout_s)) as conn:
@@ -98,6 +112,10 @@ async def create_roles(
             await conn.execute("REVOKE ALL ON SCHEMA public FROM PUBLIC")
             for service, password in passwords.items():
                 await _service_role(conn, database, f"{role_prefix}{service}", schema_of(service), password)
+            if move_public:
+                await _move_public(conn, set(passwords))
+            for service in passwords:
+                await _own_tables(conn, f"{role_prefix}{service}", schema_of(service))
     return {s: service_url(admin_url, f"{role_prefix}{s}") for s in passwords}
 
 
@@ -122,10 +140,57 @@ async def _service_role(
     await conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {} AUTHORIZATION {}").format(schema, role))
     await conn.execute(sql.SQL("ALTER SCHEMA {} OWNER TO {}").format(schema, role))
     await conn.execute(sql.SQL("REVOKE ALL ON SCHEMA {} FROM PUBLIC").format(schema))
-    # Tables a start before the roles made (as another role) pass to the service, so its migrations can alter
-    # them; their sequences (audit_log's identity) go with them.
+
+
+async def _own_tables(conn: AsyncConnection[Any], role_name: str, schema_name: str) -> None:
+    """Tables made in the schema by another role (a start before the roles, a move) pass to the service, so its
+    migrations can alter them; their sequences (audit_log's identity) go with them."""
+    from psycopg import sql
+
+    role, schema = sql.Identifier(role_name), sql.Identifier(schema_name)
     for table in await _tables(conn, schema_name):
         await conn.execute(sql.SQL("ALTER TABLE {}.{} OWNER TO {}").format(schema, sql.Identifier(table), role))
+
+
+# The layout before per-service schemas kept every table in public: each goes to its owner (the tables every
+# service has of its own to the one that wrote them: processed events to ingest, the audit log to the gateway).
+MOVES = {
+    "api_keys": "gateway",
+    "jobs": "gateway",
+    "audit_log": "gateway",
+    "agent_schemas": "architect",
+    "working_memory": "compact",
+    "compactions": "compact",
+    "memories": "ingest",
+    "memory_authors": "ingest",
+    "processed_events": "ingest",
+}
+# Retrieve's read model starts as a copy of ingest's memories, then follows acm.memories.v1.
+READ_MODEL = ("memories", "memory_authors")
+
+
+async def _move_public(conn: AsyncConnection[Any], services: set[str]) -> None:
+    from psycopg import sql
+
+    for table, owner in MOVES.items():
+        schema = schema_of(owner)
+        if owner in services and table in await _tables(conn, "public") and table not in await _tables(conn, schema):
+            await conn.execute(
+                sql.SQL("ALTER TABLE public.{} SET SCHEMA {}").format(sql.Identifier(table), sql.Identifier(schema))
+            )
+    source, target = schema_of("ingest"), schema_of("retrieve")
+    for table in READ_MODEL if "retrieve" in services else ():
+        if table not in await _tables(conn, source) or table in await _tables(conn, target):
+            continue
+        src, dst = sql.Identifier(source, table), sql.Identifier(target, table)
+        await conn.execute(sql.SQL("CREATE TABLE {} (LIKE {} INCLUDING ALL)").format(dst, src))
+        cur = await conn.execute(  # a generated column (the tsvector) is computed, not copied
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s "
+            "AND is_generated = 'NEVER' ORDER BY ordinal_position",
+            [source, table],
+        )
+        columns = sql.SQL(", ").join(sql.Identifier(str(row[0])) for row in await cur.fetchall())
+        await conn.execute(sql.SQL("INSERT INTO {} ({}) SELECT {} FROM {}").format(dst, columns, columns, src))
 
 
 async def _tables(conn: AsyncConnection[Any], schema: str) -> Iterable[str]:

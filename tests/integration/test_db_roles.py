@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import psycopg
 import pytest
 from psycopg import sql
 
+from acm.auth import create_api_key, key_hash
 from acm.bootstrap import open_relational
+from acm.domain.models import Layer, Memory, Tier
+from acm.domain.schema import default_schema
 from acm.domain.scope import Scope
 from acm.ownership import SERVICES
 from acm_cli.db_roles import create_roles, service_url
 
 pytestmark = pytest.mark.infra
 ALICE = Scope("c1", "acme", "alice")
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -80,3 +86,33 @@ def test_the_command_takes_each_password_from_its_variable(
     assert "secret-pw" not in out
     with psycopg.connect(service_url(admin, f"{prefix}anticipate", "secret-pw")) as conn:
         assert conn.execute("SHOW search_path").fetchone() == ("acm_anticipate",)
+
+
+async def test_a_database_from_before_moves_each_table_to_its_owner(database: tuple[str, str]) -> None:
+    admin, prefix = database
+    old = await open_relational(admin)  # the layout before: every table in public
+    try:
+        memory = Memory("m1", ALICE.owner(Tier.USER), "Alice wants a refund", Layer.LONG, "fact", ("t1",), T0)
+        await old.memories.upsert([memory])
+        _, secret = await create_api_key(old.api_keys, "c1", "old key")
+        await old.schemas.put("c1", default_schema("helpdesk"))
+        await old.audit.record("c1", "forget.requested", "before")
+    finally:
+        await old.close()
+    passwords = {s: f"pw-{s}" for s in SERVICES}
+    await create_roles(admin, passwords, role_prefix=prefix, move_public=True)
+    stores = {s: await open_relational(service_url(admin, f"{prefix}{s}", passwords[s]), service=s) for s in SERVICES}
+    try:
+        for owner in ("ingest", "retrieve"):  # the write model moved, the read model copied (FTS included)
+            found = await stores[owner].memories.keyword_search(ALICE, "refund", 5)
+            assert [f.memory.memory_id for f in found] == ["m1"], owner
+        assert await stores["gateway"].api_keys.by_hash(key_hash(secret)) is not None
+        assert [e.detail for e in await stores["gateway"].audit.list(ALICE)] == ["before"]
+        assert await stores["architect"].schemas.latest(ALICE, "helpdesk") is not None
+        await stores["ingest"].memories.upsert([replace(memory, memory_id="m2", text="Alice asked again")])  # its own
+    finally:
+        for rel in stores.values():
+            await rel.close()
+    with psycopg.connect(admin) as conn:
+        left = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+    assert {t for (t,) in left} <= {"schema_migrations", "schema_versions"}  # only the old bookkeeping stays
