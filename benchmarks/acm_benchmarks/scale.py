@@ -593,8 +593,9 @@ def print_table(console: Any, result: dict[str, Any]) -> None:
             )
     console.print(table)
     for mode, r in result.items():
-        t = r["target"]
-        console.print(f"{mode}: {t['rule']}: ratio {t['ratio']} → {'met' if t['met'] else 'NOT met'}")
+        t = r.get("target")  # absent from a run stopped before its last size
+        if t is not None:
+            console.print(f"{mode}: {t['rule']}: ratio {t['ratio']} → {'met' if t['met'] else 'NOT met'}")
 
 
 def plot(result: dict[str, Any], path: Path) -> bool:
