@@ -328,7 +328,7 @@ async def start_distributed(work: Path, servers: Servers, replicas: int, databas
                 raise RuntimeError(f"services not SERVING within {START_TIMEOUT_S:.0f} s (logs in {work})")
             await asyncio.sleep(0.5)
         client_id = f"fleet-{uuid.uuid4().hex[:6]}"
-        rel = await open_relational(database)
+        rel = await open_relational(database, service="gateway")  # the keys are the gateway's (its schema)
         try:
             _, secret = await create_api_key(rel.api_keys, client_id, "acm bench fleet")
         finally:

@@ -166,7 +166,7 @@ class Stack:
                 waiting = [n for n, ok in zip(self.names, states, strict=True) if not ok]
                 raise TimeoutError(f"{self.label}: {waiting} not healthy after {timeout_s:.0f}s")
             await asyncio.sleep(0.5)
-        rel = await open_relational(self.dsn)
+        rel = await open_relational(self.dsn, service="gateway")  # the keys are the gateway's (its schema)
         try:
             _, self.api_key = await create_api_key(rel.api_keys, self.client_id, "bench")
         finally:
