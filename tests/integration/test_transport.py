@@ -324,7 +324,7 @@ async def test_gateway_reaches_the_architect_process_over_mtls(
             await asyncio.sleep(0.5)
         else:
             pytest.fail("the services did not become ready in 60 s")
-        rel = await open_relational(postgres_dsn)
+        rel = await open_relational(postgres_dsn, service="gateway")  # the keys are the gateway's (its schema)
         try:
             _, key = await create_api_key(rel.api_keys, f"tls-{uuid.uuid4().hex[:8]}", "transport test")
         finally:
