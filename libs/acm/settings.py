@@ -1,7 +1,7 @@
 """Settings from the environment, one class per service, built once at start-up.
 
 Store and bus backends are picked by URL scheme, so one code path serves both modes:
-  database  postgresql://…            | sqlite:///path/acm.db
+  database  postgresql://…            | sqlite:///path/<service>.db  (each service its own: acm.ownership)
   vectors   http(s)://qdrant:6333     | qdrant-local:///path | qdrant-local://:memory: | edge:///path
   graph     bolt:// or neo4j://…      | sqlite:///path/graph.db
   cache     redis://…                 | memory://
