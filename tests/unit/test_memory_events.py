@@ -102,7 +102,8 @@ async def test_ingest_publishes_its_changes_and_retrieve_reads_them_back() -> No
 
 def test_the_projection_keeps_the_later_write_and_never_reactivates_a_stale_memory() -> None:
     active = _memory(status=MemoryStatus.ACTIVE, superseded_by="", valid_to=None, mention_count=1)
-    restated = replace(active, mention_count=2, updated_at=active.updated_at + timedelta(hours=1))  # type: ignore[operator]
+    assert active.updated_at is not None
+    restated = replace(active, mention_count=2, updated_at=active.updated_at + timedelta(hours=1))
     stale = replace(restated, status=MemoryStatus.STALE, superseded_by="m2", valid_to=T0 + timedelta(days=2))
     assert newest(None, active) == active
     assert newest(active, restated) == restated
@@ -110,7 +111,8 @@ def test_the_projection_keeps_the_later_write_and_never_reactivates_a_stale_memo
     assert newest(active, active) == active  # redelivery
     # The stale version arrived first (another partition); the restatement written before it does not revive it.
     assert newest(stale, restated).status is MemoryStatus.STALE
-    revived = newest(stale, replace(restated, updated_at=restated.updated_at + timedelta(hours=1)))  # type: ignore[operator]
+    assert restated.updated_at is not None
+    revived = newest(stale, replace(restated, updated_at=restated.updated_at + timedelta(hours=1)))
     assert (revived.status, revived.superseded_by, revived.valid_to) == (MemoryStatus.STALE, "m2", stale.valid_to)
 
 
