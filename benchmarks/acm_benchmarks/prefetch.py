@@ -377,6 +377,7 @@ async def _run_all(
                 RepoSchemaSource(acm.stores["architect"].schemas),
                 compactor=acm.compactor,  # the session's reads, from their owners as the main gateway's
                 memory_reader=acm.memories,
+                apply_job_updates=False,  # the main gateway applies the shared jobs table's updates
             ),
             "127.0.0.1:0",
         )

@@ -65,6 +65,8 @@ def build_servicer(
     architect: Architect | None = None,
     compactor: Compactor | None = None,
     memory_reader: MemoryReader | None = None,
+    *,
+    apply_job_updates: bool = True,
 ) -> GatewayServicer:
     """``retriever`` is the full retrieval, or a PrefetchingRetriever around it (Fetch consults the
     session's prefetch pool first; then this replica also subscribes its warm-up to anticipate's
@@ -72,7 +74,8 @@ def build_servicer(
     the architect's, the compact service's and retrieve's Memory API (None: their RPCs answer UNAVAILABLE).
     A session's context is read from its owners, compact (working memory) and retrieve (turns): without
     both, Fetch in a session returns retrieved memories only. ``schemas``: the architect's agent schemas
-    (acm.ports.owners)."""
+    (acm.ports.owners). ``apply_job_updates``: subscribe the jobs handler (False only for a second gateway
+    on stores whose jobs another gateway of the same process already applies)."""
     tokens = TiktokenCounter()
     sessions = None
     if compactor is not None and memory_reader is not None:
@@ -88,7 +91,8 @@ def build_servicer(
             from_now=True,
         )
     # Jobs' outcomes, reported by ingest and retrieve (the gateway owns the jobs table); both modes build this.
-    bus.subscribe(topics.JOBS, JOBS_GROUP, JobUpdatedHandler(rel.jobs))
+    if apply_job_updates:
+        bus.subscribe(topics.JOBS, JOBS_GROUP, JobUpdatedHandler(rel.jobs))
     accept_turn = AcceptTurn(events, rel.jobs, schemas, settings.max_turn_bytes)
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),

@@ -133,6 +133,8 @@ def test_a_kafka_consumer_serves_lag_handler_latency_and_dead_letters(
         ACM_LISTEN_ADDR=f"127.0.0.1:{health_port}",  # its Compact API, health beside it
         ACM_SERVICE_TOKEN_SECRET=f"metrics-{uuid.uuid4().hex}",
         ACM_METRICS_PORT=str(metrics_port),
+        # compact reads a session's turns from retrieve when it compacts; this test never compacts
+        ACM_RETRIEVE_ADDR="127.0.0.1:9",
     )
     with _running([sys.executable, "-m", "acm_compact"], env, tmp_path / "compact.log") as compact:
         compact.until(lambda: _serving(health_port), "health SERVING", within_s=120)
