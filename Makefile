@@ -30,7 +30,7 @@ proto: install
 	$(BIN)/python -m acm.openapi $(PROTO_SRC) docs/openapi.json
 
 lint: install
-	$(BIN)/ruff check libs services benchmarks tests
+	$(BIN)/ruff check libs services benchmarks tests scripts clients/python integrations examples
 	$(BIN)/mypy
 
 infra-up:

@@ -20,7 +20,7 @@ else
 fi
 
 echo "[test] ruff"
-$BIN/ruff check libs services benchmarks tests scripts clients/python
+$BIN/ruff check libs services benchmarks tests scripts clients/python integrations examples
 echo "[test] mypy"
 $BIN/mypy
 $BIN/mypy tests
