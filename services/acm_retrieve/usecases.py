@@ -15,13 +15,12 @@ from datetime import datetime
 from acm.domain.extract import mentions
 from acm.domain.identifiers import identifiers, mentions_identifier
 from acm.domain.models import Memory, MemoryStatus
+from acm.domain.ranking import Candidate, rescore
 from acm.domain.retrieval import (
-    Candidate,
     RetrievalPreset,
     asks,
     exact_first,
     preset,
-    rescore,
     semantic_query,
     spread_to_adjacent_turns,
     weighted_rrf,

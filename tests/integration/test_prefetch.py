@@ -24,7 +24,8 @@ from acm.adapters.redis_cache import RedisCache
 from acm.client import AcmClient
 from acm.domain.errors import Unavailable
 from acm.domain.models import Layer, MemoryStatus
-from acm.domain.prefetch import TERMS_VERSION, WINDOW_BOOST, terms, topic_words
+from acm.domain.prefetch import TERMS_VERSION, terms, topic_words
+from acm.domain.ranking import WINDOW_BOOST
 from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.envelopes import envelope, key_hash

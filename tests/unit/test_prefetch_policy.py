@@ -8,21 +8,17 @@ from datetime import UTC, datetime
 from acm.domain.archetypes import draft
 from acm.domain.models import Layer
 from acm.domain.prefetch import (
-    WINDOW_BOOST,
     PoolEntry,
-    PoolIndex,
     fuse_predictions,
-    in_window,
     learn_followers,
     likely_next,
     on_topic,
     pool_confirmed,
-    rank,
-    static_order,
     terms,
     topic_words,
     trim,
 )
+from acm.domain.ranking import WINDOW_BOOST, PoolIndex, in_window, rank, static_order
 from acm.domain.retrieved import RetrievedMemory
 from acm.domain.scope import Tier
 from acm.prefetch_state import decode_pool, encode_pool

@@ -3,7 +3,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from acm.domain.retrieval import PRESETS, Candidate, preset, rescore, spread_to_adjacent_turns, weighted_rrf
+from acm.domain.ranking import Candidate, rescore
+from acm.domain.retrieval import PRESETS, preset, spread_to_adjacent_turns, weighted_rrf
 from acm.domain.schema import SchemaInvalid, default_schema, parse
 
 T0 = datetime(2024, 6, 1, tzinfo=UTC)

@@ -20,16 +20,8 @@ from datetime import UTC, datetime
 from opentelemetry import metrics
 
 from acm.domain.identifiers import identifiers, mentions_identifier
-from acm.domain.prefetch import (
-    CONFIRM_K,
-    TERMS_VERSION,
-    in_window,
-    on_topic,
-    pool_confirmed,
-    rank,
-    static_order,
-    static_scores,
-)
+from acm.domain.prefetch import CONFIRM_K, TERMS_VERSION, on_topic, pool_confirmed
+from acm.domain.ranking import in_window, rank, static_order, static_scores
 from acm.domain.retrieval import exact_first
 from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.scope import Scope, Tier

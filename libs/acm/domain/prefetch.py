@@ -10,28 +10,21 @@ schema's entries and bytes.
 A Fetch is served from the pool only when the question is about what the session talks about now (the
 pool's topic: the content words of the latest turns it was predicted from) and the pool holds the
 question's best keyword matches over the whole history. Then a cheap ranking (BM25 over the pool, plus the
-prediction's prior and recency) replaces embedding the question and searching every index; otherwise the
-full retrieval runs."""
+prediction's prior and recency: acm.domain.ranking, beside the full retrieval's) replaces embedding the
+question and searching every index; otherwise the full retrieval runs."""
 
 from __future__ import annotations
 
-import heapq
-import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import Stemmer
 
-from acm.domain.retrieval import DEFAULT_PRESET, PRESETS, weighted_rrf
+from acm.domain.retrieval import weighted_rrf
 
-PRIOR_WEIGHT = 0.35
-RECENCY_WEIGHT = 0.15
-# The full retrieval adds time_window_boost to a score whose similarity part is at most alpha_similarity; the
-# pool's lexical part is at most 1, so the same share of it (0.3 / 0.8 with the default preset).
-WINDOW_BOOST = PRESETS[DEFAULT_PRESET].time_window_boost / PRESETS[DEFAULT_PRESET].alpha_similarity
 RRF_K = 30
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -179,79 +172,6 @@ def pool_confirmed(keyword_best: Sequence[str], pooled: Collection[str]) -> bool
     the full retrieval, and its best keyword matches are then outside the pool. Nothing matched: nothing says
     the pool holds the answer, so the full retrieval answers."""
     return bool(keyword_best) and all(memory_id in pooled for memory_id in keyword_best)
-
-
-def static_scores(prior: Sequence[float], recency: Sequence[float]) -> list[float]:
-    """The part of each entry's score that does not depend on the question (computed once per pool)."""
-    return [PRIOR_WEIGHT * p + RECENCY_WEIGHT * r for p, r in zip(prior, recency, strict=True)]
-
-
-def static_order(static: Sequence[float]) -> list[int]:
-    """Entry indices by static score, best first (ties by index): the ranking of a question that matches no
-    word, computed once per pool."""
-    return sorted(range(len(static)), key=lambda i: -static[i])
-
-
-def in_window(times: Sequence[float], window: tuple[float, float]) -> dict[int, float]:
-    """The time-window boost of the entries that hold (or were said) inside the question's window
-    (timestamps, end exclusive), as the full retrieval boosts them (acm.domain.retrieval.rescore)."""
-    start, end = window
-    return {i: WINDOW_BOOST for i, t in enumerate(times) if start <= t < end}
-
-
-def rank(
-    query: str,
-    postings_of: Callable[[str], tuple[Sequence[int], Sequence[int]] | None],
-    lengths: Sequence[int],
-    static: Sequence[float],
-    order: Sequence[int] | None = None,
-    k1: float = 1.2,
-    b: float = 0.75,
-    boost: Mapping[int, float] | None = None,
-) -> Iterator[tuple[int, float]]:
-    """(entry index, score) of every entry, best first (ties by index), lazily: BM25 of the query (scaled to
-    [0, 1]) + the entry's static score (prior + recency, see static_scores) + its ``boost`` (in_window).
-    Only the query's own words are looked up, and the entries that match none and have no boost keep their
-    static order (``order``, from static_order), so a caller that stops after the first few pays for the
-    matching entries, not for sorting the pool."""
-    n = len(lengths)
-    avg = (sum(lengths) / n) if n else 1.0
-    lexical: dict[int, float] = {}
-    for t in set(terms(query)):
-        found = postings_of(t)
-        if found is None:
-            continue
-        docs, tfs = found
-        idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-        for i, tf in zip(docs, tfs, strict=True):
-            norm = k1 * (1 - b + b * lengths[i] / (avg or 1.0))
-            lexical[i] = lexical.get(i, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
-    top = max(lexical.values(), default=0.0) or 1.0
-    # A word or the window only adds to a score: those entries are ranked afresh and merged into the static
-    # order.
-    extra = {i: v / top for i, v in lexical.items()}
-    for i, v in (boost or {}).items():
-        extra[i] = extra.get(i, 0.0) + v
-    matched = sorted(((-(static[i] + v), i) for i, v in extra.items()))
-    rest = ((-static[i], i) for i in (order if order is not None else static_order(static)) if i not in extra)
-    for negative, i in heapq.merge(matched, rest):
-        yield i, -negative
-
-
-class PoolIndex:
-    """An in-memory pool index (tests and callers that hold the entries themselves)."""
-
-    def __init__(self, entries: Sequence[PoolEntry]) -> None:
-        self.entries = entries
-        self.indexed = index_pool(entries)
-        self.static = static_scores(self.indexed.prior, self.indexed.recency)
-        self.order = static_order(self.static)
-
-    def _postings(self, term: str) -> tuple[Sequence[int], Sequence[int]] | None:
-        return self.indexed.postings.get(term)
-
-    def rank(self, query: str) -> list[tuple[int, float]]:
-        return list(rank(query, self._postings, self.indexed.lengths, self.static, self.order))
 
 
 def fuse_predictions(predictions: Mapping[str, Sequence[str]], weights: Mapping[str, float]) -> list[tuple[str, float]]:

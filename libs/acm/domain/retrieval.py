@@ -7,7 +7,6 @@ time window a question asks about). Agent schemas pick a preset and may override
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
@@ -88,42 +87,6 @@ def weighted_rrf(rankings: dict[str, Sequence[str]], weights: dict[str, float], 
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + w / (k + rank)
     return scores
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    memory_id: str
-    fused: float
-    at: datetime  # when the fact holds (valid_from) or was said
-    mentions: int = 1
-    accesses: int = 0
-    said_at: datetime | None = None  # when it was said, for recency (default: at)
-
-
-def rescore(
-    candidates: Sequence[Candidate],
-    p: RetrievalPreset,
-    window: tuple[datetime, datetime] | None = None,
-) -> list[tuple[str, float]]:
-    """Best first. Recency is of when a memory was said (a fact about last May, said today, is news), relative
-    to the newest candidate, not the wall clock, so an old conversation is not penalised as a whole; the
-    time window goes by when the fact holds; frequency is log-scaled against the most frequent."""
-    if not candidates:
-        return []
-    top = max(c.fused for c in candidates) or 1.0
-    newest = max(c.said_at or c.at for c in candidates)
-    most = max(math.log1p(c.mentions + c.accesses) for c in candidates) or 1.0
-    scored = []
-    for c in candidates:
-        age_days = max((newest - (c.said_at or c.at)).total_seconds(), 0.0) / 86400
-        recency = 0.5 ** (age_days / p.recency_half_life_days)
-        frequency = math.log1p(c.mentions + c.accesses) / most
-        s = p.alpha_similarity * (c.fused / top) + p.beta_recency * recency + p.gamma_frequency * frequency
-        if window is not None and window[0] <= c.at < window[1]:
-            s += p.time_window_boost
-        scored.append((c.memory_id, s))
-    scored.sort(key=lambda kv: -kv[1])
-    return scored
 
 
 # What stands just before a name that makes it a place or a thing rather than a person: a preposition of
