@@ -14,78 +14,31 @@ import asyncio
 import json
 import os
 import shutil
-import uuid
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 
 import qdrant_edge as qe
 
+from acm.adapters import qdrant_terms as qt
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.ports.stores import VectorPoint
-
-# Fields every read or erase filters on; keyword indexes let the engine pick candidates by payload.
-INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier", "model")
-
-
-@lru_cache(maxsize=65_536)
-def _point_id(memory_id: str) -> uuid.UUID:
-    # A search among a person's facts names hundreds of ids, the same ones query after query: parse once.
-    return uuid.UUID(memory_id)
-
-
-def _payload(point: VectorPoint) -> dict[str, str | float]:
-    owner = point.owner
-    return {
-        "memory_id": point.memory_id,
-        "client_id": owner.client_id,
-        "customer_id": owner.customer_id,
-        "user_id": owner.user_id,
-        "tier": owner.tier.value,
-        "layer": point.layer.value,
-        "session_id": point.session_id,
-        "created_at": point.created_at.timestamp(),
-        "model": point.model,
-    }
 
 
 def _eq(key: str, value: str) -> qe.FieldCondition:
     return qe.FieldCondition(key, match=qe.MatchValue(value))
 
 
-def visibility_filter(scope: Scope, tiers: tuple[Tier, ...], model: str) -> qe.Filter:
-    """acm.domain.scope.visible, among the vectors of ``model``, as a filter. ``tiers`` must be non-empty: an
-    empty ``should`` matches all."""
-    if not tiers:
-        raise ValueError("visibility_filter needs at least one tier")
-    should: list[qe.ConditionType] = []
-    if Tier.CLIENT in tiers:
-        should.append(_eq("tier", Tier.CLIENT.value))
-    if Tier.CUSTOMER in tiers:
-        should.append(qe.Filter(must=[_eq("tier", Tier.CUSTOMER.value), _eq("customer_id", scope.customer_id)]))
-    if Tier.USER in tiers:
-        should.append(
-            qe.Filter(
-                must=[
-                    _eq("tier", Tier.USER.value),
-                    _eq("customer_id", scope.customer_id),
-                    _eq("user_id", scope.user_id),
-                ]
-            )
-        )
-    return qe.Filter(must=[_eq("client_id", scope.client_id), _eq("model", model)], should=should)
+def _condition(c: qt.Condition) -> qe.ConditionType:
+    if isinstance(c, qt.Terms):
+        return to_filter(c)
+    if isinstance(c, qt.HasIds):
+        return qe.HasIdCondition({qt.point_id(m) for m in c.memory_ids})
+    return _eq(*c)
 
 
-def forget_filter(scope: Scope, level: ForgetLevel) -> qe.Filter:
-    """acm.domain.scope.forgets as a filter: each level narrows the previous one by one id."""
-    must: list[qe.ConditionType] = [_eq("client_id", scope.client_id)]
-    if level is not ForgetLevel.CLIENT:
-        must.append(_eq("customer_id", scope.customer_id))
-    if level in (ForgetLevel.USER, ForgetLevel.SESSION):
-        must.append(_eq("user_id", scope.user_id))
-    if level is ForgetLevel.SESSION:
-        must.append(_eq("session_id", scope.session_id))
-    return qe.Filter(must=must)
+def to_filter(terms: qt.Terms) -> qe.Filter:
+    """The shared filter terms (qdrant_terms) as a qdrant-edge filter."""
+    return qe.Filter(must=[_condition(c) for c in terms.must], should=[_condition(c) for c in terms.should] or None)
 
 
 def _copy_live(old: qe.EdgeShard, to: Path, dim: int) -> None:
@@ -125,10 +78,6 @@ def _shred(folder: Path) -> None:
                 f.flush()
                 os.fsync(f.fileno())
     shutil.rmtree(folder, ignore_errors=True)
-
-
-def _memory_id(pid: object) -> str:
-    return pid.hex if isinstance(pid, uuid.UUID) else uuid.UUID(str(pid)).hex
 
 
 class EdgeVectorStore:
@@ -174,7 +123,7 @@ class EdgeVectorStore:
                 raise ValueError(f"vector shard at {self._path} holds {self._dim}-d vectors, not {dim}-d")
             shard = self._shard
         existing = shard.info().payload_schema
-        for field in INDEXED_FIELDS:
+        for field in qt.INDEXED_FIELDS:
             if field not in existing:
                 shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
 
@@ -195,7 +144,7 @@ class EdgeVectorStore:
             return
         batch = [
             # A malformed memory id raises ValueError here, before anything is written.
-            qe.Point(_point_id(p.memory_id), [float(x) for x in p.vector], _payload(p))
+            qe.Point(qt.point_id(p.memory_id), [float(x) for x in p.vector], qt.point_payload(p))
             for p in points
         ]
         async with self._writing:
@@ -215,19 +164,17 @@ class EdgeVectorStore:
         if not tiers or limit <= 0 or (among is not None and not among):
             return []
         shard = await self._open()
-        visible = visibility_filter(scope, tiers, model)
-        if among is not None:
-            visible = qe.Filter(must=[visible, qe.HasIdCondition({_point_id(m) for m in among})])
+        visible = to_filter(qt.visible_among(scope, tiers, model, None if among is None else tuple(among)))
         request = qe.QueryRequest(
             limit=limit,
             query=qe.Query.Nearest([float(x) for x in vector]),
             filter=visible,
             with_payload=False,
         )
-        return [(_memory_id(p.id), p.score) for p in shard.query(request)]
+        return [(qt.memory_id_of(p.id), p.score) for p in shard.query(request)]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None:
-        doomed = forget_filter(scope, level)
+        doomed = to_filter(qt.forgetting(scope, level))
         async with self._writing:
             shard = await self._open()
             erased = shard.count(qe.CountRequest(exact=True, filter=doomed))
@@ -239,17 +186,7 @@ class EdgeVectorStore:
     async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
             return
-        own = forget_filter(scope, ForgetLevel.USER).must or []
-        ids = qe.HasIdCondition({_point_id(m) for m in memory_ids})
-        # Shared-tier points are deleted by id only after a user's Forget erased what that user alone said.
-        shared = qe.Filter(
-            must=[_eq("client_id", scope.client_id), ids],
-            should=[
-                qe.Filter(must=[_eq("tier", "customer"), _eq("customer_id", scope.customer_id)]),
-                _eq("tier", "client"),
-            ],
-        )
-        mine = qe.Filter(must=[*own, _eq("tier", "user"), ids])
+        mine, shared = (to_filter(t) for t in qt.deletions(scope, tuple(memory_ids)))
         async with self._writing:
             shard = await self._open()
             forgotten = shard.count(qe.CountRequest(exact=True, filter=shared))
@@ -291,8 +228,8 @@ class EdgeVectorStore:
         if not memory_ids:
             return {}
         shard = await self._open()
-        records = shard.retrieve([_point_id(m) for m in memory_ids], True, False)
-        return {_memory_id(r.id): str((r.payload or {}).get("model", "")) for r in records}
+        records = shard.retrieve([qt.point_id(m) for m in memory_ids], True, False)
+        return {qt.memory_id_of(r.id): str((r.payload or {}).get("model", "")) for r in records}
 
     async def reset(self, dim: int) -> None:
         async with self._open_lock:

@@ -8,85 +8,39 @@ from __future__ import annotations
 
 import asyncio
 import math
-import uuid
 import warnings
 from collections.abc import Sequence
 
 from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse
 
+from acm.adapters import qdrant_terms as qt
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.ports.stores import VectorPoint
 
 DEFAULT_COLLECTION = "acm_memories"
 LOCAL_SCHEME = "qdrant-local://"
-# Fields every read or erase filters on; a keyword index on each keeps filtered search cheap on a server.
-INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier", "model")
-
-
-def point_payload(point: VectorPoint) -> dict[str, str | float]:
-    """The payload both Qdrant adapters store: the owner's ids as flat keywords ("" where a tier has none)."""
-    owner = point.owner
-    return {
-        "memory_id": point.memory_id,
-        "client_id": owner.client_id,
-        "customer_id": owner.customer_id,
-        "user_id": owner.user_id,
-        "tier": owner.tier.value,
-        "layer": point.layer.value,
-        "session_id": point.session_id,
-        "created_at": point.created_at.timestamp(),
-        "model": point.model,
-    }
-
-
-def point_id(memory_id: str) -> uuid.UUID:
-    """Qdrant ids must be uuids or ints; memory ids are 32-hex uuids (a malformed one raises ValueError)."""
-    return uuid.UUID(memory_id)
-
-
-def memory_id_of(pid: object) -> str:
-    """Back from a Qdrant id (str or UUID, depending on the engine) to the canonical 32-hex memory id."""
-    return pid.hex if isinstance(pid, uuid.UUID) else uuid.UUID(str(pid)).hex
 
 
 def _eq(key: str, value: str) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
-def visibility_filter(scope: Scope, tiers: tuple[Tier, ...], model: str) -> models.Filter:
-    """acm.domain.scope.visible, among the vectors of ``model``, as a filter. ``tiers`` must be non-empty: an
-    empty ``should`` matches all."""
-    if not tiers:
-        raise ValueError("visibility_filter needs at least one tier")
-    should: list[models.Condition] = []
-    if Tier.CLIENT in tiers:
-        should.append(_eq("tier", Tier.CLIENT.value))
-    if Tier.CUSTOMER in tiers:
-        should.append(models.Filter(must=[_eq("tier", Tier.CUSTOMER.value), _eq("customer_id", scope.customer_id)]))
-    if Tier.USER in tiers:
-        should.append(
-            models.Filter(
-                must=[
-                    _eq("tier", Tier.USER.value),
-                    _eq("customer_id", scope.customer_id),
-                    _eq("user_id", scope.user_id),
-                ]
-            )
-        )
-    return models.Filter(must=[_eq("client_id", scope.client_id), _eq("model", model)], should=should)
+def _ids(memory_ids: Sequence[str]) -> list[models.ExtendedPointId]:
+    return [str(qt.point_id(m)) for m in memory_ids]
 
 
-def forget_filter(scope: Scope, level: ForgetLevel) -> models.Filter:
-    """acm.domain.scope.forgets as a filter: each level narrows the previous one by one id."""
-    must: list[models.Condition] = [_eq("client_id", scope.client_id)]
-    if level is not ForgetLevel.CLIENT:
-        must.append(_eq("customer_id", scope.customer_id))
-    if level in (ForgetLevel.USER, ForgetLevel.SESSION):
-        must.append(_eq("user_id", scope.user_id))
-    if level is ForgetLevel.SESSION:
-        must.append(_eq("session_id", scope.session_id))
-    return models.Filter(must=must)
+def _condition(c: qt.Condition) -> models.Condition:
+    if isinstance(c, qt.Terms):
+        return to_filter(c)
+    if isinstance(c, qt.HasIds):
+        return models.HasIdCondition(has_id=_ids(c.memory_ids))
+    return _eq(*c)
+
+
+def to_filter(terms: qt.Terms) -> models.Filter:
+    """The shared filter terms (qdrant_terms) as a qdrant-client filter."""
+    return models.Filter(must=[_condition(c) for c in terms.must], should=[_condition(c) for c in terms.should] or None)
 
 
 class QdrantVectorStore:
@@ -141,7 +95,7 @@ class QdrantVectorStore:
             with warnings.catch_warnings():
                 # Local mode warns that indexes do nothing there; a server needs them for fast filters.
                 warnings.filterwarnings("ignore", message="Payload indexes have no effect")
-                for field in INDEXED_FIELDS:
+                for field in qt.INDEXED_FIELDS:
                     schema: models.PayloadSchemaType | models.KeywordIndexParams = (
                         # is_tenant lets a server co-locate one client's points on disk.
                         models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
@@ -164,7 +118,7 @@ class QdrantVectorStore:
             return
         structs = [
             models.PointStruct(
-                id=str(point_id(p.memory_id)), vector=[float(x) for x in p.vector], payload=point_payload(p)
+                id=str(qt.point_id(p.memory_id)), vector=[float(x) for x in p.vector], payload=qt.point_payload(p)
             )
             for p in points
         ]
@@ -184,10 +138,7 @@ class QdrantVectorStore:
     ) -> list[tuple[str, float]]:
         if not tiers or limit <= 0 or (among is not None and not among):
             return []
-        visible = visibility_filter(scope, tiers, model)
-        if among is not None:
-            ids: list[models.ExtendedPointId] = [point_id(m) for m in among]
-            visible = models.Filter(must=[visible, models.HasIdCondition(has_id=ids)])
+        visible = to_filter(qt.visible_among(scope, tiers, model, None if among is None else tuple(among)))
         async with asyncio.timeout(self._timeout_s):
             response = await self._client.query_points(
                 self._collection,
@@ -196,34 +147,24 @@ class QdrantVectorStore:
                 limit=limit,
                 with_payload=False,
             )
-        return [(memory_id_of(p.id), p.score) for p in response.points]
+        return [(qt.memory_id_of(p.id), p.score) for p in response.points]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None:
         async with asyncio.timeout(self._timeout_s):
             await self._client.delete(
                 self._collection,
-                points_selector=models.FilterSelector(filter=forget_filter(scope, level)),
+                points_selector=models.FilterSelector(filter=to_filter(qt.forgetting(scope, level))),
                 wait=True,
             )
 
     async def delete(self, scope: Scope, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
             return
-        own = list(forget_filter(scope, ForgetLevel.USER).must or [])
-        ids = models.HasIdCondition(has_id=[str(point_id(m)) for m in memory_ids])
-        mine = models.Filter(must=[*own, _eq("tier", "user"), ids])
-        # Shared-tier points go by id only after a user's Forget erased what that user alone said.
-        shared = models.Filter(
-            must=[_eq("client_id", scope.client_id), ids],
-            should=[
-                models.Filter(must=[_eq("tier", "customer"), _eq("customer_id", scope.customer_id)]),
-                _eq("tier", "client"),
-            ],
-        )
+        mine, shared = qt.deletions(scope, tuple(memory_ids))
         async with asyncio.timeout(self._timeout_s):
             for doomed in (mine, shared):
                 await self._client.delete(
-                    self._collection, points_selector=models.FilterSelector(filter=doomed), wait=True
+                    self._collection, points_selector=models.FilterSelector(filter=to_filter(doomed)), wait=True
                 )
 
     async def count(self, model: str | None = None) -> int:
@@ -237,9 +178,9 @@ class QdrantVectorStore:
             return {}
         async with asyncio.timeout(self._timeout_s):
             records = await self._client.retrieve(
-                self._collection, ids=[str(point_id(m)) for m in memory_ids], with_payload=["model"], with_vectors=False
+                self._collection, ids=_ids(memory_ids), with_payload=["model"], with_vectors=False
             )
-        return {memory_id_of(r.id): str((r.payload or {}).get("model", "")) for r in records}
+        return {qt.memory_id_of(r.id): str((r.payload or {}).get("model", "")) for r in records}
 
     async def reset(self, dim: int) -> None:
         async with asyncio.timeout(self._timeout_s):

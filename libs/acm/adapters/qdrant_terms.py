@@ -1,0 +1,116 @@
+"""The payload and the scope filters both Qdrant adapters share, in neither client's classes.
+
+qdrant_store (qdrant-client) and edge_store (qdrant-edge, which must not import qdrant-client: ≈1.7 s) store
+the same payload and filter it by the same rules; each turns these terms into its own filter objects, so the
+visibility and erasure rules are written once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from functools import lru_cache
+
+from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.ports.stores import VectorPoint
+
+# Fields every read or erase filters on; a keyword index on each lets the engine pick candidates by payload.
+INDEXED_FIELDS: tuple[str, ...] = ("client_id", "customer_id", "user_id", "tier", "model")
+
+
+@dataclass(frozen=True)
+class HasIds:
+    """Only the points of these memory ids."""
+
+    memory_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Terms:
+    """A filter: every ``must`` holds and, when there are any, at least one ``should``. A condition is a
+    ``(key, value)`` keyword match, a set of ids, or a nested filter."""
+
+    must: tuple[Condition, ...]
+    should: tuple[Condition, ...] = ()
+
+
+Condition = tuple[str, str] | HasIds | Terms
+
+
+def point_payload(point: VectorPoint) -> dict[str, str | float]:
+    """The payload both Qdrant adapters store: the owner's ids as flat keywords ("" where a tier has none)."""
+    owner = point.owner
+    return {
+        "memory_id": point.memory_id,
+        "client_id": owner.client_id,
+        "customer_id": owner.customer_id,
+        "user_id": owner.user_id,
+        "tier": owner.tier.value,
+        "layer": point.layer.value,
+        "session_id": point.session_id,
+        "created_at": point.created_at.timestamp(),
+        "model": point.model,
+    }
+
+
+@lru_cache(maxsize=65_536)
+def point_id(memory_id: str) -> uuid.UUID:
+    """Qdrant ids must be uuids or ints; memory ids are 32-hex uuids (a malformed one raises ValueError).
+    Cached: a search among a person's facts names hundreds of ids, the same ones query after query."""
+    return uuid.UUID(memory_id)
+
+
+def memory_id_of(pid: object) -> str:
+    """Back from a Qdrant id (str or UUID, depending on the engine) to the canonical 32-hex memory id."""
+    return pid.hex if isinstance(pid, uuid.UUID) else uuid.UUID(str(pid)).hex
+
+
+def visibility(scope: Scope, tiers: tuple[Tier, ...], model: str) -> Terms:
+    """acm.domain.scope.visible, among the vectors of ``model``. ``tiers`` must be non-empty: an empty
+    ``should`` matches all."""
+    if not tiers:
+        raise ValueError("visibility_filter needs at least one tier")
+    should: list[Condition] = []
+    if Tier.CLIENT in tiers:
+        should.append(("tier", Tier.CLIENT.value))
+    if Tier.CUSTOMER in tiers:
+        should.append(Terms(must=(("tier", Tier.CUSTOMER.value), ("customer_id", scope.customer_id))))
+    if Tier.USER in tiers:
+        should.append(
+            Terms(must=(("tier", Tier.USER.value), ("customer_id", scope.customer_id), ("user_id", scope.user_id)))
+        )
+    return Terms(must=(("client_id", scope.client_id), ("model", model)), should=tuple(should))
+
+
+def visible_among(scope: Scope, tiers: tuple[Tier, ...], model: str, among: tuple[str, ...] | None) -> Terms:
+    """``visibility``, narrowed to the points of ``among`` when given."""
+    visible = visibility(scope, tiers, model)
+    return visible if among is None else Terms(must=(visible, HasIds(among)))
+
+
+def forgetting(scope: Scope, level: ForgetLevel) -> Terms:
+    """acm.domain.scope.forgets: each level narrows the previous one by one id."""
+    must: list[Condition] = [("client_id", scope.client_id)]
+    if level is not ForgetLevel.CLIENT:
+        must.append(("customer_id", scope.customer_id))
+    if level in (ForgetLevel.USER, ForgetLevel.SESSION):
+        must.append(("user_id", scope.user_id))
+    if level is ForgetLevel.SESSION:
+        must.append(("session_id", scope.session_id))
+    return Terms(must=tuple(must))
+
+
+def deletions(scope: Scope, memory_ids: tuple[str, ...]) -> tuple[Terms, Terms]:
+    """What deleting ``memory_ids`` for ``scope``'s user may remove: (that user's own points, shared-tier
+    points of the scope). Shared-tier points go by id only after a user's Forget erased what that user alone
+    said."""
+    ids = HasIds(memory_ids)
+    mine = Terms(must=(*forgetting(scope, ForgetLevel.USER).must, ("tier", Tier.USER.value), ids))
+    shared = Terms(
+        must=(("client_id", scope.client_id), ids),
+        should=(
+            Terms(must=(("tier", Tier.CUSTOMER.value), ("customer_id", scope.customer_id))),
+            ("tier", Tier.CLIENT.value),
+        ),
+    )
+    return mine, shared
