@@ -98,6 +98,18 @@ class SchemasFromArchitect(BaseSettings):
     schema_cache_ttl_s: float = Field(5.0, ge=0)
 
 
+class OptionalLlm(BaseSettings):
+    """An optional OpenAI-compatible endpoint (ACM_LLM_URL; empty: none, the service keeps to its deterministic
+    path). What it is asked is the service's own (acm.adapters.openai_llm.llm_from_settings opens it)."""
+
+    model_config = SettingsConfigDict(env_prefix="ACM_", extra="ignore", frozen=True)
+
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout_s: float = Field(20.0, gt=0)
+
+
 # ACM_EMBEDDER: bge-small-en-v1.5, bge-small-en-v1.5-int8, bge-small-zh-v1.5-int8 or all-minilm-l6-v2 (ingest
 # and retrieve must use the same; changing it is a re-index: `acm reindex`). bge int8 by measurement
 # (results/embedders-choice.json): LoCoMo recall@1000 as MiniLM's overall, multi-hop +2.4, at about half

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import KeysFromGateway, SchemasFromArchitect, ServiceSettings
+from acm.settings import KeysFromGateway, OptionalLlm, SchemasFromArchitect, ServiceSettings
 
 
-class CompactSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
+# ACM_LLM_URL: an optional endpoint that writes the summary (the verifier guards it); empty = none.
+class CompactSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect, OptionalLlm):
     database_url: str
     bus_url: str
     cache_url: str
@@ -15,8 +16,3 @@ class CompactSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
     rpc_timeout_s: float = Field(5.0, gt=0)
     # Turns read per compaction (the session's newest); older ones are already in working memory.
     max_session_turns: int = Field(2000, gt=0)
-    # Optional OpenAI-compatible endpoint that writes the summary (the verifier guards it); empty = none.
-    llm_url: str = ""
-    llm_model: str = ""
-    llm_api_key: str = ""
-    llm_timeout_s: float = Field(20.0, gt=0)

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import DEFAULT_EMBEDDER, KeysFromGateway, SchemasFromArchitect, ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, KeysFromGateway, OptionalLlm, SchemasFromArchitect, ServiceSettings
 
 
-class IngestSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
+# ACM_LLM_URL: an optional endpoint for fact extraction (empty: rules only). Turns whose metadata says
+# local_only=true never go to it.
+class IngestSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect, OptionalLlm):
     database_url: str
     graph_url: str
     bus_url: str
@@ -22,9 +24,3 @@ class IngestSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
     # ...and for every user, writing or not, every this many seconds (0: off), at most max_users per run.
     expiry_idle_sweep_every_s: float = Field(3600.0, ge=0)
     expiry_idle_sweep_max_users: int = Field(1000, gt=0)
-    # Optional OpenAI-compatible endpoint for fact extraction (empty: rules only). Turns whose metadata says
-    # local_only=true never go to it.
-    llm_url: str = ""
-    llm_model: str = ""
-    llm_api_key: str = ""
-    llm_timeout_s: float = Field(20.0, gt=0)
