@@ -473,7 +473,8 @@ async def _ask(
     """Ask through both gateways; score on ``said`` (the evidence said so far; default: all of it), and not
     at all when none of it was said yet."""
     from acm.convert import scope_from_pb
-    from acm.prefetch_state import load_pool, read_generations
+    from acm.prefetch_state import read_generations
+    from acm.read.pool import load_pool
     from acm_cli.embedded import DEV_CLIENT
 
     # Was the evidence already warm (and the pool fresh) before the agent asked?

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import acm_benchmarks.prefetch as replay
-from acm.adapters.prefetching_retriever import PrefetchingRetriever
+from acm.read.kept_sessions import KeptSessions
+from acm.read.prefetching import PrefetchingRetriever
+from acm.read.session_context import SessionContext
 from acm_gateway.api import GatewayServicer
-from acm_gateway.kept_sessions import KeptSessions
-from acm_gateway.session_context import SessionContext
 from acm_gateway.usecases import FetchContext
 
 LAYERS: dict[str, tuple[type, str]] = {

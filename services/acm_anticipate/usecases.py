@@ -4,24 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from acm import topics
 from acm.domain.models import MemoryStatus
-from acm.domain.prefetch import (
-    TERMS_VERSION,
-    PoolEntry,
-    fuse_predictions,
-    index_pool,
-    learn_followers,
-    likely_next,
-    topic_words,
-    trim,
-)
+from acm.domain.prefetch import fuse_predictions, learn_followers, likely_next, topic_words
 from acm.domain.retrieved import RetrievalQuery, RetrievedMemory
 from acm.domain.schema import DEFAULT_AGENT, AgentSchema
 from acm.domain.scope import ForgetLevel, Scope, Tier
@@ -31,18 +20,8 @@ from acm.ports.memories import SessionMemories
 from acm.ports.owners import SchemaSource
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.prefetch_state import (
-    PrefetchPool,
-    encode_pool,
-    forget_prefetch,
-    generation_scope,
-    load_pool,
-    load_version,
-    pool_time,
-    read_generations,
-    store_pool,
-    stored_size,
-)
+from acm.prefetch_state import forget_prefetch, generation_scope, read_generations
+from acm.read.pool import PrefetchPool, bounded_pool, encode_pool, load_pool, load_version, store_pool
 
 log = logging.getLogger("acm.anticipate")
 
@@ -186,56 +165,6 @@ class WarmSession:
     async def known(self, scope: Scope) -> bool:
         """A session anticipate has seen (something was written in it) and that was not forgotten."""
         return bool(await self.track.recent(scope) or await load_version(self.cache, scope))
-
-
-def build_pool(
-    items: Sequence[tuple[RetrievedMemory, float]],
-    generations: Sequence[str],
-    topic: Iterable[str] = (),
-    *,
-    predicted_from: Sequence[str] = (),
-    schema_version: int = 0,
-) -> PrefetchPool:
-    """The pool of ``items`` (memory, prior; best first) with its BM25 index (so a Fetch ranks it without
-    tokenising anything but the question) and its topic (the content words of the turns it was predicted from;
-    a Fetch about something else is not served from it)."""
-    indexed = index_pool([PoolEntry(m.text, prior, pool_time(m)) for m, prior in items])
-    return PrefetchPool(
-        version=uuid.uuid4().hex,
-        generations=tuple(generations),
-        memories=tuple(m for m, _ in items),
-        postings={term: (tuple(docs), tuple(tfs)) for term, (docs, tfs) in indexed.postings.items()},
-        lengths=tuple(indexed.lengths),
-        prior=tuple(indexed.prior),
-        recency=tuple(indexed.recency),
-        topic_terms=tuple(sorted(set(topic))),
-        terms_version=TERMS_VERSION,
-        predicted_from=tuple(predicted_from),
-        built_at_unix_ms=int(time.time() * 1000),
-        schema_version=schema_version,
-    )
-
-
-def bounded_pool(
-    items: Sequence[tuple[RetrievedMemory, float]],
-    schema: AgentSchema,
-    generations: Sequence[str],
-    topic: Iterable[str] = (),
-    *,
-    predicted_from: Sequence[str] = (),
-) -> PrefetchPool:
-    """The best items whose whole pool (index included, as stored) fits the schema's entries and bytes."""
-    budget = schema.prefetch.max_bytes
-    sizes = [stored_size(m) for m, _ in items]
-    while True:
-        kept = trim(sizes, schema.prefetch.max_entries, budget)
-        pool = build_pool(
-            [items[i] for i in kept], generations, topic, predicted_from=predicted_from, schema_version=schema.version
-        )
-        size = len(encode_pool(pool))
-        if size <= schema.prefetch.max_bytes or not kept:
-            return pool
-        budget = int(budget * schema.prefetch.max_bytes / size * 0.95)  # the index's share, with margin
 
 
 @dataclass

@@ -18,7 +18,6 @@ from opentelemetry import metrics
 from pydantic import Field
 
 from acm.adapters.embedders import build_embedder
-from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.auth import create_api_key
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.domain.models import utcnow
@@ -30,6 +29,7 @@ from acm.ports.compactor import Compactor
 from acm.ports.memories import MemoryReader
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache, GraphStore, VectorStore
+from acm.read.prefetching import PrefetchingRetriever
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, limit_compute_threads
 from acm.settings import DEFAULT_EMBEDDER, ServiceSettings

@@ -11,8 +11,8 @@ from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import InvalidRequest, NotFound
 from acm.domain.scope import Scope
 from acm.ports.compactor import StoredWorkingMemory
+from acm.read.session import SessionNotFound
 from acm.servicing import InternalServicer
-from acm.session_memory import SessionNotFound
 from acm.v1 import compact_pb2, compact_pb2_grpc, gateway_pb2
 from acm.working_wire import stored_working_to_pb
 from acm_compact.usecases import CompactSession, ReadWorkingMemory

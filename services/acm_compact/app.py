@@ -14,8 +14,8 @@ from acm.ports.bus import EventBus
 from acm.ports.memories import SessionMemories
 from acm.ports.owners import SchemaSource
 from acm.ports.stores import Cache
+from acm.read.session import LoadSession
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
-from acm.session_memory import LoadSession
 from acm.transport import ServerTls
 from acm.v1 import compact_pb2, compact_pb2_grpc
 from acm_compact import GROUP

@@ -34,7 +34,8 @@ from acm.ports.compactor import StoredWorkingMemory
 from acm.ports.llm import Llm
 from acm.ports.stores import Cache
 from acm.ports.working_memory import WorkingMemoryRepo
-from acm.session_memory import LoadSession, SessionNotFound, SessionState, touch_session
+from acm.read.session import LoadSession, SessionNotFound, SessionState
+from acm.session_memory import touch_session
 from acm.structured import StructuredAnswerFailed, ask_structured
 
 log = logging.getLogger("acm.compact")

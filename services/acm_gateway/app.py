@@ -16,7 +16,6 @@ from acm.adapters.grpc_architect import GrpcArchitect
 from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.grpc_retriever import GrpcRetriever
-from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
@@ -27,9 +26,11 @@ from acm.ports.memories import MemoryReader
 from acm.ports.owners import KeySource, SchemaSource
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
+from acm.read.prefetching import PrefetchingRetriever
+from acm.read.reader import read_side
+from acm.read.session import LoadSession
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource
-from acm.session_memory import LoadSession
 from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
 from acm_gateway.agents import Agents
@@ -39,15 +40,12 @@ from acm_gateway.handlers.jobs import JobUpdatedHandler
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
 from acm_gateway.http_api import HttpGateway
 from acm_gateway.http_server import HTTP_API, HttpServer
-from acm_gateway.kept_sessions import KeptSessions
 from acm_gateway.keys_api import KeysServicer
 from acm_gateway.memories import MemoryApi
 from acm_gateway.memory_events import BusMemoryEvents
 from acm_gateway.request_log import RequestLog
-from acm_gateway.session_context import SessionContext
 from acm_gateway.settings import GatewaySettings
 from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
-from acm_gateway.warmup import WarmUp
 
 WARM_GROUP = "gateway-warm"
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
@@ -76,18 +74,17 @@ def build_servicer(
     both, Fetch in a session returns retrieved memories only. ``schemas``: the architect's agent schemas
     (acm.ports.owners). ``apply_job_updates``: subscribe the jobs handler (False only for a second gateway
     on stores whose jobs another gateway of the same process already applies)."""
-    tokens = TiktokenCounter()
-    sessions = None
+    load = None
     if compactor is not None and memory_reader is not None:
         load = LoadSession(memory_reader, compactor, schemas, settings.max_session_turns)
-        sessions = KeptSessions(load, cache)
+    reads = read_side(retriever, cache, TiktokenCounter(), load)  # the read path, in this process
     events = BusMemoryEvents(bus)
-    if isinstance(retriever, PrefetchingRetriever) and sessions is not None:
+    if reads.warm_up is not None:
         # Its own group per replica, from now on: every replica warms its own memory, and a late hint is moot.
         bus.subscribe(
             topics.PREFETCH_POOLS,
             f"{WARM_GROUP}.{settings.instance_id}",
-            PoolReadyHandler(WarmUp(retriever, sessions, tokens)),
+            PoolReadyHandler(reads.warm_up),
             from_now=True,
         )
     # Jobs' outcomes, reported by ingest and retrieve (the gateway owns the jobs table); both modes build this.
@@ -98,12 +95,7 @@ def build_servicer(
         auth=Authenticator(rel.api_keys, rel.audit),
         accept_turn=accept_turn,
         get_job=GetJob(rel.jobs),
-        fetch=FetchContext(
-            retriever,
-            settings.default_budget_tokens,
-            settings.max_budget_tokens,
-            SessionContext(retriever, tokens, sessions) if sessions is not None else None,
-        ),
+        fetch=FetchContext(reads, settings.default_budget_tokens, settings.max_budget_tokens),
         forget=RequestForget(events, rel.jobs, rel.audit),
         compact=CompactNow(compactor),
         agents=Agents(architect) if architect is not None else None,

@@ -20,10 +20,9 @@ from acm.envelopes import key_hash
 from acm.metrics import job_reached, timed_fetch
 from acm.ports.compactor import Compactor
 from acm.ports.owners import SchemaSource
-from acm.ports.retriever import Retriever
+from acm.ports.reader import ContextReader
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
-from acm_gateway.session_context import SessionContext
 
 
 class ScopeClaim(Protocol):
@@ -140,10 +139,12 @@ class GetJob:
 
 @dataclass
 class FetchContext:
-    retriever: Retriever
+    """The Fetch RPC once authenticated and authorised: the request checked, then one call to the read side
+    (acm.read, in this process in both modes)."""
+
+    reader: ContextReader
     default_budget: int
     max_budget: int
-    session: SessionContext | None = None  # assembles a session's context when the scope names one
 
     async def __call__(self, request: RetrievalQuery) -> ContextBundle:
         """``request.budget_tokens`` 0: the default budget. Timed as acm.fetch.duration, by outcome."""
@@ -155,15 +156,7 @@ class FetchContext:
             raise InvalidRequest(f"budget_tokens must be between 1 and {self.max_budget} (got {budget})")
         if request.encoding and request.encoding not in ENCODINGS:  # the gateway counts a session's context in it
             raise InvalidRequest(f"encoding {request.encoding!r} is not supported; use one of {', '.join(ENCODINGS)}")
-        request = replace(request, budget_tokens=budget)
-        if request.scope.session_id and self.session is not None:
-            assembled = await self.session(request)
-            if assembled is not None:
-                return assembled
-        answer = await self.retriever.retrieve(request)
-        return ContextBundle(
-            answer.items, answer.total_tokens, budget, answer.dropped, request.encoding, answer.from_prefetch
-        )
+        return await self.reader.fetch(replace(request, budget_tokens=budget))
 
 
 @dataclass

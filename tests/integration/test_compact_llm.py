@@ -19,7 +19,7 @@ from acm.domain.models import Layer, Memory, stable_id
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope, Tier
 from acm.schemas import RepoSchemaSource
-from acm.session_memory import LoadSession
+from acm.read.session import LoadSession
 from acm_compact.usecases import CompactSession, ReadWorkingMemory
 from tests.support.fake_llm import fake_llm
 

@@ -19,7 +19,7 @@ from acm.domain.models import Role
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope
 from acm.schemas import RepoSchemaSource
-from acm.session_memory import LoadSession
+from acm.read.session import LoadSession
 from acm.v1 import common_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 

@@ -19,7 +19,6 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from acm import topics
 from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.memory_cache import MemoryCache
-from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.adapters.redis_cache import RedisCache
 from acm.client import AcmClient
 from acm.domain.errors import Unavailable
@@ -30,17 +29,12 @@ from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMem
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
 from acm.envelopes import envelope, key_hash
 from acm.ports.stores import Cache
-from acm.prefetch_state import (
-    bump_generations,
-    forget_prefetch,
-    load_pool,
-    pool_key,
-    read_generations,
-    store_pool,
-)
+from acm.prefetch_state import bump_generations, forget_prefetch, read_generations
+from acm.read.pool import build_pool, load_pool, pool_key, store_pool
+from acm.read.prefetching import PrefetchingRetriever
 from acm.telemetry import PREFETCH_OUTCOMES, counts_by
 from acm.v1 import common_pb2, retrieve_pb2_grpc
-from acm_anticipate.usecases import DropHotState, build_pool
+from acm_anticipate.usecases import DropHotState
 from acm_benchmarks.locomo import wait_until_indexed
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from acm_retrieve.api import RetrieveApi, RetrieveServicer

@@ -26,7 +26,7 @@ from acm.domain.schema import default_schema
 from acm.domain.scope import Scope, Tier
 from acm.ports.stores import Cache, GraphStore
 from acm.schemas import RepoSchemaSource
-from acm.session_memory import LoadSession, SessionState
+from acm.read.session import LoadSession, SessionState
 from acm.v1 import common_pb2, compact_pb2_grpc, memories_pb2_grpc
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_compact.api import CompactApi, CompactServicer

@@ -254,7 +254,7 @@ def test_schema_compaction_rules_are_validated() -> None:
 def test_turn_memories_become_working_turns() -> None:
     from acm.domain.models import Layer, Memory
     from acm.domain.scope import Scope, Tier
-    from acm.session_memory import session_turn
+    from acm.read.session import session_turn
 
     owner = Scope("c1", "acme", "alice").owner(Tier.USER)
 

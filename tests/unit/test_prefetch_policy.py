@@ -21,8 +21,7 @@ from acm.domain.prefetch import (
 from acm.domain.ranking import WINDOW_BOOST, PoolIndex, in_window, rank, static_order
 from acm.domain.retrieved import RetrievedMemory
 from acm.domain.scope import Tier
-from acm.prefetch_state import decode_pool, encode_pool
-from acm_anticipate.usecases import bounded_pool, build_pool
+from acm.read.pool import bounded_pool, build_pool, decode_pool, encode_pool
 
 ENTRIES = [
     PoolEntry("Caroline: I went to the LGBTQ support group yesterday.", 0.02, 100.0),

@@ -23,14 +23,11 @@ INNER = [
     *sorted((ROOT / "libs/acm/ports").glob("*.py")),
     *sorted((ROOT / "libs/acm/domain").rglob("*.py")),
     *sorted(ROOT.glob("services/*/usecases.py")),
-    ROOT / "services/acm_gateway/session_context.py",
-    ROOT / "services/acm_gateway/kept_sessions.py",
-    ROOT / "services/acm_gateway/warmup.py",
+    *sorted((ROOT / "libs/acm/read").glob("*.py")),  # the read path: pool, its serving, the session context
     ROOT / "services/acm_gateway/agents.py",
     ROOT / "services/acm_gateway/memories.py",  # the Memory API's use cases (gateway, retrieve, ingest)
     ROOT / "services/acm_retrieve/memories.py",
     ROOT / "services/acm_ingest/memory_edits.py",
-    ROOT / "libs/acm/adapters/prefetching_retriever.py",
     ROOT / "libs/acm/prefetch_state.py",
     ROOT / "services/acm_ingest/consolidate.py",
 ]

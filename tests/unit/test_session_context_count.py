@@ -14,7 +14,7 @@ from acm.domain.compaction.engine import SessionTurn
 from acm.domain.models import Layer, utcnow
 from acm.domain.retrieved import Ranked, RetrievedMemory
 from acm.domain.scope import Tier
-from acm_gateway.session_context import SEPARATOR, ShownMemories, joined_count, recent_pieces, recent_text
+from acm.read.session_context import SEPARATOR, ShownMemories, joined_count, recent_pieces, recent_text
 
 ENDINGS = [
     "done.",

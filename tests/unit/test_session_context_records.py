@@ -17,9 +17,9 @@ from acm.domain.models import Layer
 from acm.domain.records import tool_records
 from acm.domain.retrieved import Ranked, Retrieval, RetrievalQuery, RetrievedMemory
 from acm.domain.scope import Scope, Tier
-from acm.session_memory import SessionState
-from acm_gateway.kept_sessions import KeptSessions
-from acm_gateway.session_context import SessionContext
+from acm.read.kept_sessions import KeptSessions
+from acm.read.session import SessionState
+from acm.read.session_context import SessionContext
 
 COUNTER = TiktokenCounter()
 T0 = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)

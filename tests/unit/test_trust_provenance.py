@@ -14,8 +14,8 @@ from acm.domain.models import ALL_LAYERS, Layer, Memory, Role, Turn
 from acm.domain.retrieved import RetrievedMemory
 from acm.domain.schema import AgentSchema, default_schema
 from acm.domain.scope import Scope, Tier
+from acm.read.session_context import shown_line
 from acm.v1 import common_pb2
-from acm_gateway.session_context import shown_line
 from acm_ingest.pipeline import plan_turn
 from acm_ingest.usecases import restated_layer, schema_kept_facts, turn_trust
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from acm.envelopes import decode
 from acm.ports.bus import PermanentError, Record
-from acm.session_memory import SessionNotFound
+from acm.read.session import SessionNotFound
 from acm_compact.usecases import CompactSession
 
 log = logging.getLogger("acm.compact")

@@ -17,7 +17,7 @@ from acm.ports.bus import Record
 
 @dataclass
 class PoolReadyHandler:
-    warm: Callable[[Scope, str], Awaitable[None]]  # acm_gateway.warmup.WarmUp
+    warm: Callable[[Scope, str], Awaitable[None]]  # acm.read.warmup.WarmUp
     max_age_s: float = 30.0
     now: Callable[[], datetime] = utcnow  # the clock a hint's age is measured on
     skipped_late: int = 0

@@ -29,7 +29,7 @@ from acm.domain.timeparse import query_window
 from acm.domain.tokens import DEFAULT_ENCODING, pack_until_full
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.prefetch_state import PrefetchPool, load_pool, pool_time, read_pool_state
+from acm.read.pool import PrefetchPool, load_pool, pool_time, read_pool_state
 from acm.telemetry import prefetch_counter
 
 

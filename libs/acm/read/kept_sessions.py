@@ -19,7 +19,8 @@ from acm.domain.compaction.record import CompactionRecord
 from acm.domain.scope import Scope, Tier
 from acm.ports.stores import Cache
 from acm.prefetch_state import as_text, generation_ref
-from acm.session_memory import SESSION_TOKEN_KEY, LoadSession, SessionState
+from acm.read.session import LoadSession, SessionState
+from acm.session_memory import SESSION_TOKEN_KEY
 
 
 @dataclass

@@ -29,7 +29,7 @@ from acm.domain.models import Role
 from acm.domain.retrieved import Ranked, RetrievalQuery, RetrievedMemory
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
 from acm.ports.retriever import Retriever
-from acm_gateway.kept_sessions import KeptSessions
+from acm.read.kept_sessions import KeptSessions
 
 log = logging.getLogger("acm.gateway")
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acm.adapters.prefetching_retriever import PrefetchingRetriever
 from acm.domain.scope import Scope
 from acm.domain.tokens import DEFAULT_ENCODING, TokenCounter
-from acm_gateway.kept_sessions import KeptSessions
-from acm_gateway.session_context import day_header, recent_pieces, said_day, shown_line
+from acm.read.kept_sessions import KeptSessions
+from acm.read.prefetching import PrefetchingRetriever
+from acm.read.session_context import day_header, recent_pieces, said_day, shown_line
 
 
 @dataclass
