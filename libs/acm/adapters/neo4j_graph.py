@@ -32,6 +32,7 @@ from neo4j import (
 )
 from neo4j.exceptions import ClientError
 
+from acm.adapters.graph_rows import entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
 
@@ -71,37 +72,6 @@ def _forgotten(var: LiteralString, level: ForgetLevel) -> LiteralString:
     if level is ForgetLevel.USER:
         return pred
     return pred + f" AND coalesce({var}.session_id, '') = $session_id"
-
-
-def _scope_params(scope: Scope, tiers: tuple[Tier, ...] = ALL_TIERS) -> dict[str, Any]:
-    return {
-        "client_id": scope.client_id,
-        "customer_id": scope.customer_id,
-        "user_id": scope.user_id,
-        "session_id": scope.session_id,
-        "tiers": [str(t) for t in tiers],
-    }
-
-
-def _owner_props(owner: Owner) -> dict[str, str]:
-    return {
-        "client_id": owner.client_id,
-        "customer_id": owner.customer_id,
-        "user_id": owner.user_id,
-        "tier": str(owner.tier),
-    }
-
-
-def _entity_row(e: Entity) -> dict[str, Any]:
-    return {
-        "entity_id": e.entity_id,
-        **_owner_props(e.owner),
-        "name": e.name,
-        "name_lc": e.name.lower(),
-        "type": e.type,
-        "aliases": list(e.aliases),
-        "aliases_lc": sorted({a.lower() for a in e.aliases}),
-    }
 
 
 def _entity_from(node: Any) -> Entity:
@@ -230,7 +200,7 @@ class Neo4jGraphStore:
     async def upsert_entities(self, entities: Sequence[Entity]) -> None:
         if not entities:
             return
-        rows = [_entity_row(e) for e in entities]
+        rows = [entity_row(e) for e in entities]
         out = await self._run(_UPSERT_ENTITIES, {"rows": rows}, write=True)
         if out and out[0]["n"] != len({r["entity_id"] for r in rows}):
             # An entity_id already owned by another client is never moved across clients.
@@ -239,29 +209,12 @@ class Neo4jGraphStore:
     async def link_mentions(
         self, owner: Owner, memory_id: str, entity_ids: Sequence[str], session_id: str = ""
     ) -> None:
-        """``session_id`` lets a session-level forget find the memory."""
-        params: dict[str, Any] = {
-            **_owner_props(owner),
-            "memory_id": memory_id,
-            "session_id": session_id,
-            "entity_ids": list(dict.fromkeys(entity_ids)),
-        }
-        await self._run(_LINK_MENTIONS, params, write=True)
+        await self._run(_LINK_MENTIONS, mention_params(owner, memory_id, entity_ids, session_id), write=True)
 
     async def upsert_relations(self, relations: Sequence[Relation]) -> None:
         if not relations:
             return
-        rows = [
-            {
-                "src": r.src_entity_id,
-                "dst": r.dst_entity_id,
-                "type": r.type,
-                "memory_id": r.memory_id,
-                **_owner_props(r.owner),
-            }
-            for r in relations
-        ]
-        await self._run(_UPSERT_RELATIONS, {"rows": rows}, write=True)
+        await self._run(_UPSERT_RELATIONS, {"rows": [relation_row(r) for r in relations]}, write=True)
 
     async def find_entities(
         self, scope: Scope, names: Sequence[str], tiers: tuple[Tier, ...] = ALL_TIERS
@@ -269,7 +222,7 @@ class Neo4jGraphStore:
         wanted = sorted({n.lower() for n in names if n})
         if not wanted or not tiers:
             return []
-        out = await self._run(_FIND_ENTITIES, {**_scope_params(scope, tiers), "names": wanted}, write=False)
+        out = await self._run(_FIND_ENTITIES, {**scope_params(scope, tiers), "names": wanted}, write=False)
         return [_entity_from(r["e"]) for r in out]
 
     async def expand(
@@ -282,7 +235,7 @@ class Neo4jGraphStore:
     ) -> list[tuple[str, int]]:
         if not entity_ids or limit <= 0 or not tiers:
             return []
-        params = _scope_params(scope, tiers)
+        params = scope_params(scope, tiers)
         max_depth = max(0, depth)
         timeout_s = self._timeout_s
 
@@ -311,7 +264,7 @@ class Neo4jGraphStore:
                 return await session.execute_read(work)
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None:
-        params = _scope_params(scope)
+        params = scope_params(scope)
         # Memories first, with the edges learned from them (their provenance is erased too).
         mem_batch: LiteralString = (
             "MATCH (m:Memory) WHERE " + _forgotten("m", level) + " WITH m LIMIT $batch"
@@ -345,7 +298,7 @@ class Neo4jGraphStore:
             " FOREACH (x IN rels | DELETE x)"
             " DETACH DELETE m"
         )
-        await self._run(stmt, {**_scope_params(scope), "ids": list(memory_ids)}, write=True)
+        await self._run(stmt, {**scope_params(scope), "ids": list(memory_ids)}, write=True)
 
     async def close(self) -> None:
         await self._driver.close()

@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 
-from acm.domain.scope import ForgetLevel, Scope, Tier
+from acm.domain.scope import ForgetLevel, Scope, Tier, forget_columns, owner_columns
 from acm.ports.stores import VectorPoint
 
 # Fields every read or erase filters on; a keyword index on each lets the engine pick candidates by payload.
@@ -39,13 +39,9 @@ Condition = tuple[str, str] | HasIds | Terms
 
 def point_payload(point: VectorPoint) -> dict[str, str | float]:
     """The payload both Qdrant adapters store: the owner's ids as flat keywords ("" where a tier has none)."""
-    owner = point.owner
     return {
         "memory_id": point.memory_id,
-        "client_id": owner.client_id,
-        "customer_id": owner.customer_id,
-        "user_id": owner.user_id,
-        "tier": owner.tier.value,
+        **owner_columns(point.owner),
         "layer": point.layer.value,
         "session_id": point.session_id,
         "created_at": point.created_at.timestamp(),
@@ -89,15 +85,8 @@ def visible_among(scope: Scope, tiers: tuple[Tier, ...], model: str, among: tupl
 
 
 def forgetting(scope: Scope, level: ForgetLevel) -> Terms:
-    """acm.domain.scope.forgets: each level narrows the previous one by one id."""
-    must: list[Condition] = [("client_id", scope.client_id)]
-    if level is not ForgetLevel.CLIENT:
-        must.append(("customer_id", scope.customer_id))
-    if level in (ForgetLevel.USER, ForgetLevel.SESSION):
-        must.append(("user_id", scope.user_id))
-    if level is ForgetLevel.SESSION:
-        must.append(("session_id", scope.session_id))
-    return Terms(must=tuple(must))
+    """acm.domain.scope.forgets: each level narrows the previous one by one id (forget_columns)."""
+    return Terms(must=tuple(forget_columns(scope, level)))
 
 
 def deletions(scope: Scope, memory_ids: tuple[str, ...]) -> tuple[Terms, Terms]:

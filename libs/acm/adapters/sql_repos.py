@@ -35,7 +35,18 @@ from acm.domain.models import (
     utcnow,
 )
 from acm.domain.schema import AgentSchema
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Grant, KeyRole, Owner, Scope, ScopeError, Tier, forget_columns
+from acm.domain.scope import (
+    ALL_TIERS,
+    ForgetLevel,
+    Grant,
+    KeyRole,
+    Owner,
+    Scope,
+    ScopeError,
+    Tier,
+    forget_columns,
+    owner_columns,
+)
 from acm.ports.stores import (
     ApiKey,
     ApiKeyRepo,
@@ -240,13 +251,10 @@ class SqlMemoryRepo(_Repo, ABC):
     # --- rows ------------------------------------------------------------------------------------------
 
     def _params(self, m: Memory) -> dict[str, Any]:
-        d, o = self._d, m.owner
+        d = self._d
         return {
             "memory_id": m.memory_id,
-            "client_id": o.client_id,
-            "tier": str(o.tier),
-            "customer_id": o.customer_id,
-            "user_id": o.user_id,
+            **owner_columns(m.owner),
             "agent_id": m.agent_id,
             "session_id": m.session_id,
             "text": m.text,

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from acm.adapters.graph_rows import entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
 
@@ -100,22 +101,12 @@ def _forgotten(t: str, level: ForgetLevel, *, has_session: bool) -> str:
 
 
 def _scope_params(scope: Scope, tiers: tuple[Tier, ...] = ALL_TIERS) -> dict[str, Any]:
-    return {
-        "client_id": scope.client_id,
-        "customer_id": scope.customer_id,
-        "user_id": scope.user_id,
-        "session_id": scope.session_id,
-        "tiers": json.dumps([str(t) for t in tiers]),
-    }
+    return _json(scope_params(scope, tiers), "tiers")
 
 
-def _owner_params(owner: Owner) -> dict[str, str]:
-    return {
-        "client_id": owner.client_id,
-        "customer_id": owner.customer_id,
-        "user_id": owner.user_id,
-        "tier": str(owner.tier),
-    }
+def _json(params: dict[str, Any], *lists: str) -> dict[str, Any]:
+    """``params`` with the named lists as JSON text: SQLite reads them with json_each."""
+    return {**params, **{k: json.dumps(params[k]) for k in lists}}
 
 
 class SqliteGraphStore:
@@ -158,18 +149,7 @@ class SqliteGraphStore:
     async def upsert_entities(self, entities: Sequence[Entity]) -> None:
         if not entities:
             return
-        rows = [
-            {
-                "entity_id": e.entity_id,
-                **_owner_params(e.owner),
-                "name": e.name,
-                "name_lc": e.name.lower(),
-                "type": e.type,
-                "aliases": json.dumps(list(e.aliases)),
-                "aliases_lc": json.dumps(sorted({a.lower() for a in e.aliases})),
-            }
-            for e in entities
-        ]
+        rows = [_json(entity_row(e), "aliases", "aliases_lc") for e in entities]
 
         def write(conn: sqlite3.Connection) -> None:
             for row in rows:
@@ -199,13 +179,7 @@ class SqliteGraphStore:
     async def link_mentions(
         self, owner: Owner, memory_id: str, entity_ids: Sequence[str], session_id: str = ""
     ) -> None:
-        """``session_id`` lets a session-level forget find the memory."""
-        params: dict[str, Any] = {
-            **_owner_params(owner),
-            "memory_id": memory_id,
-            "session_id": session_id,
-            "entity_ids": json.dumps(list(dict.fromkeys(entity_ids))),
-        }
+        params = _json(mention_params(owner, memory_id, entity_ids, session_id), "entity_ids")
 
         def write(conn: sqlite3.Connection) -> None:
             foreign = conn.execute(
@@ -234,16 +208,7 @@ class SqliteGraphStore:
     async def upsert_relations(self, relations: Sequence[Relation]) -> None:
         if not relations:
             return
-        rows = [
-            {
-                "src": r.src_entity_id,
-                "dst": r.dst_entity_id,
-                "type": r.type,
-                "memory_id": r.memory_id,
-                **_owner_params(r.owner),
-            }
-            for r in relations
-        ]
+        rows = [relation_row(r) for r in relations]
 
         def write(conn: sqlite3.Connection) -> None:
             # Only between existing entities of the relation's own client (as the Neo4j MATCH does).

@@ -134,6 +134,17 @@ def forgets(scope: Scope, level: ForgetLevel, owner: Owner, session_id: str = ""
     return level is ForgetLevel.USER or session_id == scope.session_id
 
 
+def owner_columns(owner: Owner) -> dict[str, str]:
+    """The owner as the flat columns (node properties, payload keys) every store keeps, "" where its tier has
+    none: what visible() and forgets() are stated over."""
+    return {
+        "client_id": owner.client_id,
+        "customer_id": owner.customer_id,
+        "user_id": owner.user_id,
+        "tier": owner.tier.value,
+    }
+
+
 def forget_columns(scope: Scope, level: ForgetLevel) -> list[tuple[str, str]]:
     """forgets() as (column, value) pairs that all must match, for the SQL stores: each level narrows the
     previous one by one more id."""
