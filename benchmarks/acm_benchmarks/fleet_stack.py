@@ -33,7 +33,7 @@ LAGGED = {
     "ingest": "acm.turns.v1",  # turns not yet made into memories
     "architect": "acm.turns.v1",
     "retrieve": "acm.memories.v1",  # memories not yet in the vector index
-    "anticipate": "acm.memories.v1",
+    "anticipate": "acm.memories.indexed.v1",  # memories retrieve applied, not yet warmed into a pool
 }
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")

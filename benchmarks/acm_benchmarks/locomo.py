@@ -715,13 +715,12 @@ async def _ingest(client: AcmClient, acm: EmbeddedAcm, conv: Conversation, stats
 
 
 async def wait_until_indexed(acm: EmbeddedAcm, timeout_s: float = 300.0) -> None:
-    """Until every consumer group has reached the end of its topic on the embedded bus, the retrieve group
-    (owner of the vector index) on the memories topic included."""
+    """Until every consumer group has reached the end of its topic on the embedded bus, including a group that
+    has not committed on a topic yet (anticipate's first MemoriesIndexed, published by retrieve)."""
     import asyncio
     import sqlite3
 
-    from acm import topics
-    from acm_retrieve import GROUP as RETRIEVE_GROUP
+    from acm.asyncapi import CONSUMERS
 
     path = Path(acm.urls.bus.removeprefix("sqlite:///"))
     deadline = time.monotonic() + timeout_s
@@ -738,8 +737,12 @@ async def wait_until_indexed(acm: EmbeddedAcm, timeout_s: float = 300.0) -> None
             conn.close()
         done = {(group, topic): seq for group, topic, seq in offsets}
         behind = [(g, t) for (g, t), seq in done.items() if seq < last.get(t, 0)]
-        if done.get((RETRIEVE_GROUP, topics.MEMORIES), 0) < last.get(topics.MEMORIES, 0):
-            behind.append((RETRIEVE_GROUP, topics.MEMORIES))
+        # Every group the services subscribe from the start (the catalogue is what EmbeddedAcm subscribes).
+        behind += [
+            (c.group, c.topic)
+            for c in CONSUMERS
+            if not c.from_now and (c.group, c.topic) not in done and last.get(c.topic, 0) > 0
+        ]
         if not behind:
             return
         if time.monotonic() > deadline:

@@ -37,7 +37,7 @@ CONSUMERS = (
     Consumer(topics.TURNS, "ingest"),
     Consumer(topics.TURNS, "architect"),
     Consumer(topics.MEMORIES, "retrieve"),
-    Consumer(topics.MEMORIES, "anticipate"),
+    Consumer(topics.MEMORIES_INDEXED, "anticipate"),
     Consumer(topics.COMPACTION_REQUESTS, "compact"),
     Consumer(topics.PREFETCH_SIGNALS, "anticipate"),
     Consumer(topics.PREFETCH_POOLS, WARM_GROUP, from_now=True),
@@ -53,6 +53,7 @@ CONSUMERS = (
 BODIES = {
     topics.TURNS: "turn_received",
     topics.MEMORIES: "memories_written",
+    topics.MEMORIES_INDEXED: "memories_indexed",
     topics.COMPACTION_REQUESTS: "compaction_requested",
     topics.PREFETCH_SIGNALS: "prefetch_signal",
     topics.PREFETCH_POOLS: "pool_ready",
@@ -64,13 +65,17 @@ BODIES = {
 PRODUCERS = {
     topics.TURNS: "gateway (Ingest, IngestBatch RPCs)",
     topics.MEMORIES: "ingest",
+    topics.MEMORIES_INDEXED: "retrieve (a session's memories applied to its copy)",
     topics.COMPACTION_REQUESTS: "ingest",
     topics.PREFETCH_SIGNALS: "agents and integrations (no ACM service publishes it)",
     topics.PREFETCH_POOLS: "anticipate",
     topics.SCHEMAS: "architect",
     topics.FORGET: "gateway (Forget RPC)",
     topics.MEMORY_EDITS: "gateway (UpdateMemory, DeleteMemory, ImportUser RPCs)",
-    topics.JOBS: "ingest (a turn or edit it cannot process, a Forget done), retrieve (a job's memories applied)",
+    topics.JOBS: (
+        "ingest (a turn or edit it cannot process, its part of a Forget), retrieve (a job's memories applied, its "
+        "part of a Forget)"
+    ),
 }
 
 

@@ -1,6 +1,7 @@
 """The one acm.forget.v1 handler. Every service that holds data of a scope subscribes it with what it erases
-(its own data only); ingest, which erases the memories, also passes a ForgetJob: it reports the job DONE on
-acm.jobs.v1 (the gateway owns the jobs table)."""
+(its own data only). Those whose share a Fetch could still return (ingest: the memories and the graph; retrieve:
+its copy of the memories, the vectors and the pools) also pass a ForgetJob: each reports its part of the job DONE
+on acm.jobs.v1, and the gateway (the jobs' owner) marks the job DONE once every part in FORGET_PARTS did."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from acm.domain.models import JobStatus
 from acm.domain.scope import ForgetLevel, Scope
 from acm.envelopes import decode
 from acm.job_events import JobEvents
-from acm.metrics import job_reached
 from acm.ports.bus import Record
 from acm.ports.owners import KeySource
 from acm.ports.stores import AuditLog, ProcessedEvents
@@ -22,15 +22,22 @@ from acm.ports.stores import AuditLog, ProcessedEvents
 # count, or nothing.
 Erase = Callable[[Scope, ForgetLevel], Awaitable[Mapping[str, int] | int | None]]
 
+# The consumer groups whose erasure a Forget's job waits for (each reports its part; acm.job_events.merge_part).
+FORGET_PARTS = ("ingest", "retrieve")
+
 
 @dataclass(frozen=True)
 class ForgetJob:
-    """Who reports the forget job: handles an event once, audits the erasure and reports the job DONE with its
-    counts."""
+    """A part of the forget job: handles an event once, audits the erasure and reports its part (named by its
+    group, one of FORGET_PARTS) DONE with its counts."""
 
     group: str
     jobs: JobEvents
     processed: ProcessedEvents
+
+    def __post_init__(self) -> None:
+        if self.group not in FORGET_PARTS:
+            raise ValueError(f"group {self.group!r} is not a part of a forget job ({', '.join(FORGET_PARTS)})")
 
 
 @dataclass
@@ -51,6 +58,7 @@ class ForgetHandler:
             return
         counts = dict(erased) if isinstance(erased, Mapping) else {}
         await self.audit.record(scope.client_id, "forget", f"{level.value} of {scope.session_key}: {counts}")
-        await self.job.jobs.finished(scope, env.forget_requested.job_id, JobStatus.DONE, counts)
-        job_reached("forget", JobStatus.DONE)
+        await self.job.jobs.finished(
+            scope, env.forget_requested.job_id, JobStatus.DONE, counts, part=self.job.group, parts=FORGET_PARTS
+        )
         await self.job.processed.mark(self.job.group, env.event_id)

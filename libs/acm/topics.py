@@ -2,6 +2,8 @@
 
 TURNS = "acm.turns.v1"
 MEMORIES = "acm.memories.v1"
+# retrieve applied a session's memories to its copy: anticipate warms the session's pool from that copy
+MEMORIES_INDEXED = "acm.memories.indexed.v1"
 COMPACTION_REQUESTS = "acm.compaction.requests.v1"
 PREFETCH_SIGNALS = "acm.prefetch.signals.v1"
 PREFETCH_POOLS = "acm.prefetch.pools.v1"  # hints for gateways: a session's pool is ready

@@ -17,7 +17,7 @@ from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm_anticipate import GROUP
-from acm_anticipate.handlers.memories import MemoriesHandler
+from acm_anticipate.handlers.memories import MemoriesIndexedHandler
 from acm_anticipate.handlers.prefetch_signals import PrefetchSignalsHandler
 from acm_anticipate.settings import AnticipateSettings
 from acm_anticipate.usecases import DropHotState, SignalCounters, TrackMentions, WarmSession
@@ -53,7 +53,8 @@ def register(
         settings.hot_state_ttl_s,
     )
     signals = PrefetchSignalsHandler(warm, owners.keys, rel.audit)
-    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(track, warm))
+    # After retrieve applied a write (not ingest's acm.memories.v1): the pool is built from retrieve's copy.
+    bus.subscribe(topics.MEMORIES_INDEXED, GROUP, MemoriesIndexedHandler(track, warm))
     bus.subscribe(topics.PREFETCH_SIGNALS, GROUP, signals)
     bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropHotState(cache), owners.keys, rel.audit))
     return Anticipate(track, warm, signals.counters)

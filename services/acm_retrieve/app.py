@@ -9,7 +9,7 @@ from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.channels import ClientTls
-from acm.forget import ForgetHandler
+from acm.forget import ForgetHandler, ForgetJob
 from acm.job_events import JobEvents
 from acm.owners import remote_owners
 from acm.ports.bus import EventBus
@@ -51,8 +51,12 @@ def register(
     pools' generations are, made stale once a change reached this service's copy of the memories."""
     # rel.memories: retrieve's own store, the projection of acm.memories.v1 this keeps.
     projection = MemoryProjection(rel.memories, vectors, cache)
-    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(projection, JobEvents(bus), embedder.dim))
-    bus.subscribe(topics.FORGET, GROUP, ForgetHandler(projection.forget, keys, rel.audit))
+    jobs = JobEvents(bus)
+    bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(projection, jobs, embedder.dim, bus))
+    # Its erasure is a part of the forget job: DONE only once this copy, the vectors and the pools are gone too.
+    bus.subscribe(
+        topics.FORGET, GROUP, ForgetHandler(projection.forget, keys, rel.audit, ForgetJob(GROUP, jobs, rel.processed))
+    )
 
 
 async def run(settings: RetrieveSettings) -> None:

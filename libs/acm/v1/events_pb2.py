@@ -28,7 +28,7 @@ from acm.v1 import gateway_pb2 as acm_dot_v1_dot_gateway__pb2
 from acm.v1 import memories_pb2 as acm_dot_v1_dot_memories__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61\x63m/v1/events.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\x1a\x14\x61\x63m/v1/gateway.proto\x1a\x15\x61\x63m/v1/memories.proto\"\x8f\x05\n\x08\x45nvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x1c\n\x05scope\x18\x02 \x01(\x0b\x32\r.acm.v1.Scope\x12/\n\x0boccurred_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0eschema_version\x18\x04 \x01(\r\x12\x13\n\x0btraceparent\x18\x05 \x01(\t\x12\x11\n\tsignature\x18\x06 \x01(\t\x12\x0e\n\x06key_id\x18\x07 \x01(\t\x12-\n\rturn_received\x18\n \x01(\x0b\x32\x14.acm.v1.TurnReceivedH\x00\x12\x33\n\x10memories_written\x18\x0b \x01(\x0b\x32\x17.acm.v1.MemoriesWrittenH\x00\x12\x33\n\x10\x66orget_requested\x18\x0c \x01(\x0b\x32\x17.acm.v1.ForgetRequestedH\x00\x12;\n\x14\x63ompaction_requested\x18\r \x01(\x0b\x32\x1b.acm.v1.CompactionRequestedH\x00\x12\x31\n\x0fprefetch_signal\x18\x0e \x01(\x0b\x32\x16.acm.v1.PrefetchSignalH\x00\x12/\n\x0eschema_changed\x18\x0f \x01(\x0b\x32\x15.acm.v1.SchemaChangedH\x00\x12\'\n\npool_ready\x18\x10 \x01(\x0b\x32\x11.acm.v1.PoolReadyH\x00\x12<\n\x15memory_edit_requested\x18\x11 \x01(\x0b\x32\x1b.acm.v1.MemoryEditRequestedH\x00\x12)\n\x0bjob_updated\x18\x12 \x01(\x0b\x32\x12.acm.v1.JobUpdatedH\x00\x42\x06\n\x04\x62ody\":\n\x0cTurnReceived\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x1a\n\x04turn\x18\x02 \x01(\x0b\x32\x0c.acm.v1.Turn\"\xd5\x02\n\rWrittenMemory\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x1a\n\x04tier\x18\x02 \x01(\x0e\x32\x0c.acm.v1.Tier\x12\x1c\n\x05layer\x18\x03 \x01(\x0e\x32\r.acm.v1.Layer\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x17\n\x0fsource_turn_ids\x18\x06 \x03(\t\x12\x11\n\tembedding\x18\x07 \x03(\x02\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x65ntity_names\x18\t \x03(\t\x12$\n\x06stored\x18\n \x01(\x0b\x32\x14.acm.v1.StoredMemory\x12\x15\n\rmention_count\x18\x0b \x01(\x05\x12\x14\n\x0c\x61\x63\x63\x65ss_count\x18\x0c \x01(\x05\x12\x16\n\x0eschema_version\x18\r \x01(\r\"\x80\x02\n\x0fMemoriesWritten\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\'\n\x08memories\x18\x02 \x03(\x0b\x32\x15.acm.v1.WrittenMemory\x12\x17\n\x0f\x65mbedding_model\x18\x03 \x01(\t\x12\x1a\n\x12\x65xpired_memory_ids\x18\x04 \x03(\t\x12\x1b\n\x13\x61uthored_memory_ids\x18\x05 \x03(\t\x12\x33\n\x06\x63ounts\x18\x06 \x03(\x0b\x32#.acm.v1.MemoriesWritten.CountsEntry\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"E\n\x0f\x46orgetRequested\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\"\n\x05level\x18\x02 \x01(\x0e\x32\x13.acm.v1.ForgetLevel\"D\n\x13\x43ompactionRequested\x12\x16\n\x0esession_tokens\x18\x01 \x01(\x05\x12\x15\n\rbudget_tokens\x18\x02 \x01(\x05\"5\n\x0ePrefetchSignal\x12\r\n\x05query\x18\x01 \x01(\t\x12\x14\n\x0c\x65ntity_names\x18\x02 \x03(\t\"2\n\rSchemaChanged\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\"\x1c\n\tPoolReady\x12\x0f\n\x07version\x18\x01 \x01(\t\"\xa7\x01\n\x13MemoryEditRequested\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12&\n\x06update\x18\x02 \x01(\x0b\x32\x14.acm.v1.MemoryUpdateH\x00\x12&\n\x06\x64\x65lete\x18\x03 \x01(\x0b\x32\x14.acm.v1.MemoryDeleteH\x00\x12(\n\x08imported\x18\x04 \x01(\x0b\x32\x14.acm.v1.MemoryImportH\x00\x42\x06\n\x04\x65\x64it\"V\n\x0cMemoryUpdate\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x15\n\rnew_memory_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\"!\n\x0cMemoryDelete\x12\x11\n\tmemory_id\x18\x01 \x01(\t\"6\n\x0cMemoryImport\x12&\n\x08memories\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory\"\xad\x01\n\nJobUpdated\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12!\n\x06status\x18\x02 \x01(\x0e\x32\x11.acm.v1.JobStatus\x12.\n\x06\x63ounts\x18\x03 \x03(\x0b\x32\x1e.acm.v1.JobUpdated.CountsEntry\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xa9\x01\n\nDeadLetter\x12\r\n\x05group\x18\x01 \x01(\t\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\r\n\x05value\x18\x04 \x01(\x0c\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\r\x12-\n\tfailed_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x65vent_id\x18\x08 \x01(\t*\x90\x01\n\x0b\x46orgetLevel\x12\x1c\n\x18\x46ORGET_LEVEL_UNSPECIFIED\x10\x00\x12\x15\n\x11\x46ORGET_LEVEL_USER\x10\x01\x12\x19\n\x15\x46ORGET_LEVEL_CUSTOMER\x10\x02\x12\x17\n\x13\x46ORGET_LEVEL_CLIENT\x10\x03\x12\x18\n\x14\x46ORGET_LEVEL_SESSION\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61\x63m/v1/events.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\x1a\x14\x61\x63m/v1/gateway.proto\x1a\x15\x61\x63m/v1/memories.proto\"\xc4\x05\n\x08\x45nvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x1c\n\x05scope\x18\x02 \x01(\x0b\x32\r.acm.v1.Scope\x12/\n\x0boccurred_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0eschema_version\x18\x04 \x01(\r\x12\x13\n\x0btraceparent\x18\x05 \x01(\t\x12\x11\n\tsignature\x18\x06 \x01(\t\x12\x0e\n\x06key_id\x18\x07 \x01(\t\x12-\n\rturn_received\x18\n \x01(\x0b\x32\x14.acm.v1.TurnReceivedH\x00\x12\x33\n\x10memories_written\x18\x0b \x01(\x0b\x32\x17.acm.v1.MemoriesWrittenH\x00\x12\x33\n\x10\x66orget_requested\x18\x0c \x01(\x0b\x32\x17.acm.v1.ForgetRequestedH\x00\x12;\n\x14\x63ompaction_requested\x18\r \x01(\x0b\x32\x1b.acm.v1.CompactionRequestedH\x00\x12\x31\n\x0fprefetch_signal\x18\x0e \x01(\x0b\x32\x16.acm.v1.PrefetchSignalH\x00\x12/\n\x0eschema_changed\x18\x0f \x01(\x0b\x32\x15.acm.v1.SchemaChangedH\x00\x12\'\n\npool_ready\x18\x10 \x01(\x0b\x32\x11.acm.v1.PoolReadyH\x00\x12<\n\x15memory_edit_requested\x18\x11 \x01(\x0b\x32\x1b.acm.v1.MemoryEditRequestedH\x00\x12)\n\x0bjob_updated\x18\x12 \x01(\x0b\x32\x12.acm.v1.JobUpdatedH\x00\x12\x33\n\x10memories_indexed\x18\x13 \x01(\x0b\x32\x17.acm.v1.MemoriesIndexedH\x00\x42\x06\n\x04\x62ody\":\n\x0cTurnReceived\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x1a\n\x04turn\x18\x02 \x01(\x0b\x32\x0c.acm.v1.Turn\"\xd5\x02\n\rWrittenMemory\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x1a\n\x04tier\x18\x02 \x01(\x0e\x32\x0c.acm.v1.Tier\x12\x1c\n\x05layer\x18\x03 \x01(\x0e\x32\r.acm.v1.Layer\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x17\n\x0fsource_turn_ids\x18\x06 \x03(\t\x12\x11\n\tembedding\x18\x07 \x03(\x02\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x65ntity_names\x18\t \x03(\t\x12$\n\x06stored\x18\n \x01(\x0b\x32\x14.acm.v1.StoredMemory\x12\x15\n\rmention_count\x18\x0b \x01(\x05\x12\x14\n\x0c\x61\x63\x63\x65ss_count\x18\x0c \x01(\x05\x12\x16\n\x0eschema_version\x18\r \x01(\r\"\x80\x02\n\x0fMemoriesWritten\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\'\n\x08memories\x18\x02 \x03(\x0b\x32\x15.acm.v1.WrittenMemory\x12\x17\n\x0f\x65mbedding_model\x18\x03 \x01(\t\x12\x1a\n\x12\x65xpired_memory_ids\x18\x04 \x03(\t\x12\x1b\n\x13\x61uthored_memory_ids\x18\x05 \x03(\t\x12\x33\n\x06\x63ounts\x18\x06 \x03(\x0b\x32#.acm.v1.MemoriesWritten.CountsEntry\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"E\n\x0f\x46orgetRequested\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\"\n\x05level\x18\x02 \x01(\x0e\x32\x13.acm.v1.ForgetLevel\"6\n\x0fMemoriesIndexed\x12\r\n\x05kinds\x18\x01 \x03(\t\x12\x14\n\x0c\x65ntity_names\x18\x02 \x03(\t\"D\n\x13\x43ompactionRequested\x12\x16\n\x0esession_tokens\x18\x01 \x01(\x05\x12\x15\n\rbudget_tokens\x18\x02 \x01(\x05\"5\n\x0ePrefetchSignal\x12\r\n\x05query\x18\x01 \x01(\t\x12\x14\n\x0c\x65ntity_names\x18\x02 \x03(\t\"2\n\rSchemaChanged\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\r\"\x1c\n\tPoolReady\x12\x0f\n\x07version\x18\x01 \x01(\t\"\xa7\x01\n\x13MemoryEditRequested\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12&\n\x06update\x18\x02 \x01(\x0b\x32\x14.acm.v1.MemoryUpdateH\x00\x12&\n\x06\x64\x65lete\x18\x03 \x01(\x0b\x32\x14.acm.v1.MemoryDeleteH\x00\x12(\n\x08imported\x18\x04 \x01(\x0b\x32\x14.acm.v1.MemoryImportH\x00\x42\x06\n\x04\x65\x64it\"V\n\x0cMemoryUpdate\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x15\n\rnew_memory_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\"!\n\x0cMemoryDelete\x12\x11\n\tmemory_id\x18\x01 \x01(\t\"6\n\x0cMemoryImport\x12&\n\x08memories\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory\"\xca\x01\n\nJobUpdated\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12!\n\x06status\x18\x02 \x01(\x0e\x32\x11.acm.v1.JobStatus\x12.\n\x06\x63ounts\x18\x03 \x03(\x0b\x32\x1e.acm.v1.JobUpdated.CountsEntry\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x0c\n\x04part\x18\x05 \x01(\t\x12\r\n\x05parts\x18\x06 \x03(\t\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xa9\x01\n\nDeadLetter\x12\r\n\x05group\x18\x01 \x01(\t\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\r\n\x05value\x18\x04 \x01(\x0c\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\r\x12-\n\tfailed_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x65vent_id\x18\x08 \x01(\t*\x90\x01\n\x0b\x46orgetLevel\x12\x1c\n\x18\x46ORGET_LEVEL_UNSPECIFIED\x10\x00\x12\x15\n\x11\x46ORGET_LEVEL_USER\x10\x01\x12\x19\n\x15\x46ORGET_LEVEL_CUSTOMER\x10\x02\x12\x17\n\x13\x46ORGET_LEVEL_CLIENT\x10\x03\x12\x18\n\x14\x46ORGET_LEVEL_SESSION\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,40 +39,42 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MEMORIESWRITTEN_COUNTSENTRY']._serialized_options = b'8\001'
   _globals['_JOBUPDATED_COUNTSENTRY']._loaded_options = None
   _globals['_JOBUPDATED_COUNTSENTRY']._serialized_options = b'8\001'
-  _globals['_FORGETLEVEL']._serialized_start=2427
-  _globals['_FORGETLEVEL']._serialized_end=2571
+  _globals['_FORGETLEVEL']._serialized_start=2565
+  _globals['_FORGETLEVEL']._serialized_end=2709
   _globals['_ENVELOPE']._serialized_start=131
-  _globals['_ENVELOPE']._serialized_end=786
-  _globals['_TURNRECEIVED']._serialized_start=788
-  _globals['_TURNRECEIVED']._serialized_end=846
-  _globals['_WRITTENMEMORY']._serialized_start=849
-  _globals['_WRITTENMEMORY']._serialized_end=1190
-  _globals['_MEMORIESWRITTEN']._serialized_start=1193
-  _globals['_MEMORIESWRITTEN']._serialized_end=1449
-  _globals['_MEMORIESWRITTEN_COUNTSENTRY']._serialized_start=1404
-  _globals['_MEMORIESWRITTEN_COUNTSENTRY']._serialized_end=1449
-  _globals['_FORGETREQUESTED']._serialized_start=1451
-  _globals['_FORGETREQUESTED']._serialized_end=1520
-  _globals['_COMPACTIONREQUESTED']._serialized_start=1522
-  _globals['_COMPACTIONREQUESTED']._serialized_end=1590
-  _globals['_PREFETCHSIGNAL']._serialized_start=1592
-  _globals['_PREFETCHSIGNAL']._serialized_end=1645
-  _globals['_SCHEMACHANGED']._serialized_start=1647
-  _globals['_SCHEMACHANGED']._serialized_end=1697
-  _globals['_POOLREADY']._serialized_start=1699
-  _globals['_POOLREADY']._serialized_end=1727
-  _globals['_MEMORYEDITREQUESTED']._serialized_start=1730
-  _globals['_MEMORYEDITREQUESTED']._serialized_end=1897
-  _globals['_MEMORYUPDATE']._serialized_start=1899
-  _globals['_MEMORYUPDATE']._serialized_end=1985
-  _globals['_MEMORYDELETE']._serialized_start=1987
-  _globals['_MEMORYDELETE']._serialized_end=2020
-  _globals['_MEMORYIMPORT']._serialized_start=2022
-  _globals['_MEMORYIMPORT']._serialized_end=2076
-  _globals['_JOBUPDATED']._serialized_start=2079
-  _globals['_JOBUPDATED']._serialized_end=2252
-  _globals['_JOBUPDATED_COUNTSENTRY']._serialized_start=1404
-  _globals['_JOBUPDATED_COUNTSENTRY']._serialized_end=1449
-  _globals['_DEADLETTER']._serialized_start=2255
-  _globals['_DEADLETTER']._serialized_end=2424
+  _globals['_ENVELOPE']._serialized_end=839
+  _globals['_TURNRECEIVED']._serialized_start=841
+  _globals['_TURNRECEIVED']._serialized_end=899
+  _globals['_WRITTENMEMORY']._serialized_start=902
+  _globals['_WRITTENMEMORY']._serialized_end=1243
+  _globals['_MEMORIESWRITTEN']._serialized_start=1246
+  _globals['_MEMORIESWRITTEN']._serialized_end=1502
+  _globals['_MEMORIESWRITTEN_COUNTSENTRY']._serialized_start=1457
+  _globals['_MEMORIESWRITTEN_COUNTSENTRY']._serialized_end=1502
+  _globals['_FORGETREQUESTED']._serialized_start=1504
+  _globals['_FORGETREQUESTED']._serialized_end=1573
+  _globals['_MEMORIESINDEXED']._serialized_start=1575
+  _globals['_MEMORIESINDEXED']._serialized_end=1629
+  _globals['_COMPACTIONREQUESTED']._serialized_start=1631
+  _globals['_COMPACTIONREQUESTED']._serialized_end=1699
+  _globals['_PREFETCHSIGNAL']._serialized_start=1701
+  _globals['_PREFETCHSIGNAL']._serialized_end=1754
+  _globals['_SCHEMACHANGED']._serialized_start=1756
+  _globals['_SCHEMACHANGED']._serialized_end=1806
+  _globals['_POOLREADY']._serialized_start=1808
+  _globals['_POOLREADY']._serialized_end=1836
+  _globals['_MEMORYEDITREQUESTED']._serialized_start=1839
+  _globals['_MEMORYEDITREQUESTED']._serialized_end=2006
+  _globals['_MEMORYUPDATE']._serialized_start=2008
+  _globals['_MEMORYUPDATE']._serialized_end=2094
+  _globals['_MEMORYDELETE']._serialized_start=2096
+  _globals['_MEMORYDELETE']._serialized_end=2129
+  _globals['_MEMORYIMPORT']._serialized_start=2131
+  _globals['_MEMORYIMPORT']._serialized_end=2185
+  _globals['_JOBUPDATED']._serialized_start=2188
+  _globals['_JOBUPDATED']._serialized_end=2390
+  _globals['_JOBUPDATED_COUNTSENTRY']._serialized_start=1457
+  _globals['_JOBUPDATED_COUNTSENTRY']._serialized_end=1502
+  _globals['_DEADLETTER']._serialized_start=2393
+  _globals['_DEADLETTER']._serialized_end=2562
 # @@protoc_insertion_point(module_scope)

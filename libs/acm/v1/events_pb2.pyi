@@ -66,6 +66,7 @@ class Envelope(_message.Message):
     POOL_READY_FIELD_NUMBER: _builtins.int
     MEMORY_EDIT_REQUESTED_FIELD_NUMBER: _builtins.int
     JOB_UPDATED_FIELD_NUMBER: _builtins.int
+    MEMORIES_INDEXED_FIELD_NUMBER: _builtins.int
     event_id: _builtins.str
     schema_version: _builtins.int
     traceparent: _builtins.str
@@ -98,6 +99,8 @@ class Envelope(_message.Message):
     def memory_edit_requested(self) -> Global___MemoryEditRequested: ...
     @_builtins.property
     def job_updated(self) -> Global___JobUpdated: ...
+    @_builtins.property
+    def memories_indexed(self) -> Global___MemoriesIndexed: ...
     def __init__(
         self,
         *,
@@ -117,12 +120,13 @@ class Envelope(_message.Message):
         pool_ready: Global___PoolReady | None = ...,
         memory_edit_requested: Global___MemoryEditRequested | None = ...,
         job_updated: Global___JobUpdated | None = ...,
+        memories_indexed: Global___MemoriesIndexed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "memories_indexed", b"memories_indexed", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "key_id", b"key_id", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "key_id", b"key_id", "memories_indexed", b"memories_indexed", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready", "memory_edit_requested", "job_updated"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready", "memory_edit_requested", "job_updated", "memories_indexed"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 
@@ -318,6 +322,39 @@ class ForgetRequested(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForgetRequested: _TypeAlias = ForgetRequested  # noqa: Y015
+
+@_typing.final
+class MemoriesIndexed(_message.Message):
+    """acm.memories.indexed.v1 — retrieve applied a MemoriesWritten of a session to its copy of the memories and its
+    vector index (and made the session's older pools stale): anticipate rebuilds the session's prefetch pool from
+    that copy now, never before the change is in it. Only for searched memories (those with a vector).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KINDS_FIELD_NUMBER: _builtins.int
+    ENTITY_NAMES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def kinds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The searched memories' kinds, one per memory (the categories anticipate predicts from)."""
+
+    @_builtins.property
+    def entity_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The entities they mention (the session's recently mentioned entities)."""
+
+    def __init__(
+        self,
+        *,
+        kinds: _abc.Iterable[_builtins.str] | None = ...,
+        entity_names: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entity_names", b"entity_names", "kinds", b"kinds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoriesIndexed: _TypeAlias = MemoriesIndexed  # noqa: Y015
 
 @_typing.final
 class CompactionRequested(_message.Message):
@@ -557,11 +594,19 @@ class JobUpdated(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     COUNTS_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
+    PART_FIELD_NUMBER: _builtins.int
+    PARTS_FIELD_NUMBER: _builtins.int
     job_id: _builtins.str
     status: _gateway_pb2.JobStatus.ValueType
     error: _builtins.str
+    part: _builtins.str
+    """Set for a job finished in parts (a Forget: each service erasing a share reports its own, acm.forget): this
+    update's part, and every part the job waits for. The gateway marks the job DONE once each part reported DONE.
+    """
     @_builtins.property
     def counts(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def parts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
         self,
         *,
@@ -569,10 +614,12 @@ class JobUpdated(_message.Message):
         status: _gateway_pb2.JobStatus.ValueType = ...,
         counts: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
         error: _builtins.str = ...,
+        part: _builtins.str = ...,
+        parts: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "error", b"error", "job_id", b"job_id", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "error", b"error", "job_id", b"job_id", "part", b"part", "parts", b"parts", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

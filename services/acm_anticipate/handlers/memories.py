@@ -1,5 +1,7 @@
-"""acm.memories.v1 → the session's recently mentioned entities, then a fresh prefetch pool (idempotent:
-merging the same names twice is a no-op, and a rebuilt pool replaces the previous one)."""
+"""acm.memories.indexed.v1 → the session's recently mentioned entities, then a fresh prefetch pool. Retrieve
+publishes it once a session's memories are in its copy (the one the pool is built from), so the pool is never
+built before the change it follows. Idempotent: merging the same names twice is a no-op, and a rebuilt pool
+replaces the previous one."""
 
 from __future__ import annotations
 
@@ -11,18 +13,16 @@ from acm_anticipate.usecases import TrackMentions, WarmSession
 
 
 @dataclass
-class MemoriesHandler:
+class MemoriesIndexedHandler:
     track: TrackMentions
     warm: WarmSession | None = None
 
     async def __call__(self, record: Record) -> None:
-        env, scope = decode(record.value, "memories_written")
+        env, scope = decode(record.value, "memories_indexed")
         if not scope.session_id:
             return
-        # The searched memories (those with a vector): turn previews and versions made stale change no pool.
-        written = [m for m in env.memories_written.memories if m.embedding]
-        names = [n for m in written for n in m.entity_names]
-        if names:
-            await self.track(scope, names)
-        if self.warm is not None and written:
-            await self.warm(scope, [m.kind for m in written])
+        body = env.memories_indexed
+        if body.entity_names:
+            await self.track(scope, list(body.entity_names))
+        if self.warm is not None and body.kinds:
+            await self.warm(scope, list(body.kinds))
