@@ -18,7 +18,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol
@@ -600,14 +600,9 @@ _INSERT_JOB = f"INSERT INTO jobs ({_JOB_COLUMNS}) VALUES ({', '.join(f':{c}' for
 
 class SqlJobRepo(_Repo):
     def _params(self, job: Job) -> dict[str, Any]:
-        s = job.scope
         return {
             "job_id": job.job_id,
-            "client_id": s.client_id,
-            "customer_id": s.customer_id,
-            "user_id": s.user_id,
-            "agent_id": s.agent_id,
-            "session_id": s.session_id,
+            **asdict(job.scope),  # its five ids are the job's columns of the same names
             "kind": job.kind,
             "status": str(job.status),
             "error": job.error,
