@@ -67,7 +67,9 @@ def register(
     bus.subscribe(
         topics.TURNS,
         GROUP,
-        TurnsHandler(ingest, owners.keys, jobs, rel.processed, rel.audit, settings.max_turn_bytes),
+        TurnsHandler(
+            ingest, settings.max_turn_bytes, keys=owners.keys, jobs=jobs, processed=rel.processed, audit=rel.audit
+        ),
         concurrency=settings.ingest_concurrency,
     )
     bus.subscribe(
@@ -81,7 +83,8 @@ def register(
         ),
     )
     edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), owners.schemas, events, now=now)
-    bus.subscribe(topics.MEMORY_EDITS, GROUP, MemoryEditsHandler(edits, owners.keys, jobs, rel.processed, rel.audit))
+    handle_edits = MemoryEditsHandler(edits, keys=owners.keys, jobs=jobs, processed=rel.processed, audit=rel.audit)
+    bus.subscribe(topics.MEMORY_EDITS, GROUP, handle_edits)
     sweep = SweepIdle(rel.memories, owners.schemas, expire, settings.expiry_idle_sweep_max_users)
 
     async def sweep_now() -> SweepReport:

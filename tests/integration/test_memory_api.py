@@ -364,14 +364,18 @@ async def test_a_redelivered_edit_is_applied_once(
     )
     handler = MemoryEditsHandler(
         apply,
-        acm.stores["gateway"].api_keys,
-        JobEvents(acm.bus),
-        acm.stores["ingest"].processed,
-        acm.stores["ingest"].audit,
+        keys=acm.stores["gateway"].api_keys,
+        jobs=JobEvents(acm.bus),
+        processed=acm.stores["ingest"].processed,
+        audit=acm.stores["ingest"].audit,
     )
     await handler(edit)
     forgetful = MemoryEditsHandler(
-        apply, acm.stores["gateway"].api_keys, JobEvents(acm.bus), _NeverSeen(), acm.stores["ingest"].audit
+        apply,
+        keys=acm.stores["gateway"].api_keys,
+        jobs=JobEvents(acm.bus),
+        processed=_NeverSeen(),
+        audit=acm.stores["ingest"].audit,
     )
     sent.clear()
     await forgetful(edit)

@@ -7,18 +7,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from acm.auth import verify_envelope
 from acm.convert import from_ts
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import JobStatus, utcnow
-from acm.envelopes import decode
-from acm.job_events import JobEvents
+from acm.domain.scope import Scope
 from acm.memory_wire import stored_from_pb
 from acm.metrics import job_reached
-from acm.ports.bus import PermanentError, Record
-from acm.ports.owners import KeySource
-from acm.ports.stores import AuditLog, ProcessedEvents
-from acm_ingest import GROUP
+from acm.v1 import events_pb2
+from acm_ingest.handlers.job_event import JobEventHandler
 from acm_ingest.memory_edits import ApplyMemoryEdits, Correction
 
 log = logging.getLogger("acm.ingest")
@@ -26,18 +22,11 @@ JOB_KINDS = {"update": "memory_update", "delete": "memory_delete", "imported": "
 
 
 @dataclass
-class MemoryEditsHandler:
+class MemoryEditsHandler(JobEventHandler):
+    body = "memory_edit_requested"
     apply: ApplyMemoryEdits
-    keys: KeySource  # the gateway's API keys (acm.ports.owners)
-    jobs: JobEvents
-    processed: ProcessedEvents
-    audit: AuditLog
 
-    async def __call__(self, record: Record) -> None:
-        env, scope = decode(record.value, "memory_edit_requested")
-        if await self.processed.seen(GROUP, env.event_id):
-            return
-        await verify_envelope(env, scope, self.keys, self.audit)
+    async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
         body = env.memory_edit_requested
         kind = body.WhichOneof("edit")
         try:
@@ -53,9 +42,6 @@ class MemoryEditsHandler:
             else:
                 raise InvalidRequest(f"no edit in the event (got {kind or 'none'})")
         except InvalidRequest as exc:
-            await self.jobs.finished(scope, body.job_id, JobStatus.FAILED, {}, str(exc))
-            job_reached(JOB_KINDS.get(kind or "", "memory_edit"), JobStatus.FAILED)
-            raise PermanentError(str(exc)) from exc
+            await self.fail(scope, body.job_id, JOB_KINDS.get(kind or "", "memory_edit"), exc)
         job_reached(JOB_KINDS[kind], JobStatus.DONE)  # ingest's part; retrieve reports the job DONE
-        await self.processed.mark(GROUP, env.event_id)
         log.debug("memory %s applied (job %s): %s", kind, body.job_id, counts)
