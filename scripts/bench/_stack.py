@@ -61,7 +61,7 @@ _INGEST_CMD = (
 LAGGED = {
     "ingest": topics.TURNS,  # turns not yet made into memories
     "retrieve": topics.MEMORIES,  # memories not yet in the vector index
-    "anticipate": topics.MEMORIES,
+    "anticipate": topics.MEMORIES_INDEXED,  # memories retrieve applied, not yet warmed into a pool
     "architect": topics.TURNS,
 }
 
