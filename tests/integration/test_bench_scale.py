@@ -1,6 +1,6 @@
 """`acm bench scale` end to end at tiny sizes, both modes (distributed on the real servers): the JSON has the
-promised keys with a number per size, the plot is written, and the distributed run leaves nothing behind (its
-database dropped, its client's Neo4j nodes erased, its topics deleted)."""
+promised keys with a number per size (Fetch, each store alone, ingest, the HNSW re-measure), the plot is
+written, and the distributed run leaves its database dropped and its client's Neo4j nodes erased."""
 
 from __future__ import annotations
 
