@@ -18,8 +18,8 @@ from acm.bootstrap import Relational, open_relational
 from acm.domain.models import Layer, Memory, stable_id
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope, Tier
-from acm.schemas import RepoSchemaSource
 from acm.read.session import LoadSession
+from acm.schemas import RepoSchemaSource
 from acm_compact.usecases import CompactSession, ReadWorkingMemory
 from tests.support.fake_llm import fake_llm
 

@@ -18,8 +18,8 @@ from acm.client import AcmClient
 from acm.domain.models import Role
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope
-from acm.schemas import RepoSchemaSource
 from acm.read.session import LoadSession
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 

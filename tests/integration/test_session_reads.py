@@ -25,8 +25,8 @@ from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus, stable_id
 from acm.domain.schema import default_schema
 from acm.domain.scope import Scope, Tier
 from acm.ports.stores import Cache, GraphStore
-from acm.schemas import RepoSchemaSource
 from acm.read.session import LoadSession, SessionState
+from acm.schemas import RepoSchemaSource
 from acm.v1 import common_pb2, compact_pb2_grpc, memories_pb2_grpc
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_compact.api import CompactApi, CompactServicer
