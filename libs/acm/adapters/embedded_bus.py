@@ -26,7 +26,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acm.adapters.delivery import Worker, batch_size, deliver, deliver_batch
+from acm.adapters.delivery import Worker, batch_size, deliver_batch
 from acm.ports.bus import BusUnavailable, Record, RecordHandler
 
 log = logging.getLogger("acm.bus")
@@ -172,43 +172,20 @@ class EmbeddedBus:
                 with suppress(TimeoutError):
                     await asyncio.wait_for(sub.wake.wait(), self._poll_interval_s)
                 continue
-            if sub.concurrency > 1:
-                if not await self._deliver_batch(sub, worker, rows):
-                    await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
-                    continue  # re-read from the last commit
-                done = rows[-1][0]
-                self._maybe_prune()
-                continue
-            for seq, key, value in rows:
+            # Concurrency 1: each record is a batch of its own, committed alone; else the read is one micro-batch.
+            for batch in [rows] if sub.concurrency > 1 else [[row] for row in rows]:
                 if worker.stopping:
                     break
-                record = Record(topic=sub.topic, key=key, value=value, partition=0, offset=seq)
-                with worker.busy():
-                    try:
-                        await deliver(
-                            self,
-                            sub.group,
-                            record,
-                            sub.handler,
-                            system=MESSAGING_SYSTEM,
-                            attempts=self._deliver_attempts,
-                            backoff_s=self._deliver_backoff_s,
-                        )
-                        self._commit(sub, seq)
-                        done = seq
-                        ok = True
-                    except Exception as exc:
-                        # Dead-letter write or commit failed (deliver logged the former): re-read from
-                        # the last committed record, so this one and those after it come again, in order.
-                        log.warning("%s: record %d not committed (%r), retrying", worker.name, seq, exc)
-                        ok = False
-                if not ok:
+                if not await self._deliver_batch(sub, worker, batch):
+                    # Re-read from the last commit: this batch and those after it come again, in order.
                     await asyncio.sleep(max(self._deliver_backoff_s, 1.0))
                     break
+                done = batch[-1][0]
             self._maybe_prune()
 
     async def _deliver_batch(self, sub: _Subscription, worker: Worker, rows: list[tuple[int, str, bytes]]) -> bool:
-        """The rows of one read as a micro-batch, committed together; False if not (they come again)."""
+        """``rows`` delivered (deliver_batch) and committed together; False if not (they come again). A
+        dead-letter write or the commit failed: deliver logged the former."""
         records = [Record(topic=sub.topic, key=key, value=value, partition=0, offset=seq) for seq, key, value in rows]
         with worker.busy():
             try:
