@@ -65,7 +65,7 @@ def visibility(scope: Scope, tiers: tuple[Tier, ...], model: str) -> Terms:
     """acm.domain.scope.visible, among the vectors of ``model``. ``tiers`` must be non-empty: an empty
     ``should`` matches all."""
     if not tiers:
-        raise ValueError("visibility_filter needs at least one tier")
+        raise ValueError("a visibility filter needs at least one tier")
     should: list[Condition] = []
     if Tier.CLIENT in tiers:
         should.append(("tier", Tier.CLIENT.value))
