@@ -88,7 +88,11 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 
 
 GROUPS = ["api_keys", "audit", "jobs", "memories", "processed", "schemas", "working"]
-FIRST = [(group, 1) for group in GROUPS]
+
+
+def declared(migrations: Migrations) -> list[tuple[str, int]]:
+    """Every (group, version) a backend declares: what a new or upgraded store has run."""
+    return sorted((group, m.version) for group, steps in migrations.groups.items() for m in steps)
 
 
 async def _versions(store: Store) -> list[tuple[str, int]]:
@@ -99,7 +103,8 @@ async def _versions(store: Store) -> list[tuple[str, int]]:
 async def test_a_database_made_before_versions_is_upgraded_in_place(backend: Backend) -> None:
     await backend.run_old_ddl([*statements(backend.ddl_file), *OLD_ROWS])
     store = await backend.open()  # the new release starting
-    assert await _versions(store) == FIRST
+    assert await _versions(store) == declared(backend.migrations)
+    assert sorted({group for group, _ in declared(backend.migrations)}) == GROUPS
     [old] = await store.memories.get(ALICE, ["m-old"])
     assert old.text == "Alice wants a refund for invoice 42"
     assert old.created_at == datetime(2025, 3, 1, 12, tzinfo=UTC)
@@ -114,13 +119,17 @@ async def test_a_database_made_before_versions_is_upgraded_in_place(backend: Bac
 
 async def test_each_migration_runs_once(backend: Backend) -> None:
     store = await backend.open()
-    assert await _versions(store) == FIRST
+    assert await _versions(store) == declared(backend.migrations)
     assert await migrate(store.executor, backend.migrations) == []  # a second start runs nothing
-    jobs = (*backend.migrations.groups["jobs"], Migration(2, "a later change", ("CREATE TABLE later (id integer)",)))
+    later_version = max(m.version for m in backend.migrations.groups["jobs"]) + 1
+    jobs = (
+        *backend.migrations.groups["jobs"],
+        Migration(later_version, "a later change", ("CREATE TABLE later (id integer)",)),
+    )
     later = replace(backend.migrations, groups={**backend.migrations.groups, "jobs": jobs})
-    assert await migrate(store.executor, later) == [("jobs", 2)]
+    assert await migrate(store.executor, later) == [("jobs", later_version)]
     assert await migrate(store.executor, later) == []  # CREATE TABLE without IF NOT EXISTS: never run twice
-    assert await _versions(store) == sorted([*FIRST, ("jobs", 2)])
+    assert await _versions(store) == declared(later)
     assert await store.executor.fetch("SELECT id FROM later") == []
     reopened = await backend.open()
-    assert await _versions(reopened) == sorted([*FIRST, ("jobs", 2)])
+    assert await _versions(reopened) == declared(later)
