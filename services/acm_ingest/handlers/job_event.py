@@ -4,6 +4,7 @@ an event that can never be applied."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, NoReturn
 
@@ -21,7 +22,7 @@ from acm_ingest import GROUP
 
 
 @dataclass(kw_only=True)
-class JobEventHandler:
+class JobEventHandler(ABC):
     """A handler of one Envelope body that belongs to a job (subclasses: dataclasses with their use case)."""
 
     body: ClassVar[str]  # the Envelope body the topic carries
@@ -38,9 +39,10 @@ class JobEventHandler:
         await self.handle(env, scope)
         await self.processed.mark(GROUP, env.event_id)
 
+    @abstractmethod
     async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
-        """The handler's own step, on a verified event not applied before."""
-        raise NotImplementedError
+        """The handler's own step, on a verified event not applied before (a subclass without it fails at
+        construction, not at its first record)."""
 
     async def fail(self, scope: Scope, job_id: str, kind: str, exc: Exception) -> NoReturn:
         """The event can never be applied: its job FAILED with the reason (acm.jobs.v1), the record to the
