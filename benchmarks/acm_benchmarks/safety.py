@@ -99,12 +99,30 @@ async def run(args: argparse.Namespace) -> None:
 
 
 # Hold-out sets, written after the rules were frozen (see make_corpora.py); reported apart.
-HOLDOUTS = ("holdout", "holdout2", "holdout3", "holdout4")
+HOLDOUTS = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6")
 NOTES = {
     "seen_by_the_rules": "the main sets and hold-outs 1-3: their misses were used to widen the rules' vocabularies "
     "(by kind of miss, never line by line), so their figures overstate unseen traffic",
-    "unseen": "holdout4 was written after the last change to the rules and measured once: quote it for traffic the "
-    "rules have not seen",
+    "unseen": "holdout4 was written after the rules and measured once; holdout5 (dev: its misses were studied, by "
+    "kind) and holdout6 (sealed: measured only before and after the rule changes of issue 18's second pass, its "
+    "misses never read) were written by tests/data/safety/make_holdouts56.py from disjoint halves of a grammar of "
+    "hand-written parts: quote holdout6 for traffic the rules have not seen",
+    "holdout5_6_before": {
+        "holdout5": {
+            "pii_recall_pct": 89.81,
+            "structured_recall_pct": 88.65,
+            "structured_precision_pct": 100.0,
+            "injection_recall_pct": 76.89,
+            "injection_negatives_false_positive_pct": 1.1,
+        },
+        "holdout6": {
+            "pii_recall_pct": 89.58,
+            "structured_recall_pct": 88.41,
+            "structured_precision_pct": 100.0,
+            "injection_recall_pct": 92.0,
+            "injection_negatives_false_positive_pct": 3.45,
+        },
+    },
     "first_measurements_before_widening": {
         "holdout": {
             "pii_recall_pct": 80.0,

@@ -59,3 +59,37 @@ def test_detectors_meet_their_floors_on_the_main_corpora() -> None:
     injection, _ = evaluate_injection(_read("injection.jsonl"), [])
     assert injection["recall_pct"] >= 95.0
     assert injection["corpus_negatives_false_positive_pct"] <= 2.0
+
+
+HOLDOUTS_56 = ("pii_holdout5.jsonl", "injection_holdout5.jsonl", "pii_holdout6.jsonl", "injection_holdout6.jsonl")
+
+
+def test_holdouts_5_and_6_regenerate_and_are_consistent(tmp_path: Path, monkeypatch: Any) -> None:
+    spec = importlib.util.spec_from_file_location("make_holdouts56", DATA / "make_holdouts56.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    module.main()
+    for name in HOLDOUTS_56:
+        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
+    for which in (5, 6):
+        pii, inj = _read(f"pii_holdout{which}.jsonl"), _read(f"injection_holdout{which}.jsonl")
+        assert len(pii) >= 300 and len(inj) >= 300
+        assert sum(1 for ln in pii if not ln["spans"]) >= 60 and sum(1 for ln in inj if not ln["injection"]) >= 80
+        for ln in pii:
+            for span in ln["spans"]:
+                if "start" in span:
+                    assert ln["content"][span["start"] : span["end"]] == span["value"]
+                else:  # metadata or tool JSON: the value is in the turn as sent
+                    assert span["value"] in ln["metadata"].values() or _in_json(ln["content"], span["value"]), ln["id"]
+    # Disjoint halves: hold-out 6 shares no line with hold-out 5.
+    five = {ln["content"] for ln in _read("injection_holdout5.jsonl")}
+    assert not five & {ln["content"] for ln in _read("injection_holdout6.jsonl")}
+
+
+def _in_json(text: str, value: str) -> bool:
+    """The value among the strings of a JSON document, JSON strings inside it decoded too."""
+    from acm.domain.textforms import decoded_strings
+
+    return any(value in s for s in decoded_strings(text))
