@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from acm.ownership import REPOS, NotOwnedRepo, owns, schema_of
 from acm.ports.bus import EventBus
+from acm.ports.entities import EntityRegistry
 from acm.ports.stores import (
     ApiKeyRepo,
     AuditLog,
@@ -48,6 +49,7 @@ class Relational:
     schemas: SchemaRepo
     working: WorkingMemoryRepo  # sessions' working memory and compaction records (the compact issue)
     _handle: object
+    entities: EntityRegistry  # ingest's entity registry (the graph itself is retrieve's: open_graph)
 
     async def close(self) -> None:
         await self._handle.close()  # type: ignore[attr-defined]
@@ -73,7 +75,8 @@ async def open_relational(
     groups = None if service is None else sorted(owns(service))
     scheme = urlparse(url).scheme
     if scheme in ("postgresql", "postgres"):
-        from acm.adapters.postgres_store import PostgresStore
+        from acm.adapters.entities_sql import SqlEntityRegistry
+        from acm.adapters.postgres_store import PG, PostgresStore
         from acm.adapters.working_memory_sql import PgWorkingMemoryRepo
 
         schema = None if service is None else schema_of(service)
@@ -83,10 +86,21 @@ async def open_relational(
         pg_working = PgWorkingMemoryRepo(pg.executor)
         if groups is None or "working" in groups:
             await pg_working.migrate()
-        rel = Relational(pg.memories, pg.jobs, pg.api_keys, pg.processed, pg.audit, pg.schemas, pg_working, pg)
+        rel = Relational(
+            pg.memories,
+            pg.jobs,
+            pg.api_keys,
+            pg.processed,
+            pg.audit,
+            pg.schemas,
+            pg_working,
+            pg,
+            SqlEntityRegistry(pg.executor, PG),
+        )
         return _guarded(rel, service)
     if scheme == "sqlite":
-        from acm.adapters.sqlite_store import SqliteStore
+        from acm.adapters.entities_sql import SqlEntityRegistry
+        from acm.adapters.sqlite_store import SQLITE, SqliteStore
         from acm.adapters.working_memory_sql import SqliteWorkingMemoryRepo
 
         lite = await SqliteStore.open(_sqlite_path(url), timeout_s=timeout_s, groups=groups)
@@ -94,7 +108,15 @@ async def open_relational(
         if groups is None or "working" in groups:
             await lite_working.migrate()
         rel = Relational(
-            lite.memories, lite.jobs, lite.api_keys, lite.processed, lite.audit, lite.schemas, lite_working, lite
+            lite.memories,
+            lite.jobs,
+            lite.api_keys,
+            lite.processed,
+            lite.audit,
+            lite.schemas,
+            lite_working,
+            lite,
+            SqlEntityRegistry(lite.executor, SQLITE),
         )
         return _guarded(rel, service)
     raise ConfigError(f"database url {url!r}: use postgresql://… or sqlite:///path")

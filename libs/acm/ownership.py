@@ -14,14 +14,15 @@ from typing import Any, NoReturn
 
 # The repositories of acm.bootstrap.Relational, which are also the migration groups
 # (acm.adapters.sql_migrations): memories (+ FTS, memory_authors), jobs, api_keys, processed (processed_events),
-# audit (audit_log), schemas (agent_schemas), working (working_memory, compactions).
-REPOS = ("memories", "jobs", "api_keys", "processed", "audit", "schemas", "working")
+# audit (audit_log), schemas (agent_schemas), working (working_memory, compactions), entities (entities,
+# entity_aliases: ingest's entity registry).
+REPOS = ("memories", "jobs", "api_keys", "processed", "audit", "schemas", "working", "entities")
 
 # Every service keeps its own processed events and audit log; the rest has one owner (retrieve's memories
 # are its read model, a projection of acm.memories.v1; ingest's are the write model).
 OWNS: dict[str, frozenset[str]] = {
     "gateway": frozenset({"api_keys", "jobs", "audit"}),
-    "ingest": frozenset({"memories", "processed", "audit"}),
+    "ingest": frozenset({"memories", "entities", "processed", "audit"}),
     "retrieve": frozenset({"memories", "processed", "audit"}),
     "architect": frozenset({"schemas", "processed", "audit"}),
     "compact": frozenset({"working", "processed", "audit"}),
@@ -38,7 +39,13 @@ OWNER = {
     "working": "compact",
     "processed": "each service (its own)",
     "audit": "each service (its own)",
+    "entities": "ingest (its entity registry; the graph is retrieve's)",
 }
+
+# The entity graph (entities, aliases, mentions, relations: one Neo4j database or, embedded, graph.db) has one
+# owner too, its only reader and writer; Neo4j Community has no per-label rights, so this holds by design: only
+# that service's Settings has a graph URL and only its register() takes a GraphStore (tests/unit/test_graph_owner.py).
+GRAPH_OWNER = "retrieve"
 
 
 class NotOwned(RuntimeError):

@@ -87,7 +87,7 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         await store.close()
 
 
-GROUPS = ["api_keys", "audit", "jobs", "memories", "processed", "schemas", "working"]
+GROUPS = ["api_keys", "audit", "entities", "jobs", "memories", "processed", "schemas", "working"]
 
 
 def declared(migrations: Migrations) -> list[tuple[str, int]]:

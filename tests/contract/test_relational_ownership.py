@@ -26,6 +26,7 @@ TABLES = {
     "audit": {"audit_log"},
     "schemas": {"agent_schemas"},
     "working": {"working_memory", "compactions"},
+    "entities": {"entities", "entity_aliases"},
 }
 
 

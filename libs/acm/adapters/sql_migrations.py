@@ -240,6 +240,35 @@ _PG_WORKING = (
     "(client_id, customer_id, user_id, session_id, created_at)",
 )
 
+
+# Ingest's entity registry (issue 19: the graph is retrieve's; entity resolution reads this instead): each entity
+# with its owner, and one row per alias (aliases only grow). The same DDL in both dialects.
+_ENTITIES = (
+    """
+    CREATE TABLE IF NOT EXISTS entities (
+        entity_id   text PRIMARY KEY,
+        client_id   text NOT NULL,
+        tier        text NOT NULL CHECK (tier IN ('user', 'customer', 'client')),
+        customer_id text NOT NULL DEFAULT '',
+        user_id     text NOT NULL DEFAULT '',
+        name        text NOT NULL,
+        name_lc     text NOT NULL,
+        type        text NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS entities_name_idx ON entities (client_id, name_lc)",
+    "CREATE INDEX IF NOT EXISTS entities_owner_idx ON entities (client_id, customer_id, user_id)",
+    """
+    CREATE TABLE IF NOT EXISTS entity_aliases (
+        entity_id text NOT NULL,
+        alias     text NOT NULL,
+        alias_lc  text NOT NULL,
+        PRIMARY KEY (entity_id, alias)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS entity_aliases_lc_idx ON entity_aliases (alias_lc)",
+)
+
 _BEFORE = "the schema before versions"
 
 POSTGRES = Migrations(
@@ -267,6 +296,7 @@ POSTGRES = Migrations(
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _PG_SCHEMAS),),
         "working": (Migration(1, _BEFORE, _PG_WORKING),),
+        "entities": (Migration(1, "entity registry", _ENTITIES),),
     },
 )
 
@@ -477,5 +507,6 @@ SQLITE = Migrations(
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _SQLITE_SCHEMAS),),
         "working": (Migration(1, _BEFORE, _SQLITE_WORKING),),
+        "entities": (Migration(1, "entity registry", _ENTITIES),),
     },
 )

@@ -57,6 +57,8 @@ class Envelope(_message.Message):
     TRACEPARENT_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
     KEY_ID_FIELD_NUMBER: _builtins.int
+    SEALED_FIELD_NUMBER: _builtins.int
+    DATA_KEY_ID_FIELD_NUMBER: _builtins.int
     TURN_RECEIVED_FIELD_NUMBER: _builtins.int
     MEMORIES_WRITTEN_FIELD_NUMBER: _builtins.int
     FORGET_REQUESTED_FIELD_NUMBER: _builtins.int
@@ -77,6 +79,15 @@ class Envelope(_message.Message):
     """
     key_id: _builtins.str
     """Id of the API key whose hash signed this envelope."""
+    sealed: _builtins.bytes
+    """Crypto-shredding (acm.sealing, docs/privacy.md): a body that carries a user's data (turns, memories, memory
+    edits, indexed memories' entities, prefetch signals) is sent sealed: AES-256-GCM under a data key of the
+    scope's owner (nonce || ciphertext of an Envelope holding only the body), the AAD binding event_id, scope
+    and data_key_id; the body oneof is then empty. Forget destroys the owner's keys, so the record can no
+    longer be opened. A sealed envelope's signature covers what is sent (sealed, not the clear body).
+    """
+    data_key_id: _builtins.str
+    """The data key that sealed the body (the gateway's data_keys; services read it through Keys.GetDataKey)."""
     @_builtins.property
     def scope(self) -> _common_pb2.Scope: ...
     @_builtins.property
@@ -111,6 +122,8 @@ class Envelope(_message.Message):
         traceparent: _builtins.str = ...,
         signature: _builtins.str = ...,
         key_id: _builtins.str = ...,
+        sealed: _builtins.bytes = ...,
+        data_key_id: _builtins.str = ...,
         turn_received: Global___TurnReceived | None = ...,
         memories_written: Global___MemoriesWritten | None = ...,
         forget_requested: Global___ForgetRequested | None = ...,
@@ -124,7 +137,7 @@ class Envelope(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "memories_indexed", b"memories_indexed", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "scope", b"scope", "turn_received", b"turn_received"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "event_id", b"event_id", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "key_id", b"key_id", "memories_indexed", b"memories_indexed", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "compaction_requested", b"compaction_requested", "data_key_id", b"data_key_id", "event_id", b"event_id", "forget_requested", b"forget_requested", "job_updated", b"job_updated", "key_id", b"key_id", "memories_indexed", b"memories_indexed", "memories_written", b"memories_written", "memory_edit_requested", b"memory_edit_requested", "occurred_at", b"occurred_at", "pool_ready", b"pool_ready", "prefetch_signal", b"prefetch_signal", "schema_changed", b"schema_changed", "schema_version", b"schema_version", "scope", b"scope", "sealed", b"sealed", "signature", b"signature", "traceparent", b"traceparent", "turn_received", b"turn_received"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["turn_received", "memories_written", "forget_requested", "compaction_requested", "prefetch_signal", "schema_changed", "pool_ready", "memory_edit_requested", "job_updated", "memories_indexed"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
@@ -256,6 +269,9 @@ class MemoriesWritten(_message.Message):
     EXPIRED_MEMORY_IDS_FIELD_NUMBER: _builtins.int
     AUTHORED_MEMORY_IDS_FIELD_NUMBER: _builtins.int
     COUNTS_FIELD_NUMBER: _builtins.int
+    ENTITIES_FIELD_NUMBER: _builtins.int
+    MENTIONS_FIELD_NUMBER: _builtins.int
+    RELATIONS_FIELD_NUMBER: _builtins.int
     job_id: _builtins.str
     """Set when the event finishes a job (a turn, a Memory API edit): retrieve reports it DONE on acm.jobs.v1
     once it applied the event, so DONE means retrievable. One such event per job, even with nothing written.
@@ -281,6 +297,21 @@ class MemoriesWritten(_message.Message):
     def counts(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """The job's counts (what the turn or edit did), reported with DONE."""
 
+    @_builtins.property
+    def entities(self) -> _containers.RepeatedCompositeFieldContainer[Global___GraphEntity]:
+        """The entity graph's share of the change (retrieve owns the graph; ingest keeps only its entity registry):
+        every entity a mention or relation below names, as ingest's registry holds it now (name, type, every alias),
+        upserted before the mentions and relations that need it.
+        """
+
+    @_builtins.property
+    def mentions(self) -> _containers.RepeatedCompositeFieldContainer[Global___GraphMention]:
+        """Each memory written with the entities it mentions."""
+
+    @_builtins.property
+    def relations(self) -> _containers.RepeatedCompositeFieldContainer[Global___GraphRelation]:
+        """Typed edges between two entities, each learned from one memory."""
+
     def __init__(
         self,
         *,
@@ -290,14 +321,113 @@ class MemoriesWritten(_message.Message):
         expired_memory_ids: _abc.Iterable[_builtins.str] | None = ...,
         authored_memory_ids: _abc.Iterable[_builtins.str] | None = ...,
         counts: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        entities: _abc.Iterable[Global___GraphEntity] | None = ...,
+        mentions: _abc.Iterable[Global___GraphMention] | None = ...,
+        relations: _abc.Iterable[Global___GraphRelation] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["authored_memory_ids", b"authored_memory_ids", "counts", b"counts", "embedding_model", b"embedding_model", "expired_memory_ids", b"expired_memory_ids", "job_id", b"job_id", "memories", b"memories"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["authored_memory_ids", b"authored_memory_ids", "counts", b"counts", "embedding_model", b"embedding_model", "entities", b"entities", "expired_memory_ids", b"expired_memory_ids", "job_id", b"job_id", "memories", b"memories", "mentions", b"mentions", "relations", b"relations"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MemoriesWritten: _TypeAlias = MemoriesWritten  # noqa: Y015
+
+@_typing.final
+class GraphEntity(_message.Message):
+    """An entity (a person, place, product ...) as ingest resolved it; its owner is the envelope's scope at tier."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTITY_ID_FIELD_NUMBER: _builtins.int
+    TIER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    TYPE_FIELD_NUMBER: _builtins.int
+    ALIASES_FIELD_NUMBER: _builtins.int
+    entity_id: _builtins.str
+    tier: _common_pb2.Tier.ValueType
+    name: _builtins.str
+    type: _builtins.str
+    @_builtins.property
+    def aliases(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        entity_id: _builtins.str = ...,
+        tier: _common_pb2.Tier.ValueType = ...,
+        name: _builtins.str = ...,
+        type: _builtins.str = ...,
+        aliases: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["aliases", b"aliases", "entity_id", b"entity_id", "name", b"name", "tier", b"tier", "type", b"type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GraphEntity: _TypeAlias = GraphEntity  # noqa: Y015
+
+@_typing.final
+class GraphMention(_message.Message):
+    """A memory (owned by the envelope's scope at tier, written in session_id) mentions these entities."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    TIER_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    ENTITY_IDS_FIELD_NUMBER: _builtins.int
+    memory_id: _builtins.str
+    tier: _common_pb2.Tier.ValueType
+    session_id: _builtins.str
+    @_builtins.property
+    def entity_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        memory_id: _builtins.str = ...,
+        tier: _common_pb2.Tier.ValueType = ...,
+        session_id: _builtins.str = ...,
+        entity_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entity_ids", b"entity_ids", "memory_id", b"memory_id", "session_id", b"session_id", "tier", b"tier"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GraphMention: _TypeAlias = GraphMention  # noqa: Y015
+
+@_typing.final
+class GraphRelation(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SRC_ENTITY_ID_FIELD_NUMBER: _builtins.int
+    DST_ENTITY_ID_FIELD_NUMBER: _builtins.int
+    TYPE_FIELD_NUMBER: _builtins.int
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    TIER_FIELD_NUMBER: _builtins.int
+    src_entity_id: _builtins.str
+    dst_entity_id: _builtins.str
+    type: _builtins.str
+    memory_id: _builtins.str
+    tier: _common_pb2.Tier.ValueType
+    def __init__(
+        self,
+        *,
+        src_entity_id: _builtins.str = ...,
+        dst_entity_id: _builtins.str = ...,
+        type: _builtins.str = ...,
+        memory_id: _builtins.str = ...,
+        tier: _common_pb2.Tier.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dst_entity_id", b"dst_entity_id", "memory_id", b"memory_id", "src_entity_id", b"src_entity_id", "tier", b"tier", "type", b"type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GraphRelation: _TypeAlias = GraphRelation  # noqa: Y015
 
 @_typing.final
 class ForgetRequested(_message.Message):
