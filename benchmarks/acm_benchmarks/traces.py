@@ -205,6 +205,32 @@ def steps(traj: Trajectory) -> list[Step]:
     return out
 
 
+def miss_rows(traj: Trajectory, step: Step, budget: int, context: str) -> list[dict[str, Any]]:
+    """The step's values absent from `context`, each with the earlier messages that hold it (index, role,
+    tool name): the material to tell why a value was lost."""
+    lowered = context.lower()
+    rows = []
+    for value in step.values:
+        if value.lower() in lowered:
+            continue
+        where = [
+            {"index": i, "role": m.role, "tool": m.tool_name, "call": bool(m.calls)}
+            for i, m in enumerate(traj.messages[: step.position])
+            if value.lower() in m.text.lower()
+        ]
+        rows.append(
+            {
+                "trajectory": traj.index,
+                "position": step.position,
+                "budget": budget,
+                "value": value,
+                "where": where,
+                "context": context,
+            }
+        )
+    return rows
+
+
 def end_values(traj: Trajectory) -> list[str]:
     return wanted_values(action_values(traj.actions), "\n".join(m.text for m in traj.messages))
 
@@ -283,6 +309,7 @@ class Tally:
     notices: int = 0
     messages: int = 0
     job_ms: list[float] = field(default_factory=list)
+    misses: list[dict[str, Any]] = field(default_factory=list)
 
     def error(self, message: str) -> None:
         self.error_count += 1
@@ -337,6 +364,7 @@ class Options:
     limit: int | None
     embedder: str
     data_dir: Path | None
+    misses_out: Path | None = None
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -352,6 +380,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--limit", type=int, metavar="N", help="only the first N trajectories")
     p.add_argument("--embedder", help="embedder of ACM (default: embedded ACM's)")
     p.add_argument("--data-dir", type=Path, help="embedded ACM's data (default: a fresh temporary folder)")
+    p.add_argument(
+        "--misses", dest="misses_out", type=Path, help="JSON lines: each acm miss, where its value was, the context"
+    )
     p.set_defaults(run=run)
 
 
@@ -369,6 +400,7 @@ async def run(args: argparse.Namespace) -> None:
             limit=args.limit,
             embedder=args.embedder or str(EmbeddedSettings.model_fields["embedder"].default),
             data_dir=args.data_dir,
+            misses_out=args.misses_out,
         )
     )
 
@@ -416,6 +448,10 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
         },
     }
     print_table(console, result)
+    if options.misses_out is not None:
+        options.misses_out.parent.mkdir(parents=True, exist_ok=True)
+        options.misses_out.write_text("".join(json.dumps(row) + "\n" for row in tally.misses))
+        console.print(f"wrote {len(tally.misses)} misses to {options.misses_out}")
     for path in filter(None, (options.json_out, options.plot_out)):
         path.parent.mkdir(parents=True, exist_ok=True)
         if path == options.json_out:
@@ -529,6 +565,7 @@ async def _replay(traj: Trajectory, client: AcmClient, acm: EmbeddedAcm, count: 
                     client, scope, budget, count, tally, f"trajectory {traj.index} message {i}"
                 )
                 tally.cells["acm"][budget].add(step.values, context, tokens, ms, failed)
+                tally.misses += miss_rows(traj, step, budget, context)
             baseline_cells(tally, traj.messages[:i], sizes[:i], step.values, count)
         turn_id = f"traj-{traj.index}:{i}"
         pending.append(await ingest_message(client, scope, message, turn_id, T0 + timedelta(seconds=i)))
