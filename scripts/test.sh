@@ -38,5 +38,13 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
 else
   echo "[test] SKIPPED the TypeScript SDK's tests: node and npm are not on PATH (install Node.js >= 18 to run them)"
 fi
+echo "[test] chromium: tests/integration/test_console.py drives Debian's chromium headless (no browser download)"
+if ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "[test] chromium is not installed and this is not root: apt-get install chromium, or the console test fails"
+  fi
+fi
 echo "[test] pytest"
 $BIN/pytest -p no:cacheprovider -ra "$@"

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from opentelemetry import metrics
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from acm.adapters.embedders import build_embedder
 from acm.auth import create_api_key
@@ -46,7 +46,7 @@ from acm_compact.settings import CompactSettings
 from acm_gateway.app import SERVICE_NAME as GATEWAY_SERVICE
 from acm_gateway.app import build_server, build_servicer, refuse_if_in_use
 from acm_gateway.http_server import HTTP_API
-from acm_gateway.settings import GatewaySettings
+from acm_gateway.settings import GatewaySettings, parse_origins
 from acm_ingest.app import register as register_ingest
 from acm_ingest.settings import IngestSettings
 from acm_retrieve.app import build_api, build_memories
@@ -82,6 +82,8 @@ class EmbeddedSettings(ServiceSettings):
     listen_addr: str = "127.0.0.1:50051"
     # The HTTP/JSON API (docs/http-api.md); empty: not served. `acm serve` serves it on 127.0.0.1:8080 unless set.
     http_addr: str = ""
+    # Browser origins whose pages may call the HTTP API (CORS), comma-separated; empty: none (docs/http-api.md).
+    cors_origins: str = ""
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     vector_backend: str = Field("edge", pattern="^(edge|qdrant-local)$")
@@ -91,6 +93,11 @@ class EmbeddedSettings(ServiceSettings):
     llm_api_key: str = ""
     # Fetch consults each session's prefetch pool first (the anticipate service warms it).
     prefetch: bool = True
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins_valid(cls, value: str) -> str:
+        return ",".join(parse_origins(value))
 
 
 @dataclass
@@ -259,7 +266,9 @@ class EmbeddedAcm:
             self.compactor,
             self.memories,
         )
-        self._server = server = build_server(servicer, s.listen_addr, ServerTls.of(s), s.http_addr)
+        self._server = server = build_server(
+            servicer, s.listen_addr, ServerTls.of(s), s.http_addr, cors_origins=parse_origins(s.cors_origins)
+        )
         self.api_key = await self._dev_key()
         await self.bus.start()
         await self.idle_sweep.start()

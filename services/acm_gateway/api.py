@@ -101,6 +101,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self._forget = forget
         self._compact = compact
 
+    @property
+    def authenticator(self) -> Authenticator:
+        """The API keys' check, also used by the operator console to refuse an agent key (acm_gateway.console)."""
+        return self._auth
+
     async def _call(
         self,
         method: str,

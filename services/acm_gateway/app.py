@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import socket
 from collections.abc import Sequence
@@ -29,7 +30,7 @@ from acm.ports.stores import Cache
 from acm.read.prefetching import PrefetchingRetriever
 from acm.read.reader import read_side
 from acm.read.session import LoadSession
-from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.runtime import LIVENESS, HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource
 from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
@@ -38,7 +39,7 @@ from acm_gateway.api import GatewayServicer
 from acm_gateway.handlers.jobs import GROUP as JOBS_GROUP
 from acm_gateway.handlers.jobs import JobUpdatedHandler
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
-from acm_gateway.http_api import HttpGateway
+from acm_gateway.http_api import HttpGateway, WebApp
 from acm_gateway.http_server import HTTP_API, HttpServer
 from acm_gateway.keys_api import KeysServicer
 from acm_gateway.memories import MemoryApi
@@ -170,8 +171,11 @@ class GatewayServer(HealthServer):
         await self.server.start()
         if self.probe is not None:
             await self.probe.server.start()
-        for name in ("", *self._names):
-            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        # As HealthServer.start: liveness, then readiness from the checks given to watch(), kept up to date.
+        await self.health.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
+        await self._update(await self._failing())
+        if self._checks:
+            self._watcher = asyncio.create_task(self._watch(), name="readiness checks")
         if self.http is not None:
             await self.http.start()
 
@@ -216,10 +220,12 @@ def build_server(
     tls: ServerTls = LOOPBACK_ONLY,
     http_addr: str = "",
     keys: KeySource | None = None,
+    cors_origins: Sequence[str] = (),
 ) -> GatewayServer:
     """The gRPC server, and with ``http_addr`` the HTTP/JSON API on the same servicer. ``keys``: also serve the
     internal Keys API over them (distributed mode; each call needs a service token, ACM_SERVICE_TOKEN_SECRET);
-    the embedded process's consumers read the keys in-process."""
+    the embedded process's consumers read the keys in-process. ``cors_origins``: the browser origins whose pages
+    may call the HTTP API (none: same-origin pages only, e.g. the operator console)."""
     if http_addr:  # refused before the gRPC port is taken
         refuse_if_in_use(http_addr)
         tls.check(http_addr, [HTTP_API])
@@ -228,7 +234,8 @@ def build_server(
     if keys is not None:
         keys_pb2_grpc.add_KeysServicer_to_server(KeysServicer(keys), server.server)
     if http_addr:
-        server.http = HttpServer(HttpGateway(servicer), http_addr, tls)
+        app = WebApp(HttpGateway(servicer), servicer.authenticator, server.health, cors_origins)
+        server.http = HttpServer(app, http_addr, tls)
     return server
 
 
@@ -250,7 +257,14 @@ async def run(settings: GatewaySettings) -> None:
     reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)  # retrieve serves the Memory API's reads
     schemas = CachedSchemaSource(ArchitectSchemaSource(architect), settings.schema_cache_ttl_s)
     servicer = build_servicer(rel, bus, retriever, cache, settings, schemas, architect, compactor, reader)
-    server = build_server(servicer, settings.listen_addr, ServerTls.of(settings), settings.http_addr, rel.api_keys)
+    server = build_server(
+        servicer,
+        settings.listen_addr,
+        ServerTls.of(settings),
+        settings.http_addr,
+        rel.api_keys,
+        settings.cors_origins_list(),
+    )
     # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.
     await serve_until_stopped(
         "gateway",

@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, Protocol, cast
 from urllib.parse import unquote
 
 import grpc
@@ -27,11 +27,16 @@ from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor, Servic
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from google.rpc import error_details_pb2, status_pb2
+from grpc_health.v1 import health_pb2
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from acm.runtime import LIVENESS
 from acm.v1 import gateway_pb2
+from acm_gateway.console import PREFIX as CONSOLE_PREFIX
+from acm_gateway.console import Console, KeyCheck
 from acm_gateway.request_log import _key_id, request_line
 
 log = logging.getLogger("acm.gateway.http")
@@ -317,3 +322,58 @@ async def _read_body(http: Request) -> bytes:
             raise HttpError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"the body is over {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+class HealthCheck(Protocol):
+    """grpc_health's aio HealthServicer: the gRPC health the HTTP probes mirror."""
+
+    async def Check(self, request: health_pb2.HealthCheckRequest, context: Any) -> health_pb2.HealthCheckResponse: ...
+
+
+# The probes: /healthz asks the `liveness` service (SERVING while the process runs), /readyz the server as a
+# whole ("" : NOT_SERVING while a dependency fails), exactly as a gRPC probe would.
+PROBES = {"/healthz": LIVENESS, "/readyz": ""}
+CORS_HEADERS = ("authorization", "content-type", "x-api-key", "traceparent")
+
+
+class WebApp:
+    """What the gateway's HTTP listener serves: the probes, the operator console under /console, and the API.
+    ``cors_origins``: the browser origins that may call the API from their own pages (none: only same-origin
+    pages, which is all the console needs)."""
+
+    def __init__(self, api: HttpGateway, keys: KeyCheck, health: HealthCheck, cors_origins: Sequence[str] = ()) -> None:
+        self._health = health
+        self._console = Console(keys)
+        self._api: ASGIApp = api
+        if cors_origins:
+            self._api = CORSMiddleware(
+                api,
+                allow_origins=list(cors_origins),
+                allow_methods=["GET", "POST", "PATCH", "DELETE"],
+                allow_headers=list(CORS_HEADERS),
+                max_age=600,
+            )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        if path in PROBES:
+            response = await self._probe(PROBES[path])
+        elif path == CONSOLE_PREFIX or path.startswith(f"{CONSOLE_PREFIX}/"):
+            await self._console(scope, receive, send)
+            return
+        else:
+            await self._api(scope, receive, send)
+            return
+        await response(scope, receive, send)
+
+    async def _probe(self, service: str) -> Response:
+        try:
+            answer = await self._health.Check(health_pb2.HealthCheckRequest(service=service), _HttpCallContext(()))
+        except HttpError:  # the name is not registered yet: not serving
+            status = "SERVICE_UNKNOWN"
+        else:
+            status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
+        code = 200 if status == "SERVING" else 503
+        return Response(json.dumps({"status": status}), code, media_type="application/json")

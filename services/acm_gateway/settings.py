@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import re
 import socket
 from typing import Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from acm.admission import Limits
 from acm.settings import SchemasFromArchitect, ServiceSettings
@@ -20,6 +21,8 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     listen_addr: str = "127.0.0.1:50051"
     # HTTP/JSON API (docs/http-api.md), host:port; empty: not served. Same transport rule as listen_addr.
     http_addr: str = ""
+    # Browser origins whose pages may call the HTTP API (CORS), comma-separated; empty: none (docs/http-api.md).
+    cors_origins: str = ""
     max_turn_bytes: int = Field(65536, gt=0)
     default_budget_tokens: int = Field(2000, gt=0)
     max_budget_tokens: int = Field(128_000, gt=0)
@@ -48,6 +51,14 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     db_pool_min: int = Field(1, ge=0)
     db_pool_max: int = Field(16, ge=1)
 
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins_valid(cls, value: str) -> str:
+        return ",".join(parse_origins(value))
+
+    def cors_origins_list(self) -> tuple[str, ...]:
+        return parse_origins(self.cors_origins)
+
     @model_validator(mode="after")
     def _pool_in_order(self) -> Self:
         if self.db_pool_min > self.db_pool_max:
@@ -61,3 +72,16 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
 
     def ingest_limits(self) -> Limits:
         return Limits(self.ingest_max_in_flight, self.ingest_max_queued, self.ingest_max_queue_wait_s)
+
+
+_ORIGIN = re.compile(r"https?://[^/\s?#]+")
+
+
+def parse_origins(text: str) -> tuple[str, ...]:
+    """ACM_CORS_ORIGINS: comma-separated origins (``https://ops.example.com``, scheme and host, no path), or
+    ``*`` for any page. ValueError names the first one that is not an origin."""
+    origins = tuple(o.strip().rstrip("/") for o in text.split(",") if o.strip())
+    for origin in origins:
+        if origin != "*" and not _ORIGIN.fullmatch(origin):
+            raise ValueError(f"ACM_CORS_ORIGINS: {origin!r} is not an origin like https://ops.example.com")
+    return origins

@@ -1,0 +1,91 @@
+"""The operator console (docs/console.md): static HTML, JS and CSS shipped in this package, served by the gateway's
+HTTP listener under /console/. It reads and changes nothing by itself: the page calls the public HTTP/JSON API
+with the operator's key, so it can do exactly what that key can. The one route of its own, /console/api/whoami,
+says whose key it is and refuses an agent key (the console is for a client's admin)."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Protocol
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from acm.domain.errors import Unauthenticated
+from acm.domain.scope import KeyRole
+from acm.ports.stores import ApiKey
+
+PREFIX = "/console"
+STATIC: Traversable = files(__name__).joinpath("static")
+# The page only runs its own script and talks to this origin; stored text can never become markup or script.
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+
+
+class KeyCheck(Protocol):
+    async def authenticate(self, secret: str | None) -> ApiKey: ...
+
+
+def _json(status: int, body: dict[str, str]) -> Response:
+    return Response(json.dumps(body), status, media_type="application/json", headers=SECURITY_HEADERS)
+
+
+def _secret(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    return request.headers.get("x-api-key")
+
+
+class Console:
+    """ASGI app for every path under /console."""
+
+    def __init__(self, keys: KeyCheck) -> None:
+        self._keys = keys
+        self._files = {f.name: f for f in STATIC.iterdir() if f.is_file()}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        response = await self._respond(request)
+        await response(scope, receive, send)
+
+    async def _respond(self, request: Request) -> Response:
+        path = request.url.path.removeprefix(PREFIX)
+        if request.method not in ("GET", "HEAD"):
+            return _json(405, {"message": f"{request.method} is not served under {PREFIX}"})
+        if path == "":
+            return RedirectResponse(f"{PREFIX}/", 308)
+        if path == "/api/whoami":
+            return await self._whoami(request)
+        name = path.removeprefix("/") or "index.html"
+        found = self._files.get(name)  # only the shipped files: no path is ever joined from the request
+        if found is None:
+            return _json(404, {"message": f"no console page {path!r}"})
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        return Response(found.read_bytes(), media_type=kind, headers=SECURITY_HEADERS)
+
+    async def _whoami(self, request: Request) -> Response:
+        try:
+            key = await self._keys.authenticate(_secret(request))
+        except Unauthenticated as exc:
+            return _json(401, {"message": str(exc)})
+        if key.grant.role is not KeyRole.ADMIN:
+            return _json(
+                403,
+                {
+                    "message": f"key {key.key_id} has the role '{key.grant.role}': the console needs an admin key "
+                    f"of the client (acm keys create --client {key.client_id})"
+                },
+            )
+        return _json(200, {"keyId": key.key_id, "clientId": key.client_id, "name": key.name, "role": key.grant.role})

@@ -1,0 +1,120 @@
+"""The gateway's HTTP listener beside the API: /healthz and /readyz mirror the gRPC health (readiness follows the
+dependency checks, liveness does not), CORS only for the origins ACM_CORS_ORIGINS names, and the console's files
+and key check (an admin key in, an agent key out, nothing but the shipped files served)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from acm.auth import create_api_key
+from acm.domain.errors import Unauthenticated
+from acm.domain.scope import Grant, KeyRole
+from acm.ports.stores import ApiKey
+from acm.transport import LOOPBACK_ONLY
+from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+from acm_gateway.app import GatewayServer
+from acm_gateway.http_api import HttpGateway, WebApp
+from acm_gateway.http_server import HttpServer
+from acm_gateway.settings import parse_origins
+
+OPS = "https://ops.example.com"
+
+
+@pytest.fixture
+async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
+    settings = EmbeddedSettings(
+        data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0", http_addr="127.0.0.1:0", cors_origins=OPS
+    )
+    async with EmbeddedAcm(settings) as running:
+        yield running
+
+
+async def test_cors_answers_only_the_named_origins(acm: EmbeddedAcm) -> None:
+    base = f"http://127.0.0.1:{acm.http_port}"
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        preflight = {"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization"}
+        allowed = await http.options("/v1/memories", headers={"Origin": OPS, **preflight})
+        assert allowed.status_code == 200, allowed.text
+        assert allowed.headers["access-control-allow-origin"] == OPS
+        assert "authorization" in allowed.headers["access-control-allow-headers"].lower()
+        other = await http.options("/v1/memories", headers={"Origin": "https://evil.example", **preflight})
+        assert "access-control-allow-origin" not in other.headers
+
+        auth = {"Authorization": f"Bearer {acm.api_key}"}
+        query = {"scope.customerId": "acme", "scope.userId": "alice"}
+        listed = await http.get("/v1/memories", params=query, headers={"Origin": OPS, **auth})
+        assert listed.status_code == 200 and listed.headers["access-control-allow-origin"] == OPS
+        foreign = await http.get("/v1/memories", params=query, headers={"Origin": "https://evil.example", **auth})
+        assert "access-control-allow-origin" not in foreign.headers
+
+
+async def test_the_console_serves_its_files_and_checks_the_key(acm: EmbeddedAcm) -> None:
+    agent_secret = (
+        await create_api_key(acm.stores["gateway"].api_keys, "local", "agent", Grant(KeyRole.AGENT, ("acme",)))
+    )[1]
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", timeout=30) as http:
+        page = await http.get("/console/")
+        assert page.status_code == 200 and "ACM console" in page.text
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        assert (await http.get("/console")).headers["location"] == "/console/"
+        assert (await http.get("/console/console.js")).headers["content-type"].startswith("text/javascript")
+        for path in ("/console/../pyproject.toml", "/console/%2e%2e/__init__.py", "/console/nope.html"):
+            assert (await http.get(path)).status_code == 404, path
+        assert (await http.post("/console/api/whoami")).status_code == 405
+
+        whoami = "/console/api/whoami"
+        admin = await http.get(whoami, headers={"Authorization": f"Bearer {acm.api_key}"})
+        assert admin.status_code == 200 and admin.json()["role"] == "admin" and admin.json()["clientId"] == "local"
+        agent = await http.get(whoami, headers={"Authorization": f"Bearer {agent_secret}"})
+        assert agent.status_code == 403 and "admin key" in agent.json()["message"]
+        assert (await http.get(whoami)).status_code == 401
+
+
+class _NoKeys:
+    async def authenticate(self, secret: str | None) -> ApiKey:
+        raise Unauthenticated("no keys here")
+
+
+class _Checks:
+    def __init__(self) -> None:
+        self.database_up = False
+
+    async def database(self) -> None:
+        if not self.database_up:
+            raise ConnectionError("database down")
+
+
+async def test_readyz_follows_the_dependency_checks_and_healthz_does_not() -> None:
+    checks = _Checks()
+    server = GatewayServer("127.0.0.1:0")
+    server.watch({"database": checks.database}, every_s=0.05)
+    app = WebApp(HttpGateway(object()), _NoKeys(), server.health)  # the probes ask for no key
+    server.http = HttpServer(app, "127.0.0.1:0", LOOPBACK_ONLY)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http.port}", timeout=10) as http:
+            ready = await http.get("/readyz")
+            assert (ready.status_code, ready.json()) == (503, {"status": "NOT_SERVING"})
+            assert (await http.get("/healthz")).json() == {"status": "SERVING"}
+            checks.database_up = True
+            for _ in range(100):
+                ready = await http.get("/readyz")
+                if ready.status_code == 200:
+                    break
+                await asyncio.sleep(0.05)
+            assert ready.json() == {"status": "SERVING"}
+    finally:
+        await server.stop(0)
+
+
+@pytest.mark.parametrize("bad", ["ops.example.com", "https://ops.example.com/path", "ftp://x", "https://a b"])
+def test_an_origin_setting_that_is_not_an_origin_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="is not an origin"):
+        parse_origins(f"{OPS},{bad}")
+    assert parse_origins(f" {OPS}/ , http://127.0.0.1:3000") == (OPS, "http://127.0.0.1:3000")
+    assert parse_origins("") == ()
