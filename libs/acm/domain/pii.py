@@ -121,19 +121,44 @@ def redact_text(text: str, rules: PiiRules = _DEFAULT_RULES, counts: dict[str, i
     return "".join(parts)
 
 
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# Form and change-log shapes name the field in one member and carry its value in another:
+# {"name": "password", "value": "..."}, {"field": "iban", "new": "..."}.
+_NAME_MEMBERS = ("name", "field", "key", "label", "param", "attribute", "fieldName", "field_name")
+_VALUE_MEMBERS = ("value", "val", "new", "new_value", "newValue", "old", "old_value", "oldValue", "data", "content")
+
+
 def _redact_json(value: object, original: str, rules: PiiRules, counts: dict[str, int]) -> str:
     def one(text: str, key: str, is_key: bool) -> str:
         return redact_text(text, rules, counts) if is_key or not key else _redact_under_key(text, key, rules, counts)
 
-    mapped = map_json_strings(value, one)
+    mapped = map_json_strings(_named_values(value, rules, counts), one)
     return original if mapped == value else dumps_like(mapped, original)
+
+
+def _named_values(value: object, rules: PiiRules, counts: dict[str, int], depth: int = 0) -> object:
+    """`value` with each form-style value redacted under the name its sibling member gives it."""
+    if depth > 32:
+        return value
+    if isinstance(value, list):
+        return [_named_values(item, rules, counts, depth + 1) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _named_values(v, rules, counts, depth + 1) for k, v in value.items()}
+    name = next((value[k] for k in _NAME_MEMBERS if isinstance(value.get(k), str)), None)
+    if name:
+        for k in _VALUE_MEMBERS:
+            member = out.get(k)
+            if isinstance(member, str):
+                out[k] = _redact_under_key(member, name, rules, counts)
+    return out
 
 
 def _redact_under_key(value: str, key: str, rules: PiiRules, counts: dict[str, int]) -> str:
     """A value read after its key ("otp: 481516"), so the key's cue counts; only the value is replaced."""
     if loads_container(value) is not None:
         return _redact_json(loads_container(value), value, rules, counts)
-    prefix = key.replace("_", " ").replace("-", " ").strip() + ": "
+    prefix = _CAMEL.sub(" ", key).replace("_", " ").replace("-", " ").replace(".", " ").strip() + ": "
     if _PLACEHOLDER_RE.search(prefix):
         prefix = ""
     spans = [(max(s, len(prefix)) - len(prefix), e - len(prefix), k) for s, e, k in find_spans(prefix + value, rules)]
@@ -274,11 +299,15 @@ def _merge(spans: list[Span]) -> list[Span]:
 
 
 def _starts_word(low: str, i: int) -> bool:
-    return i == 0 or not low[i - 1].isalpha()
+    return i == 0 or not _latin_letter(low[i - 1])  # "我的password是 ...": a CJK character ends a word
 
 
 def _ends_word(low: str, i: int) -> bool:
-    return i >= len(low) or not low[i].isalpha()
+    return i >= len(low) or not _latin_letter(low[i])
+
+
+def _latin_letter(ch: str) -> bool:
+    return ch.isalpha() and not "\u3040" <= ch <= "\u9fff"
 
 
 _TRAILING_PUNCT = ".,;:?)]}>"  # not "!": passwords often end with one
@@ -364,10 +393,10 @@ _IBAN_LENGTHS = {
 
 # Digits with single space/dash separators; the look-arounds keep us out of ids like PO-2026...,
 # decimals (1234.56) and longer runs. ASCII classes: CJK text puts digits right after characters.
-# Separators: space (NBSP and full-width spaces arrive as spaces), dash or dot, one kind per number.
-_CARD = re.compile(r"(?<![A-Za-z0-9_+.,/-])\d(?:[ .-]?\d){12,22}(?![A-Za-z0-9_-]|[.,/]\d)")
+# Separators: space (NBSP and full-width spaces arrive as spaces), dash, dot or slash, one kind per number.
+_CARD = re.compile(r"(?<![A-Za-z0-9_+.,/-])\d(?:[ ./-]?\d){12,22}(?![A-Za-z0-9_-]|[.,/]\d)")
 _IBAN_HEAD = re.compile(r"\b[A-Za-z]{2}\d{2} $")
-_SEPARATOR = re.compile(r"[ .-]")
+_SEPARATOR = re.compile(r"[ ./-]")
 # A word naming a payment card just before the number: then a 15-19 digit number is a card even when it
 # fails Luhn (many Chinese UnionPay debit cards do).
 _CARD_CUE = re.compile(r"card|unionpay|bank|acct|account|卡|银联|银行|账户|账号|户名|cc\b")
@@ -414,7 +443,7 @@ def _cards(t: _Text) -> Iterator[Span]:
                     break
 
 
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}")  # "de89 3704 ..." too
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){11,30}")  # "de89 3704 ...", "IT36-E537-..."
 
 
 def _ibans(t: _Text) -> Iterator[Span]:
@@ -427,13 +456,13 @@ def _ibans(t: _Text) -> Iterator[Span]:
             # The match may run on into following words ("... 00 BIC COBADEFF"): cut at the country length.
             count, cut = 0, 0
             for i, ch in enumerate(raw):
-                count += ch != " "
+                count += ch not in " -"
                 if count == want:
                     cut = i + 1
                     break
-            if not cut or raw[cut : cut + 1] not in ("", " "):
+            if not cut or raw[cut : cut + 1] not in ("", " ", "-"):
                 continue  # too short, or the value goes on past the country's length
-            if iban_ok(raw[:cut].replace(" ", "")):
+            if iban_ok(raw[:cut].replace(" ", "").replace("-", "")):
                 yield m.start(), m.start() + cut, "iban"
 
 
@@ -454,7 +483,8 @@ _NOT_A_SECRET = frozenset(
 _PASSWORD = re.compile(
     r"(?:pass(?:word|wd|code|phrase)|pwd|pw|pin(?: ?(?:code|number|no\.?))?)s?"
     r"(?:\s+(?:for|of|on|from|in|at)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]{1,40}(?:\s+[\w.@-]{1,20}){0,2}?)?"
-    r"(?P<sep>[\"']?\s*(?:[:=：?]|->|=>)\s*|\s+(?:is|was)(?:\s+(?:now|still))?\s*:?\s+|\s+to\s+|(?P<bare>\s+(?=\S*[\d!@#$%^&*])))"
+    r"(?P<sep>[\"']?\s*(?:[:=：?]|->|=>)\s*|\s+(?:is|was)(?:\s+(?:now|still))?\s*:?\s+|\s+to\s+|(?P<zh>\s*(?:就是|是|为|為)\s*)"
+    r"|(?P<bare>\s+(?=\S*[\d!@#$%^&*])))"
     r"[\"'“‘`]?(?P<v>[^\s\"'”’`，。；：！？、（）【】]+)"  # CJK punctuation ends the value: "pwd: x，order ..."
 )
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*-_+=~?")
@@ -465,7 +495,8 @@ _PASSWORD_AFTER = re.compile(
 )
 # "creds are bob@corp / s3cret", "login: jdoe / hunter2": a user, a slash, the password.
 _CREDENTIAL_PAIR = re.compile(
-    r"(?:creds?|credentials|login|log-in|username|user)\s*(?:are|is|:|=)?\s*[^\s/]{2,64}\s*/\s*[\"'`]?(?P<v>[^\s\"'`]{4,})"
+    r"(?:creds?|credentials|login|log-in|username|user)(?:\s+(?:for|of|on|to)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)?"
+    r"\s*(?:are|is|:|=)?\s*[^\s/]{2,64}\s*/\s*[\"'`]?(?P<v>[^\s\"'`]{4,})"
     r"|(?:user(?:name)?|login|account)\s+[^\s/]{2,64}\s+(?:pass(?:word)?|pwd|pw)\s*[:=]?\s*[\"'`]?(?P<w>[^\s\"'`]{4,})"
 )
 # "my pass is X": "pass" alone only with an owner before it and "is" or ":" after.
@@ -482,7 +513,7 @@ _KEY_ZH = re.compile(r"(?:密钥|秘钥|令牌|金钥)\s*(?:是|为|為|:|：|=)
 
 # Vendor token formats, recognised by their prefixes (case-sensitive, on the original text).
 _TOKEN_PREFIXES = ("sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox")
-_TOKEN_PREFIXES_UPPER = ("AKIA", "ASIA", "AIza", "eyJ")
+_TOKEN_PREFIXES_UPPER = ("AKIA", "ASIA", "AIza", "eyJ", "1//0", "ya29.")
 _TOKEN_FORMATS = re.compile(
     r"(?:sk-(?:proj-|ant-(?:api\d{2}-)?)?[A-Za-z0-9_-]{20,}"
     r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
@@ -493,6 +524,7 @@ _TOKEN_FORMATS = re.compile(
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
     r"|AIza[0-9A-Za-z_-]{35}"
     r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    r"|1//0[A-Za-z0-9_-]{40,}|ya29\.[A-Za-z0-9_-]{30,}"
     r")(?![A-Za-z0-9_-])"
 )
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
@@ -511,7 +543,9 @@ _KEY_ASSIGN_TAIL = re.compile(
     r"(?P<sep>[\"']?\s*(?:[:=：]|=>|->)\s*|\s+(?:is|was)\s*:?\s+)[\"'`]?(?P<v>[a-z0-9._~+/=:-]{6,})"
 )
 # A long random-looking string shortly after the word ("the deploy token for staging 7hG2kP9x...").
-_KEY_ENTROPY_TAIL = re.compile(r"s?(?:[ \t]+[a-z]+){0,3}?[ \t]*[:=]?[ \t]*[\"'`]?(?P<v>[a-z0-9+/_=.-]{16,})")
+_KEY_ENTROPY_TAIL = re.compile(
+    r"s?(?:[ \t]+[a-z]+){0,3}?[ \t]*(?:[\u4e00-\u9fff]{1,6}[ \t]*)?[:=：]?[ \t]*[\"'`]?(?P<v>[a-z0-9+/_=.-]{16,})"
+)
 
 
 # A random string with no cue at all ("here you go: 9fce...b0"): a 32/40/64-digit hex run, or 32+ characters of
@@ -556,6 +590,8 @@ def _secrets(t: _Text) -> Iterator[Span]:
         start, end, value = _value(m, seg)
         if value.lower() in _NOT_A_SECRET:
             continue
+        if m.group("zh") is not None and not (value.isascii() and value.isprintable()):
+            continue  # "密码是什么": a question about the password
         if m.group("bare") is not None and not _password_like(
             value, pin=low[m.start()] == "p" and low[m.start() + 1] == "i"
         ):
@@ -650,13 +686,13 @@ _NOT_A_CODE_AFTER = (
     r"(?![a-z0-9_-]|[ \t]*(?:lines?|ms|s|secs?|seconds?|minutes?|mins?|bytes?|kb|mb|gb|%|px|chars?|characters|loc"
     r"|times|errors?|tests?|files?|tokens?)\b)"
 )
-_OTP_WORDS = ("code", "otp", "2fa", "one-time", "one time", "onetime")
+_OTP_WORDS = ("code", "otp", "2fa", "one-time", "one time", "onetime", "authenticator", "mfa", "totp")
 # A number someone texted or messaged: "the number the bank texted is 785931", "the digits they sent me: 4410".
 _OTP_SENT = re.compile(
     r"(?:number|digits|code|pin)\s+(?:(?!is\b|was\b)[a-z'’-]+\s+){0,4}?(?:texted|sent|messaged|sms'?d|emailed|gave)"
     r"(?:\s+(?!is\b|was\b)[a-z'’-]+){0,3}?\s*(?:is|was|:|=)\s*:?\s*(?P<v>\d{4,8})(?![\d.,]\d)"
 )
-_OTP_ANCHOR = re.compile(r"code|otp|2fa|one[- ]?time")
+_OTP_ANCHOR = re.compile(r"code|otp|2fa|one[- ]?time|authenticator|mfa|totp")
 _DIGITS = re.compile(r"\d+")
 # "code" alone is everywhere (error code, zip code, source code): it needs a qualifier before it.
 _OTP_QUALIFIER = re.compile(
@@ -674,13 +710,15 @@ _OTP_SENT_DIRECT = re.compile(
 _CODE_IS = re.compile(r"(?<![a-z])code'?s\s+(?P<v>\d{4,8})(?![\d.,]\d)")  # "Code's 0792"
 _ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
 _OTP_TAIL = re.compile(
-    r"(?:\s+(?:pass(?:word|code)|code|pin))?(?:\s+(?:is|was))?\s*[:：#-]?\s*(?:is\s+)?" + _OTP_VALUE + _NOT_A_CODE_AFTER
+    r"(?:\s+(?:pass(?:word|code)|code|pin|token))?(?:\s+(?:is|was))?\s*[:：#-]?\s*(?:is\s+)?"
+    + _OTP_VALUE
+    + _NOT_A_CODE_AFTER
 )
 # "the OTP code you sent is 481516", "the code you texted me a minute ago is 872456": up to 8 words
 # (letters only: no number, no sentence end) between the cue and "is/was" and the code.
 _OTP_GAP_TAIL = re.compile(
-    r"(?:\s+(?!is\b|was\b|says\b|reads\b|shows\b)[a-z][a-z'’-]*){1,8}?\s+(?:is|was|are|were|says|said|reads|shows"
-    r"|showed)\s*:?\s*" + _OTP_VALUE + _NOT_A_CODE_AFTER
+    r"(?:\s+(?!is\b|was\b|says\b|reads\b|shows\b)[a-z][a-z'’-]*){0,8}?\s+(?:is|was|are|were|says|said|reads|shows"
+    r"|showed|displays|gives|gave)\s*(?:me\s+)?:?\s*" + _OTP_VALUE + _NOT_A_CODE_AFTER
 )
 # "Enter 314585 to verify your account", "use 4821 to sign in"
 _OTP_ENTER = re.compile(
