@@ -13,6 +13,7 @@ from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_rel
 from acm.channels import ClientTls
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
+from acm.injection_judge import InjectionJudge
 from acm.job_events import JobEvents
 from acm.owners import Owners, remote_owners
 from acm.periodic import Periodic
@@ -34,6 +35,14 @@ from acm_ingest.usecases import ForgetScope, IngestTurn
 def extractor(settings: IngestSettings) -> LlmFactExtractor | None:
     llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
     return LlmFactExtractor(llm) if llm else None
+
+
+def judge(settings: IngestSettings) -> InjectionJudge | None:
+    """The LLM judge of doubtful facts: only with an endpoint, and unless ACM_INJECTION_JUDGE=false."""
+    llm = llm_from_settings(settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout_s)
+    if llm is None or not settings.injection_judge:
+        return None
+    return InjectionJudge(llm, settings.injection_judge_timeout_s, settings.injection_judge_cache)
 
 
 def register(
@@ -61,6 +70,7 @@ def register(
         schemas=owners.schemas,
         audit=rel.audit,
         extractor=extractor(settings),
+        judge=judge(settings),
         expire=expire,
         now=now,
     )

@@ -15,6 +15,11 @@ class IngestSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect, Opt
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     max_turn_bytes: int = Field(65536, gt=0)
+    # The LLM judge of doubtful injection verdicts (acm.injection_judge), when ACM_LLM_URL is set:
+    # ACM_INJECTION_JUDGE=false leaves trust to the rules alone; the deadline of one judgement; answers cached.
+    injection_judge: bool = True
+    injection_judge_timeout_s: float = Field(5.0, gt=0)
+    injection_judge_cache: int = Field(4096, ge=0)
     # Turns of different sessions handled at once within one consumer's micro-batch (ACM_INGEST_CONCURRENCY):
     # their store round trips overlap and their facts are embedded in one batch; 1 = a turn at a time.
     # One session's turns stay in order either way.

@@ -29,6 +29,7 @@ from acm.domain.records import MAX_RECORD_WEIGHT, Record, merged, parse_fields, 
 from acm.domain.schema import AgentSchema
 from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
+from acm.injection_judge import InjectionJudge, judge_doubtful
 from acm.ports.embedder import Embedder
 from acm.ports.owners import SchemaSource
 from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo
@@ -113,6 +114,7 @@ class IngestTurn:
     schemas: SchemaSource  # the architect's (acm.ports.owners)
     audit: AuditLog
     extractor: LlmFactExtractor | None = None  # set when an LLM endpoint is configured
+    judge: InjectionJudge | None = None  # judges doubtful facts, when an LLM endpoint is configured
     expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
     now: Callable[[], datetime] = utcnow  # the clock TTLs count on (a test advances its own)
     # Turns handled concurrently (a micro-batch) share embedder calls.
@@ -169,6 +171,12 @@ class IngestTurn:
             plan = replace(plan, facts=extraction.facts)
             typed = extraction.relations
             counts.update(extraction.counts)
+        if self.judge is not None and may_leave(turn):
+            # Doubtful (untrusted) facts go to the LLM judge: orders dropped, cleared ones normal; on a timeout
+            # or an invalid answer they stay untrusted (acm.injection_judge).
+            judged, judge_counts = await judge_doubtful(self.judge, plan.facts, turn.role.value)
+            plan = replace(plan, facts=tuple(judged))
+            counts.update(judge_counts)
         kept = schema_kept_facts(schema, plan)
         facts, others = await self._facts(turn, kept, scope, schema, turn_memory.schema_version)
         changes.wrote(others)
