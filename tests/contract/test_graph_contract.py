@@ -192,6 +192,31 @@ async def test_expand_distinct_with_min_hops(graph: Harness) -> None:
     assert await g.expand(scope, ["A", "C"], 1, 10) == [("mA", 0), ("mAC", 0), ("mC", 0), ("mB", 1)]
 
 
+async def test_expand_limit_below_an_entitys_mentions_keeps_the_nearest_then_smallest_ids(graph: Harness) -> None:
+    # An entity mentioned by more memories than the limit, from three tiers and by another user; a memory also
+    # reached at one hop through a neighbour. The SQLite store reads at most `limit` mentions per entity.
+    g, c = graph.store, graph.client()
+    alice = Scope(c, "cu1", "alice")
+    mine, org, bob = alice.owner(Tier.USER), alice.owner(Tier.CUSTOMER), Scope(c, "cu1", "bob").owner(Tier.USER)
+    await g.upsert_entities([ent("K", alice.owner(Tier.CLIENT), "K"), ent("N", mine, "N")])
+    await g.upsert_relations([Relation("K", "N", "knows", "r1", mine)])
+    for memory_id, owner in (("m3", mine), ("m1", org), ("m5", mine), ("m2", bob), ("m4", org), ("m6", mine)):
+        await g.link_mentions(owner, memory_id, ["K"])
+    await g.link_mentions(mine, "m0", ["N"])
+    await g.link_mentions(mine, "m4x", ["N", "K"])
+    assert await g.expand(alice, ["K"], 1, 3) == [("m1", 0), ("m3", 0), ("m4", 0)]
+    assert await g.expand(alice, ["K"], 1, 10) == [
+        ("m1", 0),
+        ("m3", 0),
+        ("m4", 0),
+        ("m4x", 0),
+        ("m5", 0),
+        ("m6", 0),
+        ("m0", 1),
+    ]
+    assert await g.expand(alice, ["K"], 1, 10, tiers=(Tier.CUSTOMER, Tier.CLIENT)) == [("m1", 0), ("m4", 0)]
+
+
 async def test_unlink_memories_drops_only_the_scopes_own_memories_and_their_edges(graph: Harness) -> None:
     g, c = graph.store, graph.client()
     scope = Scope(c, "cu1", "u1")

@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS entities (
     type        TEXT NOT NULL,
     aliases     TEXT NOT NULL  -- JSON array, as given
 );
-CREATE INDEX IF NOT EXISTS entities_name ON entities (client_id, name_lc);
+CREATE INDEX IF NOT EXISTS entities_name_scope ON entities (client_id, name_lc, tier, customer_id, user_id);
+DROP INDEX IF EXISTS entities_name;
 CREATE TABLE IF NOT EXISTS entity_aliases (
     alias_lc  TEXT NOT NULL,
     entity_id TEXT NOT NULL,
@@ -56,7 +57,6 @@ CREATE TABLE IF NOT EXISTS mentions (
     session_id  TEXT NOT NULL,
     PRIMARY KEY (memory_id, entity_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (entity_id);
 CREATE INDEX IF NOT EXISTS mentions_owner ON mentions (client_id, customer_id, user_id, session_id);
 CREATE TABLE IF NOT EXISTS relations (
     src_entity_id TEXT NOT NULL,
@@ -69,9 +69,16 @@ CREATE TABLE IF NOT EXISTS relations (
     tier          TEXT NOT NULL,
     PRIMARY KEY (src_entity_id, dst_entity_id, type, memory_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS relations_dst ON relations (dst_entity_id);
 CREATE INDEX IF NOT EXISTS relations_memory ON relations (memory_id);
 CREATE INDEX IF NOT EXISTS relations_owner ON relations (client_id, customer_id, user_id);
+-- Expansion reads an entity's visible edges and mentions from these alone (the owner columns are in the index,
+-- the primary key too, memory_id ordered last): a range per tier, never a row lookup, never another user's rows
+-- (acm bench scale at 100k: a hop 344 ms -> see docs/operations.md "Scale").
+CREATE INDEX IF NOT EXISTS relations_src_scope ON relations (src_entity_id, client_id, tier, customer_id, user_id);
+CREATE INDEX IF NOT EXISTS relations_dst_scope ON relations (dst_entity_id, client_id, tier, customer_id, user_id);
+CREATE INDEX IF NOT EXISTS mentions_entity_scope ON mentions (entity_id, client_id, tier, customer_id, user_id);
+DROP INDEX IF EXISTS relations_dst;
+DROP INDEX IF EXISTS mentions_entity;
 """
 
 _TIER_RANK = {Tier.USER: 0, Tier.CUSTOMER: 1, Tier.CLIENT: 2}
@@ -84,6 +91,18 @@ def _visible(t: str) -> str:
         f" AND ({t}.tier = 'client' OR ({t}.customer_id = :customer_id"
         f" AND ({t}.tier = 'customer' OR {t}.user_id = :user_id))))"
     )
+
+
+def _tier_ranges(t: str, tiers: tuple[Tier, ...]) -> list[str]:
+    """``visible()`` for table alias ``t`` as one predicate per tier, each an equality on all the owner columns:
+    with an index (key, client_id, tier, customer_id, user_id) each is one range of the reader's rows, in
+    memory_id order. Customer-tier rows carry no user id and client-tier rows neither (Owner enforces it)."""
+    own = {
+        Tier.USER: f"{t}.tier = 'user' AND {t}.customer_id = :customer_id AND {t}.user_id = :user_id",
+        Tier.CUSTOMER: f"{t}.tier = 'customer' AND {t}.customer_id = :customer_id AND {t}.user_id = ''",
+        Tier.CLIENT: f"{t}.tier = 'client' AND {t}.customer_id = '' AND {t}.user_id = ''",
+    }
+    return [f"{t}.client_id = :client_id AND {own[Tier(tier)]}" for tier in dict.fromkeys(tiers)]
 
 
 def _forgotten(t: str, level: ForgetLevel, *, has_session: bool) -> str:
@@ -233,12 +252,16 @@ class SqliteGraphStore:
         if not wanted or not tiers:
             return []
         params = {**_scope_params(scope, tiers), "names": json.dumps(wanted)}
+        # Names: one range of entities_name_scope per name and tier (the reader's entities of that name only);
+        # aliases: by alias, then each entity by its key. The CROSS JOIN keeps SQLite from walking the client.
+        by_name = " UNION ".join(
+            f"SELECT e.entity_id FROM entities e WHERE e.name_lc IN (SELECT value FROM json_each(:names)) AND {tier}"
+            for tier in _tier_ranges("e", tiers)
+        )
         sql = (
-            "SELECT e.* FROM entities e WHERE "
-            + _visible("e")
-            + " AND (e.name_lc IN (SELECT value FROM json_each(:names))"
-            " OR e.entity_id IN (SELECT a.entity_id FROM entity_aliases a"
-            "                    WHERE a.alias_lc IN (SELECT value FROM json_each(:names))))"
+            f"SELECT e.* FROM ({by_name} UNION SELECT a.entity_id FROM entity_aliases a"
+            " WHERE a.alias_lc IN (SELECT value FROM json_each(:names))) AS found"
+            " CROSS JOIN entities e ON e.entity_id = found.entity_id WHERE " + _visible("e")
         )
         rows = await self._call(lambda conn: conn.execute(sql, params).fetchall())
         found = [
@@ -271,23 +294,31 @@ class SqliteGraphStore:
             "SELECT e.entity_id FROM entities e"
             " WHERE e.entity_id IN (SELECT value FROM json_each(:ids)) AND " + _visible("e")
         )
-        # One BFS hop, either direction; both the edge and the entity it leads to must be visible.
+        ranges = _tier_ranges("r", tiers)
+        # One BFS hop from one entity, either direction; both the edge and the entity it leads to visible. Each
+        # branch is a range of relations_src_scope / relations_dst_scope: the reader's edges of that entity only.
         hop_sql = (
             "SELECT DISTINCT e.entity_id FROM ("
-            "  SELECT r.dst_entity_id AS other, r.* FROM relations r"
-            "  WHERE r.src_entity_id IN (SELECT value FROM json_each(:frontier))"
-            "  UNION ALL"
-            "  SELECT r.src_entity_id AS other, r.* FROM relations r"
-            "  WHERE r.dst_entity_id IN (SELECT value FROM json_each(:frontier))"
-            ") r JOIN entities e ON e.entity_id = r.other WHERE " + _visible("r") + " AND " + _visible("e")
+            + " UNION ALL ".join(
+                f"SELECT r.{other} AS other FROM relations r WHERE r.{this} = :entity_id AND {tier}"
+                for this, other in (("src_entity_id", "dst_entity_id"), ("dst_entity_id", "src_entity_id"))
+                for tier in ranges
+            )
+            + ") AS edge CROSS JOIN entities e ON e.entity_id = edge.other WHERE "
+            + _visible("e")
         )
+        # The first `limit` visible mentions of one entity by memory_id, merged from one index range per tier:
+        # bounded by the limit, not by the entity's degree. Keeping each entity's first `limit` loses nothing:
+        # a memory cut from one entity's list has `limit` others before it at the same or fewer hops.
         mentions_sql = (
-            "SELECT m.memory_id AS memory_id, min(j.value) AS hops"
-            " FROM json_each(:reached) j JOIN mentions m ON m.entity_id = j.key"
-            " WHERE " + _visible("m") + " GROUP BY m.memory_id ORDER BY hops, m.memory_id LIMIT :limit"
+            " UNION ALL ".join(
+                f"SELECT m.memory_id AS memory_id FROM mentions m WHERE m.entity_id = :entity_id AND {tier}"
+                for tier in _tier_ranges("m", tiers)
+            )
+            + " ORDER BY 1 LIMIT :limit"
         )
 
-        # A BFS with a visited set, in one read snapshot: linear in the edges walked.
+        # A BFS with a visited set, in one read snapshot: linear in the reader's edges walked.
         def read(conn: sqlite3.Connection) -> list[tuple[str, int]]:
             conn.execute("BEGIN")
             try:
@@ -295,15 +326,20 @@ class SqliteGraphStore:
                 frontier = [r[0] for r in conn.execute(seeds_sql, {**params, "ids": ids})]
                 hops = dict.fromkeys(frontier, 0)
                 for hop in range(1, max_depth + 1):
+                    reached: dict[str, int] = {}
+                    for entity_id in frontier:
+                        for (other,) in conn.execute(hop_sql, {**params, "entity_id": entity_id}):
+                            if other not in hops:
+                                reached[other] = hop
+                    hops.update(reached)
+                    frontier = list(reached)
                     if not frontier:
                         break
-                    cur = conn.execute(hop_sql, {**params, "frontier": json.dumps(frontier)})
-                    frontier = [r[0] for r in cur if r[0] not in hops]
-                    hops.update(dict.fromkeys(frontier, hop))
-                if not hops:
-                    return []
-                cur = conn.execute(mentions_sql, {**params, "reached": json.dumps(hops), "limit": limit})
-                return [(r["memory_id"], int(r["hops"])) for r in cur]
+                best: dict[str, int] = {}
+                for entity_id, hop in hops.items():
+                    for (memory_id,) in conn.execute(mentions_sql, {**params, "entity_id": entity_id, "limit": limit}):
+                        best[memory_id] = min(hop, best.get(memory_id, hop))
+                return sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
             finally:
                 conn.execute("COMMIT")
 
