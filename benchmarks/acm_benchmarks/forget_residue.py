@@ -15,24 +15,33 @@ or client id: payloads carry ids, never text), until nothing is left or ``settle
 is checked too, so a scenario that stored nothing cannot pass: before each Forget its words are in the
 relational store, and after it the next subject's words still are (bob's customer-tier statement survives
 alice's Forget, and Fetch still returns it to bob but never alice's).
+
+The bus (the embedded log, Kafka) is counted as a reader holding every data key that remains would see it:
+the raw bytes of every record, plus what each sealed body opens to with the gateway's remaining keys
+(acm.sealing.readable_bytes). Before a Forget the subject's words are found that way; after it, their keys
+are destroyed, so the sealed records that remain count 0.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acm.adapters.data_keys_sql import SqlDataKeyRepo
 from acm.auth import create_api_key
 from acm.client import AcmClient
 from acm.ownership import SERVICES
+from acm.sealing import StoreKeyring, embedded_master_key, readable_bytes
 from acm.v1 import common_pb2, gateway_pb2
-from acm_cli.residue import embedded_residue, needles_for, scan_path
+from acm_cli.residue import count, embedded_residue, needles_for, scan_path
 
 if TYPE_CHECKING:
     from acm_cli.embedded import EmbeddedAcm
@@ -95,10 +104,41 @@ class Deployment:
     lagging: frozenset[str] = frozenset()
 
 
-def embedded_scanner(data_dir: Path) -> Callable[[tuple[bytes, ...], tuple[bytes, ...]], Awaitable[dict[str, int]]]:
+def remaining_keys(acm: EmbeddedAcm) -> StoreKeyring:
+    """The data keys the gateway's store holds now, read afresh (no key kept from before a Forget)."""
+    return StoreKeyring(SqlDataKeyRepo.of(acm.stores["gateway"]), embedded_master_key(acm.settings.data_dir))
+
+
+def bus_opener(acm: EmbeddedAcm) -> Callable[[str, bytes], Awaitable[bytes]]:
+    """topic, value → what the remaining keys read of the record (a scan's keys: one fresh keyring per call)."""
+    keys = remaining_keys(acm)
+
+    async def opened(topic: str, value: bytes) -> bytes:
+        return await readable_bytes(value, keys, topic)
+
+    return opened
+
+
+def _log_records(bus_file: Path) -> list[tuple[str, bytes]]:
+    if not bus_file.exists():
+        return []
+    with closing(sqlite3.connect(f"file:{bus_file}?mode=ro", uri=True, timeout=5.0)) as conn:
+        return [(topic, bytes(value)) for topic, value in conn.execute("SELECT topic, value FROM records")]
+
+
+async def embedded_bus_opened(bus_file: Path, needles: tuple[bytes, ...], acm: EmbeddedAcm) -> int:
+    """Occurrences in what the remaining data keys open of the embedded log's records."""
+    opened = bus_opener(acm)
+    return sum([count(await opened(topic, value), needles) for topic, value in _log_records(bus_file)])
+
+
+def embedded_scanner(
+    data_dir: Path, acm: EmbeddedAcm
+) -> Callable[[tuple[bytes, ...], tuple[bytes, ...]], Awaitable[dict[str, int]]]:
     async def scan(words: tuple[bytes, ...], ids: tuple[bytes, ...]) -> dict[str, int]:
         out = embedded_residue(data_dir, words)
         out["vectors"] += scan_path(data_dir / "vectors", ids)
+        out["bus"] += await embedded_bus_opened(data_dir / "bus.db", words, acm)
         return out
 
     return scan
@@ -181,7 +221,7 @@ async def embedded_forget_residue(data_dir: Path, settle_s: float = 30.0) -> dic
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
     async with EmbeddedAcm(EmbeddedSettings(data_dir=data_dir, listen_addr="127.0.0.1:0")) as acm:
-        return await _run_in(acm, Deployment("embedded", embedded_scanner(data_dir)), settle_s)
+        return await _run_in(acm, Deployment("embedded", embedded_scanner(data_dir, acm)), settle_s)
 
 
 async def _run_in(
@@ -217,6 +257,7 @@ async def distributed_forget_residue(
     dsn = f"{postgres_dsn.rpartition('/')[0]}/{name}"
     bus_url = f"kafka://{kafka_bootstrap}?namespace=forget-{uuid.uuid4().hex[:8]}."
     vector_path = work / "qdrant"
+    acm = EmbeddedAcm(EmbeddedSettings(data_dir=work / "acm", listen_addr="127.0.0.1:0"))
 
     async def scan(words: tuple[bytes, ...], ids: tuple[bytes, ...]) -> dict[str, int]:
         out = await distributed_residue(
@@ -227,6 +268,7 @@ async def distributed_forget_residue(
             bus_url=bus_url,
             vector_path=vector_path,
             postgres_wal=False,
+            bus_opener=bus_opener(acm),
         )
         out["vectors"] += scan_path(vector_path, ids)
         return out
@@ -245,7 +287,6 @@ async def distributed_forget_residue(
         }
 
     try:
-        acm = EmbeddedAcm(EmbeddedSettings(data_dir=work / "acm", listen_addr="127.0.0.1:0"))
         acm.urls = Urls(
             databases=dict.fromkeys(SERVICES, dsn),
             vectors=f"qdrant-local://{vector_path}",

@@ -50,6 +50,10 @@ def _signing_payload(env: events_pb2.Envelope) -> bytes:
     unsigned = events_pb2.Envelope()
     unsigned.CopyFrom(env)
     unsigned.signature = ""
+    body = unsigned.WhichOneof("body")
+    if unsigned.sealed and body is not None:
+        # A sealed envelope is signed as sent (acm.sealing): its body, opened on delivery, is not signed again.
+        unsigned.ClearField(body)
     return unsigned.SerializeToString(deterministic=True)
 
 

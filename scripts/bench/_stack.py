@@ -37,6 +37,7 @@ from acm import topics
 from acm.auth import create_api_key
 from acm.bootstrap import open_cache, open_graph, open_relational
 from acm.domain.scope import ForgetLevel, Scope
+from acm.sealing import new_master_key
 
 ROOT = Path(__file__).resolve().parents[2]
 INFRA_DIR = Path(os.environ.get("ACM_INFRA_DIR", "/var/tmp/acm-infra"))
@@ -189,6 +190,7 @@ class Stack:
             "ACM_GATEWAY_ADDR": self.gateway_addr,  # the consumers verify envelope signatures with its keys
             "ACM_COMPACT_ADDR": f"127.0.0.1:{self.ports['compact']}",
             "ACM_SERVICE_TOKEN_SECRET": secrets.token_hex(32),  # signs gateway/anticipate → retrieve/architect
+            "ACM_MASTER_KEY": new_master_key(),  # the gateway's: wraps the bus's data keys
             "ACM_LOG_LEVEL": self.log_level,
             **self.extra_env,
         }

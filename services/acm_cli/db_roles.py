@@ -156,6 +156,7 @@ async def _own_tables(conn: AsyncConnection[Any], role_name: str, schema_name: s
 # service has of its own to the one that wrote them: processed events to ingest, the audit log to the gateway).
 MOVES = {
     "api_keys": "gateway",
+    "data_keys": "gateway",
     "jobs": "gateway",
     "audit_log": "gateway",
     "agent_schemas": "architect",

@@ -404,6 +404,12 @@ async def _open_database(url: str) -> Relational:
         raise UsageError(f"cannot open the database {shown}: {type(exc).__name__}: {exc}") from None
 
 
+async def _keys_master_key(_: argparse.Namespace) -> None:
+    from acm.sealing import new_master_key
+
+    print(new_master_key())
+
+
 async def _keys_create(args: argparse.Namespace) -> None:
     from acm.auth import create_api_key
     from acm.domain.scope import Grant, KeyRole
@@ -561,6 +567,10 @@ def parser() -> argparse.ArgumentParser:
         "--data-dir", type=Path, help=f"data folder of the embedded ACM whose database to use (default {DATA_DEFAULT})"
     )
     create.set_defaults(run=_keys_create)
+    master = keys_sub.add_parser(
+        "master-key", help="print a new master key for ACM_MASTER_KEY (wraps the bus's data keys; docs/privacy.md)"
+    )
+    master.set_defaults(run=_keys_master_key)
 
     bench = sub.add_parser(
         "bench",

@@ -16,7 +16,7 @@ Used by ``acm forget --verify``, ``acm bench safety`` (forget_residue) and tests
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -192,8 +192,15 @@ async def redis_residue(url: str, needles: Sequence[bytes]) -> int:
     return total
 
 
-async def kafka_residue(url: str, needles: Sequence[bytes], timeout_s: float = 30.0) -> int:
-    """Occurrences in every record (key and value) of the topics of the URL's namespace, from the start."""
+async def kafka_residue(
+    url: str,
+    needles: Sequence[bytes],
+    timeout_s: float = 30.0,
+    opener: Callable[[str, bytes], Awaitable[bytes]] | None = None,
+) -> int:
+    """Occurrences in every record (key and value) of the topics of the URL's namespace, from the start; with
+    ``opener`` (topic, value → what it reads of the value, acm.sealing.readable_bytes) also in what the data keys
+    that remain open of each sealed record."""
     from aiokafka import AIOKafkaConsumer, TopicPartition
     from aiokafka.admin import AIOKafkaAdminClient
 
@@ -219,8 +226,11 @@ async def kafka_residue(url: str, needles: Sequence[bytes], timeout_s: float = 3
         async with asyncio.timeout(timeout_s):
             while [tp for tp in parts if await consumer.position(tp) < ends[tp]]:
                 batch = await consumer.getmany(timeout_ms=500)
-                for records in batch.values():
+                for tp, records in batch.items():
                     total += sum(count(r.value or b"", needles) + count(r.key or b"", needles) for r in records)
+                    if opener is not None:
+                        for r in records:
+                            total += count(await opener(tp.topic, r.value or b""), needles)
     finally:
         await consumer.stop()
     return total
@@ -235,8 +245,9 @@ async def distributed_residue(
     bus_url: str = "",
     vector_path: Path | None = None,
     postgres_wal: bool = True,
+    bus_opener: Callable[[str, bytes], Awaitable[bytes]] | None = None,
 ) -> dict[str, int]:
-    """{store: occurrences} for each store named (an empty URL is skipped)."""
+    """{store: occurrences} for each store named (an empty URL is skipped); ``bus_opener``: see kafka_residue."""
     out: dict[str, int] = {}
     if database_url.startswith("postgres"):
         out.update(await postgres_residue(database_url, needles, wal=postgres_wal))
@@ -245,7 +256,7 @@ async def distributed_residue(
     if cache_url.startswith("redis"):
         out["redis"] = await redis_residue(cache_url, needles)
     if bus_url.startswith("kafka"):
-        out["kafka"] = await kafka_residue(bus_url, needles)
+        out["kafka"] = await kafka_residue(bus_url, needles, opener=bus_opener)
     if vector_path is not None:
         out["vectors"] = scan_path(vector_path, needles)
     return out

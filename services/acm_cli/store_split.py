@@ -27,7 +27,7 @@ KEPT = "acm.db.before-split"
 TABLES = {
     "memories": ("memories", "memory_authors"),
     "jobs": ("jobs",),
-    "api_keys": ("api_keys",),
+    "api_keys": ("api_keys", "data_keys"),
     "processed": ("processed_events",),
     "audit": ("audit_log",),
     "schemas": ("agent_schemas",),

@@ -13,12 +13,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from acm import topics
+from acm.adapters.data_keys_sql import SqlDataKeyRepo
 from acm.adapters.grpc_architect import GrpcArchitect
 from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.bootstrap import ConfigError, Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
@@ -32,6 +33,7 @@ from acm.read.reader import read_side
 from acm.read.session import LoadSession
 from acm.runtime import LIVENESS, HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource
+from acm.sealing import SealingBus, StoreKeyring, master_key_bytes, shredder_of
 from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
 from acm_gateway.agents import Agents
@@ -97,7 +99,7 @@ def build_servicer(
         accept_turn=accept_turn,
         get_job=GetJob(rel.jobs),
         fetch=FetchContext(reads, settings.default_budget_tokens, settings.max_budget_tokens),
-        forget=RequestForget(events, rel.jobs, rel.audit),
+        forget=RequestForget(events, rel.jobs, rel.audit, shredder_of(bus)),
         compact=CompactNow(compactor),
         agents=Agents(architect) if architect is not None else None,
         memories=MemoryApi(memory_reader, events, rel.jobs, rel.audit, accept_turn),
@@ -221,6 +223,7 @@ def build_server(
     http_addr: str = "",
     keys: KeySource | None = None,
     cors_origins: Sequence[str] = (),
+    data_keys: StoreKeyring | None = None,
 ) -> GatewayServer:
     """The gRPC server, and with ``http_addr`` the HTTP/JSON API on the same servicer. ``keys``: also serve the
     internal Keys API over them (distributed mode; each call needs a service token, ACM_SERVICE_TOKEN_SECRET);
@@ -232,7 +235,7 @@ def build_server(
     server = GatewayServer(listen_addr, [SERVICE_NAME] if keys is None else [SERVICE_NAME, KEYS_SERVICE_NAME], tls)
     gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server.server)
     if keys is not None:
-        keys_pb2_grpc.add_KeysServicer_to_server(KeysServicer(keys), server.server)
+        keys_pb2_grpc.add_KeysServicer_to_server(KeysServicer(keys, data_keys=data_keys), server.server)
     if http_addr:
         app = WebApp(HttpGateway(servicer), servicer.authenticator, server.health, cors_origins)
         server.http = HttpServer(app, http_addr, tls)
@@ -245,7 +248,11 @@ async def run(settings: GatewaySettings) -> None:
         settings.database_url, timeout, (settings.db_pool_min, settings.db_pool_max), service="gateway"
     )
     cache = await open_cache(settings.cache_url, timeout)
-    bus = open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout)
+    # The bus's data keys, in the gateway's store wrapped by the master key; turns and edits sealed (acm.sealing).
+    if not settings.master_key:
+        raise ConfigError("ACM_MASTER_KEY is required: it wraps the bus's data keys (`acm keys master-key` makes one)")
+    data_keys = StoreKeyring(SqlDataKeyRepo.of(rel), master_key_bytes(settings.master_key))
+    bus = SealingBus(open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout), data_keys)
     tls = ClientTls.of(settings)
     channel = open_channel(settings.retrieve_addr, tls, round_robin=True)
     architect_channel = open_channel(settings.architect_addr, tls, round_robin=True)
@@ -264,6 +271,7 @@ async def run(settings: GatewaySettings) -> None:
         settings.http_addr,
         rel.api_keys,
         settings.cors_origins_list(),
+        data_keys=data_keys,
     )
     # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.
     await serve_until_stopped(

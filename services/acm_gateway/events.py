@@ -10,6 +10,7 @@ from acm.domain.scope import ForgetLevel, Scope
 from acm.envelopes import envelope, sign
 from acm.ports.bus import EventBus
 from acm.ports.stores import ApiKey
+from acm.sealing import seal_before_signing
 from acm.v1 import events_pb2
 from acm_gateway.errors import Unavailable
 
@@ -50,6 +51,10 @@ class BusEvents:
         await self._publish(topics.FORGET, scope, env, key)
 
     async def _publish(self, topic: str, scope: Scope, env: events_pb2.Envelope, key: ApiKey) -> None:
+        try:
+            await seal_before_signing(self._bus, env)  # the signature covers the sealed bytes
+        except Exception as exc:
+            raise Unavailable(f"no data key to seal the event with ({type(exc).__name__}); retry later") from exc
         sign(env, key.key_id, key.key_hash)
         try:
             await self._bus.publish(topic, scope.session_key, env.SerializeToString())

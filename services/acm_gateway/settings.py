@@ -50,6 +50,10 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     # Ingests in flight rarely need more than this at once; mind the server's max_connections across replicas.
     db_pool_min: int = Field(1, ge=0)
     db_pool_max: int = Field(16, ge=1)
+    # Wraps the bus's data keys (acm.sealing, docs/privacy.md): 32 bytes, urlsafe base64; required in distributed
+    # mode (the gateway refuses to start without it); `acm keys master-key` makes one. Lost: every sealed record
+    # on the bus is unreadable (as after a Forget of everyone).
+    master_key: str = Field("", repr=False)
 
     @field_validator("cors_origins")
     @classmethod

@@ -22,6 +22,7 @@ from acm.ports.compactor import Compactor
 from acm.ports.owners import SchemaSource
 from acm.ports.reader import ContextReader
 from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo
+from acm.sealing import KeyShredder, forget_owners
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 
 
@@ -177,6 +178,7 @@ class RequestForget:
     events: Events
     jobs: JobRepo
     audit: AuditLog
+    data_keys: KeyShredder | None = None  # the bus's data keys (acm.sealing); None: the bus is not sealed
 
     async def __call__(self, key: ApiKey, scope: Scope, level_name: str, traceparent: str) -> str:
         level = forget_level(level_name)
@@ -184,6 +186,10 @@ class RequestForget:
             raise InvalidRequest("forgetting a session needs scope.session_id")
         # The forgotten scope's jobs go now (their ids and counts are about it); the forget job is made after.
         await self.jobs.forget(scope, level)
+        owners = forget_owners(level, scope)
+        if self.data_keys is not None and owners is not None:
+            # Crypto-shredding: every event of theirs still on the bus can no longer be opened (acm.sealing).
+            await self.data_keys.destroy(owners)
         job_id = new_id()
         await self.events.forget_requested(key, scope, level, job_id, traceparent)
         await self.jobs.create(Job(job_id=job_id, scope=scope, kind="forget"))

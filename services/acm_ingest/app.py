@@ -7,6 +7,7 @@ from datetime import datetime
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
+from acm.adapters.grpc_keys import keyring_from_gateway
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
@@ -21,6 +22,7 @@ from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache, GraphStore
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.sealing import SealingBus
 from acm_ingest import GROUP
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
 from acm_ingest.events import BusEvents
@@ -108,7 +110,9 @@ async def run(settings: IngestSettings) -> None:
     rel = await open_relational(settings.database_url, timeout, service="ingest")
     graph = await open_graph(settings.graph_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
-    bus = open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout)
+    keyring, keyring_channel = keyring_from_gateway(settings, ClientTls.of(settings), timeout)
+    # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
+    bus = SealingBus(open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout), keyring)
     owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
     idle_sweep = register(
         bus,
@@ -127,7 +131,7 @@ async def run(settings: IngestSettings) -> None:
         server,
         bus,
         [rel, graph, cache, idle_sweep],
-        channels=owners.channels,
+        channels=[*owners.channels, keyring_channel],
         checks=dependency_checks(rel, bus),
     )
 

@@ -6,6 +6,7 @@ import logging
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
+from acm.adapters.grpc_keys import keyring_from_gateway
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
 from acm.channels import ClientTls
@@ -18,6 +19,7 @@ from acm.ports.owners import KeySource, SchemaSource
 from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.sealing import SealingBus
 from acm.transport import ServerTls
 from acm.v1 import memories_pb2, memories_pb2_grpc, retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
@@ -69,7 +71,9 @@ async def run(settings: RetrieveSettings) -> None:
     graph = await open_graph(settings.graph_url, timeout)
     await vectors.ensure(embedder.dim)
     await warn_other_models(vectors, embedder.name, log)
-    bus = open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout)
+    keyring, keyring_channel = keyring_from_gateway(settings, ClientTls.of(settings), timeout)
+    # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
+    bus = SealingBus(open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout), keyring)
     owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
     register(bus, rel, vectors, embedder, owners.keys, cache)
     server = HealthServer(
@@ -89,7 +93,7 @@ async def run(settings: RetrieveSettings) -> None:
         server,
         bus,
         [rel, vectors, graph, cache],
-        channels=owners.channels,
+        channels=[*owners.channels, keyring_channel],
         checks=dependency_checks(rel, bus),
     )
 

@@ -21,7 +21,7 @@ ALICE = Scope("c1", "acme", "alice", session_id="s1")
 TABLES = {
     "memories": {"memories", "memory_authors"},
     "jobs": {"jobs"},
-    "api_keys": {"api_keys"},
+    "api_keys": {"api_keys", "data_keys"},
     "processed": {"processed_events"},
     "audit": {"audit_log"},
     "schemas": {"agent_schemas"},

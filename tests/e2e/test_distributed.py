@@ -32,6 +32,7 @@ from acm.client import AcmClient
 from acm.domain.scope import Grant, KeyRole, Scope
 from acm.envelopes import key_hash, sign
 from acm.ownership import SERVICES as OWNERS
+from acm.sealing import new_master_key
 from acm.v1 import (
     architect_pb2_grpc,
     common_pb2,
@@ -149,6 +150,7 @@ async def stack(
         "ACM_GATEWAY_ADDR": f"127.0.0.1:{ports['gateway']}",
         "ACM_COMPACT_ADDR": f"127.0.0.1:{ports['compact']}",
         "ACM_SERVICE_TOKEN_SECRET": SERVICE_TOKEN_SECRET,
+        "ACM_MASTER_KEY": new_master_key(),  # the gateway's; the others read data keys through it
         "ACM_LOG_LEVEL": "INFO",
     }
     # Every service logs in as its own role, which may use its own schema only (acm db roles).

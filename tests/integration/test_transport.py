@@ -29,6 +29,7 @@ from acm.bootstrap import open_relational
 from acm.channels import ClientTls, open_channel
 from acm.client import AcmClient
 from acm.runtime import HealthServer
+from acm.sealing import new_master_key
 from acm.settings import ServiceSettings, load
 from acm.transport import ServerTls, TransportRefused
 from acm.v1 import common_pb2
@@ -287,6 +288,7 @@ async def test_gateway_reaches_the_architect_process_over_mtls(
         "ACM_DATABASE_URL": postgres_dsn,
         "ACM_BUS_URL": f"kafka://{kafka_bootstrap}?namespace=tls-{uuid.uuid4().hex[:8]}.",
         "ACM_SERVICE_TOKEN_SECRET": uuid.uuid4().hex,
+        "ACM_MASTER_KEY": new_master_key(),
         "ACM_TLS_CA_FILE": str(pki.ca.ca_file),
     }
     architect_env = {

@@ -271,6 +271,23 @@ _ENTITIES = (
 
 _BEFORE = "the schema before versions"
 
+# The bus's data keys (acm.sealing), in the gateway's store: one current key per owner (a user, a customer, a
+# client: "" for the parts above its level), wrapped by the master key. A Forget deletes the owner's rows.
+_DATA_KEYS = (
+    """
+    CREATE TABLE IF NOT EXISTS data_keys (
+        key_id      text PRIMARY KEY,
+        client_id   text NOT NULL,
+        customer_id text NOT NULL,
+        user_id     text NOT NULL,
+        wrapped     text NOT NULL,
+        created_at  text NOT NULL,
+        UNIQUE (client_id, customer_id, user_id)
+    )
+    """,
+)
+_DATA_KEYS_MIGRATION = Migration(2, "data keys of the sealed bus", _DATA_KEYS)
+
 POSTGRES = Migrations(
     # Transaction-scoped, so it is released even if a statement fails; two concurrent CREATE TABLE IF NOT
     # EXISTS could otherwise still collide on the catalog's unique indexes.
@@ -291,7 +308,7 @@ POSTGRES = Migrations(
             ),
         ),
         "jobs": (Migration(1, _BEFORE, _PG_JOBS),),
-        "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS),),
+        "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _PG_SCHEMAS),),
@@ -502,7 +519,7 @@ SQLITE = Migrations(
     groups={
         "memories": (Migration(1, _BEFORE, (*_SQLITE_MEMORIES, _add_memory_columns, *_SQLITE_AUTHORS)),),
         "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS),),
-        "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)),),
+        "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _SQLITE_SCHEMAS),),

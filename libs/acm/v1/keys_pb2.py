@@ -26,7 +26,7 @@ from acm.v1 import common_pb2 as acm_dot_v1_dot_common__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11\x61\x63m/v1/keys.proto\x12\x06\x61\x63m.v1\x1a\x13\x61\x63m/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"=\n\rGetKeyRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0e\n\x06key_id\x18\x02 \x01(\t\"\xd3\x01\n\x0eGetKeyResponse\x12\r\n\x05\x66ound\x18\x01 \x01(\x08\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x10\n\x08key_hash\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07revoked\x18\x07 \x01(\x08\x12\x0c\n\x04role\x18\x08 \x01(\t\x12\x11\n\tcustomers\x18\t \x03(\t\x12\r\n\x05users\x18\n \x03(\t2?\n\x04Keys\x12\x37\n\x06GetKey\x12\x15.acm.v1.GetKeyRequest\x1a\x16.acm.v1.GetKeyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11\x61\x63m/v1/keys.proto\x12\x06\x61\x63m.v1\x1a\x13\x61\x63m/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"=\n\rGetKeyRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0e\n\x06key_id\x18\x02 \x01(\t\"\xd3\x01\n\x0eGetKeyResponse\x12\r\n\x05\x66ound\x18\x01 \x01(\x08\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x11\n\tclient_id\x18\x03 \x01(\t\x12\x10\n\x08key_hash\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07revoked\x18\x07 \x01(\x08\x12\x0c\n\x04role\x18\x08 \x01(\t\x12\x11\n\tcustomers\x18\t \x03(\t\x12\r\n\x05users\x18\n \x03(\t\"A\n\x11GetDataKeyRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x0e\n\x06key_id\x18\x02 \x01(\t\"C\n\x12GetDataKeyResponse\x12\r\n\x05\x66ound\x18\x01 \x01(\x08\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x0e\n\x06secret\x18\x03 \x01(\x0c\x32\x84\x01\n\x04Keys\x12\x37\n\x06GetKey\x12\x15.acm.v1.GetKeyRequest\x1a\x16.acm.v1.GetKeyResponse\x12\x43\n\nGetDataKey\x12\x19.acm.v1.GetDataKeyRequest\x1a\x1a.acm.v1.GetDataKeyResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,6 +37,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETKEYREQUEST']._serialized_end=144
   _globals['_GETKEYRESPONSE']._serialized_start=147
   _globals['_GETKEYRESPONSE']._serialized_end=358
-  _globals['_KEYS']._serialized_start=360
-  _globals['_KEYS']._serialized_end=423
+  _globals['_GETDATAKEYREQUEST']._serialized_start=360
+  _globals['_GETDATAKEYREQUEST']._serialized_end=425
+  _globals['_GETDATAKEYRESPONSE']._serialized_start=427
+  _globals['_GETDATAKEYRESPONSE']._serialized_end=494
+  _globals['_KEYS']._serialized_start=497
+  _globals['_KEYS']._serialized_end=629
 # @@protoc_insertion_point(module_scope)

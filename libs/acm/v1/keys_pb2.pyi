@@ -96,3 +96,58 @@ class GetKeyResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetKeyResponse: _TypeAlias = GetKeyResponse  # noqa: Y015
+
+@_typing.final
+class GetDataKeyRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    key_id: _builtins.str
+    """empty: the owner's current key, created if it has none"""
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope:
+        """The key's owner: client_id, customer_id, user_id as acm.sealing.key_owner derives them from an envelope's
+        scope (a user's key; a customer's; a client's). The service token signs it.
+        """
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        key_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key_id", b"key_id", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetDataKeyRequest: _TypeAlias = GetDataKeyRequest  # noqa: Y015
+
+@_typing.final
+class GetDataKeyResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOUND_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    SECRET_FIELD_NUMBER: _builtins.int
+    found: _builtins.bool
+    """false: no such key for this owner (destroyed by a Forget, or never made)"""
+    key_id: _builtins.str
+    secret: _builtins.bytes
+    """the 32-byte AES-256 key, unwrapped: only over the internal, authenticated channel"""
+    def __init__(
+        self,
+        *,
+        found: _builtins.bool = ...,
+        key_id: _builtins.str = ...,
+        secret: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["found", b"found", "key_id", b"key_id", "secret", b"secret"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetDataKeyResponse: _TypeAlias = GetDataKeyResponse  # noqa: Y015

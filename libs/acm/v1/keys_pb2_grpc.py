@@ -42,6 +42,11 @@ class KeysStub:
                 request_serializer=acm_dot_v1_dot_keys__pb2.GetKeyRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_keys__pb2.GetKeyResponse.FromString,
                 _registered_method=True)
+        self.GetDataKey = channel.unary_unary(
+                '/acm.v1.Keys/GetDataKey',
+                request_serializer=acm_dot_v1_dot_keys__pb2.GetDataKeyRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_keys__pb2.GetDataKeyResponse.FromString,
+                _registered_method=True)
 
 
 class KeysServicer:
@@ -56,6 +61,14 @@ class KeysServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetDataKey(self, request, context):
+        """A data key of the bus's crypto-shredding (acm.sealing): the owner's current key (made on first use) to
+        seal with, or the key named to open a record with. A Forget destroys the owner's keys (found = false).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KeysServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -63,6 +76,11 @@ def add_KeysServicer_to_server(servicer, server):
                     servicer.GetKey,
                     request_deserializer=acm_dot_v1_dot_keys__pb2.GetKeyRequest.FromString,
                     response_serializer=acm_dot_v1_dot_keys__pb2.GetKeyResponse.SerializeToString,
+            ),
+            'GetDataKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDataKey,
+                    request_deserializer=acm_dot_v1_dot_keys__pb2.GetDataKeyRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_keys__pb2.GetDataKeyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -95,6 +113,33 @@ class Keys:
             '/acm.v1.Keys/GetKey',
             acm_dot_v1_dot_keys__pb2.GetKeyRequest.SerializeToString,
             acm_dot_v1_dot_keys__pb2.GetKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDataKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Keys/GetDataKey',
+            acm_dot_v1_dot_keys__pb2.GetDataKeyRequest.SerializeToString,
+            acm_dot_v1_dot_keys__pb2.GetDataKeyResponse.FromString,
             options,
             channel_credentials,
             insecure,

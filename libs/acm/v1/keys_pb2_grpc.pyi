@@ -37,6 +37,10 @@ class KeysStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> KeysAsyncStub: ...
     GetKey: _grpc.UnaryUnaryMultiCallable[_keys_pb2.GetKeyRequest, _keys_pb2.GetKeyResponse]
+    GetDataKey: _grpc.UnaryUnaryMultiCallable[_keys_pb2.GetDataKeyRequest, _keys_pb2.GetDataKeyResponse]
+    """A data key of the bus's crypto-shredding (acm.sealing): the owner's current key (made on first use) to
+    seal with, or the key named to open a record with. A Forget destroys the owner's keys (found = false).
+    """
 
 @_typing.type_check_only
 class KeysAsyncStub(KeysStub):
@@ -47,6 +51,10 @@ class KeysAsyncStub(KeysStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetKey: _aio.UnaryUnaryMultiCallable[_keys_pb2.GetKeyRequest, _keys_pb2.GetKeyResponse]  # type: ignore[assignment]
+    GetDataKey: _aio.UnaryUnaryMultiCallable[_keys_pb2.GetDataKeyRequest, _keys_pb2.GetDataKeyResponse]  # type: ignore[assignment]
+    """A data key of the bus's crypto-shredding (acm.sealing): the owner's current key (made on first use) to
+    seal with, or the key named to open a record with. A Forget destroys the owner's keys (found = false).
+    """
 
 class KeysServicer(metaclass=_abc_1.ABCMeta):
     """Internal: the gateway owns the API keys; a service that verifies an envelope's signature (ingest,
@@ -60,5 +68,15 @@ class KeysServicer(metaclass=_abc_1.ABCMeta):
         request: _keys_pb2.GetKeyRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_keys_pb2.GetKeyResponse, _abc.Awaitable[_keys_pb2.GetKeyResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetDataKey(
+        self,
+        request: _keys_pb2.GetDataKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_keys_pb2.GetDataKeyResponse, _abc.Awaitable[_keys_pb2.GetDataKeyResponse]]:
+        """A data key of the bus's crypto-shredding (acm.sealing): the owner's current key (made on first use) to
+        seal with, or the key named to open a record with. A Forget destroys the owner's keys (found = false).
+        """
 
 def add_KeysServicer_to_server(servicer: KeysServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,422 @@
+"""Crypto-shredding of the bus (docs/privacy.md, "The bus: sealed bodies").
+
+Every event body that carries a user's data is sent sealed: AES-256-GCM under a data key of the scope's owner,
+the routing fields (event_id, scope, occurred_at, traceparent, key_id, signature) left in clear. The data keys
+live in the gateway's store, wrapped by a master key; a Forget destroys the forgotten owner's keys, so what is
+left of their events on Kafka (retention) or in the embedded log can no longer be opened by anyone.
+
+Which key seals a body: the envelope scope's owner, ``key_owner`` — the user's key for a user's scope, the
+customer's key for a customer-level scope (the Memory API at the customer tier), the client's for a
+client-level one. A user's customer- and client-tier statements travel in that user's events and so under the
+user's key. A user Forget destroys that user's key; a customer Forget every key of the customer (its users'
+and its own); a client Forget every key of the client. Each level therefore destroys every key that can open
+the forgotten subject's records.
+
+One place: `SealingBus` wraps a service's bus, sealing on publish and opening on delivery, so handlers and
+`acm.envelopes.decode` see the clear body. A record whose key is gone is taken as forgotten: skipped and
+acknowledged (never dead-lettered), counted in ``acm.bus.forgotten_records`` and logged without content.
+Direct Kafka publishers (agents signing their own envelopes) may send clear bodies: they are accepted as they
+are (their bytes stay readable until the topic's retention; the documented limit).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from opentelemetry import metrics
+
+from acm.domain.models import new_id
+from acm.domain.scope import ForgetLevel, Scope
+from acm.ports.bus import EventBus, PermanentError, Record, RecordHandler
+from acm.v1 import common_pb2, events_pb2
+
+log = logging.getLogger("acm.sealing")
+FORGOTTEN_RECORDS = metrics.get_meter("acm").create_counter(
+    "acm.bus.forgotten_records", unit="{record}", description="records skipped: their data key was destroyed"
+)
+
+# The bodies that carry a user's words or names. The others carry ids, counts and levels only: forget_requested,
+# compaction_requested (token counts), schema_changed (an agent's id and version), pool_ready (a version key),
+# job_updated (status, counts and an error reason ACM writes, not the user's text).
+SEALED_BODIES = frozenset(
+    {"turn_received", "memories_written", "memory_edit_requested", "memories_indexed", "prefetch_signal"}
+)
+KEY_BYTES = 32
+_NONCE = 12
+_AAD_TAG = b"acm.sealed.v1"
+
+# (client_id, customer_id, user_id) of a data key: "" for the parts above its level.
+Owner = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class DataKey:
+    key_id: str
+    owner: Owner
+    secret: bytes
+
+
+class Forgotten(Exception):
+    """The record's data key is gone (its owner was forgotten): the record is unreadable for good."""
+
+
+class Keyring(Protocol):
+    """The data keys: ``current`` the owner's key to seal with (made on first use), ``by_id`` the key a record
+    names (None: destroyed or never made), ``forgotten`` drops what a cache keeps of the owners under ``prefix``
+    (a Forget seen on the bus)."""
+
+    async def current(self, owner: Owner) -> DataKey: ...
+
+    async def by_id(self, owner: Owner, key_id: str) -> DataKey | None: ...
+
+    def forgotten(self, prefix: Owner) -> None: ...
+
+
+def key_owner(scope: common_pb2.Scope) -> Owner:
+    """The owner whose key seals an envelope of this scope: its user, else its customer, else its client."""
+    if scope.user_id:
+        return scope.client_id, scope.customer_id, scope.user_id
+    return scope.client_id, scope.customer_id, ""
+
+
+def owned_by(owner: Owner, prefix: Owner) -> bool:
+    """Whether a Forget of ``prefix`` (its empty parts: any) reaches ``owner``'s key."""
+    return all(not want or want == have for have, want in zip(owner, prefix, strict=True))
+
+
+_FORGET_PREFIX: dict[int, Callable[[common_pb2.Scope], Owner]] = {
+    events_pb2.FORGET_LEVEL_USER: lambda s: (s.client_id, s.customer_id, s.user_id),
+    events_pb2.FORGET_LEVEL_CUSTOMER: lambda s: (s.client_id, s.customer_id, ""),
+    events_pb2.FORGET_LEVEL_CLIENT: lambda s: (s.client_id, "", ""),
+}
+
+
+def forget_prefix(level: int, scope: common_pb2.Scope) -> Owner | None:
+    """The owners whose keys a Forget of ``level`` destroys (a prefix, see owned_by); None: none (a session)."""
+    make = _FORGET_PREFIX.get(level)
+    return make(scope) if make is not None else None
+
+
+def _aad(env: events_pb2.Envelope, key_id: str) -> bytes:
+    return b"\x00".join(
+        (_AAD_TAG, env.event_id.encode(), env.scope.SerializeToString(deterministic=True), key_id.encode())
+    )
+
+
+def seal_with(env: events_pb2.Envelope, key: DataKey) -> None:
+    """Seal ``env``'s body in place under ``key`` (the body field cleared, ``sealed`` and ``data_key_id`` set)."""
+    body = env.WhichOneof("body")
+    if body is None:
+        raise ValueError("an envelope without a body has nothing to seal")
+    inner = events_pb2.Envelope()
+    getattr(inner, body).CopyFrom(getattr(env, body))
+    nonce = os.urandom(_NONCE)
+    env.ClearField(body)
+    env.data_key_id = key.key_id
+    env.sealed = nonce + AESGCM(key.secret).encrypt(nonce, inner.SerializeToString(), _aad(env, key.key_id))
+
+
+def open_with(env: events_pb2.Envelope, key: DataKey) -> None:
+    """Put the sealed body back into ``env`` (``sealed`` kept, so the signature still checks over what was sent);
+    PermanentError when the bytes or the routing fields they are bound to were altered."""
+    sealed = env.sealed
+    try:
+        plain = AESGCM(key.secret).decrypt(sealed[:_NONCE], sealed[_NONCE:], _aad(env, env.data_key_id))
+    except InvalidTag:
+        raise PermanentError("sealed body does not open: altered, or not sealed for this event and scope") from None
+    inner = events_pb2.Envelope.FromString(plain)
+    body = inner.WhichOneof("body")
+    if body not in SEALED_BODIES:
+        raise PermanentError(f"sealed body is {body or 'empty'}, not a body that is sealed")
+    getattr(env, body).CopyFrom(getattr(inner, body))
+
+
+def needs_sealing(env: events_pb2.Envelope) -> bool:
+    return not env.sealed and env.WhichOneof("body") in SEALED_BODIES
+
+
+async def seal(env: events_pb2.Envelope, keyring: Keyring) -> None:
+    """Seal ``env`` under its scope owner's current key when its body carries a user's data (else unchanged).
+    Before signing: the signature covers the sealed bytes."""
+    if needs_sealing(env):
+        seal_with(env, await keyring.current(key_owner(env.scope)))
+
+
+async def open_sealed(env: events_pb2.Envelope, keyring: Keyring) -> None:
+    """Open ``env``'s sealed body in place (clear envelopes are left as they are); Forgotten when its key is
+    gone, PermanentError when it was altered."""
+    if not env.sealed:
+        return
+    key = await keyring.by_id(key_owner(env.scope), env.data_key_id)
+    if key is None:
+        raise Forgotten(env.data_key_id)
+    open_with(env, key)
+
+
+def _is_dead_letter(topic: str) -> bool:
+    # A dead-letter record is a DeadLetter holding the original (still sealed) bytes, never an envelope.
+    return topic.startswith("acm.dlq.")
+
+
+def _envelope(value: bytes) -> events_pb2.Envelope | None:
+    env = events_pb2.Envelope()
+    try:
+        env.ParseFromString(value)
+    except Exception:  # malformed: acm.envelopes.decode dead-letters it with the reason
+        return None
+    return env
+
+
+class SealingBus:
+    """An EventBus that seals on publish and opens on delivery (the one place envelopes are sealed and opened):
+    handlers get the record with the body in clear; a record whose key is gone is acknowledged unhandled
+    (forgotten). A Forget passing through drops the keyring's cached keys of the forgotten owners."""
+
+    def __init__(self, bus: EventBus, keyring: Keyring) -> None:
+        self.inner = bus
+        self.keyring = keyring
+
+    async def seal(self, env: events_pb2.Envelope) -> None:
+        await seal(env, self.keyring)
+
+    async def publish(self, topic: str, key: str, value: bytes) -> None:
+        env = None if _is_dead_letter(topic) else _envelope(value)
+        if env is not None and needs_sealing(env):
+            if env.signature:
+                # Sealing now would void the signature; the publisher must call seal() before signing.
+                raise ValueError(f"a signed {env.WhichOneof('body')} must be sealed before it is signed")
+            await seal(env, self.keyring)
+            value = env.SerializeToString()
+        await self.inner.publish(topic, key, value)
+
+    def subscribe(
+        self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False, concurrency: int = 1
+    ) -> None:
+        self.inner.subscribe(topic, group, self._opening(group, handler), from_now=from_now, concurrency=concurrency)
+
+    def _opening(self, group: str, handler: RecordHandler) -> Callable[[Record], Awaitable[None]]:
+        async def opened(record: Record) -> None:
+            env = None if _is_dead_letter(record.topic) else _envelope(record.value)
+            if env is None:
+                await handler(record)
+                return
+            if env.WhichOneof("body") == "forget_requested":
+                prefix = forget_prefix(env.forget_requested.level, env.scope)
+                if prefix is not None:
+                    self.keyring.forgotten(prefix)
+            if not env.sealed:
+                await handler(record)  # clear: ACM's unsealed bodies, and direct publishers' turns
+                return
+            try:
+                await open_sealed(env, self.keyring)
+            except Forgotten:
+                FORGOTTEN_RECORDS.add(1, {"topic": record.topic, "group": group})
+                log.info(
+                    "group %s: %s@%d/%d event %s skipped: its data key is destroyed (forgotten)",
+                    group,
+                    record.topic,
+                    record.partition,
+                    record.offset,
+                    env.event_id,
+                )
+                return
+            # The delivery layer keeps the original record: a dead letter holds the sealed bytes, never these.
+            await handler(replace(record, value=env.SerializeToString()))
+
+        return opened
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def stop(self) -> None:
+        await self.inner.stop()
+
+    def __getattr__(self, name: str) -> Any:
+        # The wrapped adapter's own extras (health checks, the embedded log's pruning) pass through.
+        return getattr(self.inner, name)
+
+
+# --- the keys, kept by the gateway ---------------------------------------------------------------------------
+
+
+def new_master_key() -> str:
+    """A master key as ACM_MASTER_KEY takes it: 32 random bytes, urlsafe base64."""
+    return base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).decode()
+
+
+def master_key_bytes(text: str) -> bytes:
+    """ACM_MASTER_KEY's bytes; ValueError unless it is 32 bytes in (urlsafe) base64."""
+    try:
+        raw = base64.urlsafe_b64decode(text.strip().encode())
+    except ValueError:
+        raise ValueError("the master key must be base64 (acm keys master-key makes one)") from None
+    if len(raw) != KEY_BYTES:
+        raise ValueError(f"the master key must be {KEY_BYTES} bytes, base64 ({len(raw)} given)")
+    return raw
+
+
+def _wrap_aad(key_id: str, owner: Owner) -> bytes:
+    return "\x00".join(("acm.data_key.v1", key_id, *owner)).encode()
+
+
+def wrap(master: bytes, key_id: str, owner: Owner, secret: bytes) -> str:
+    """A data key as stored: AES-256-GCM under the master key, bound to its id and owner, base64."""
+    nonce = os.urandom(_NONCE)
+    return base64.b64encode(nonce + AESGCM(master).encrypt(nonce, secret, _wrap_aad(key_id, owner))).decode()
+
+
+def unwrap(master: bytes, key_id: str, owner: Owner, wrapped: str) -> bytes:
+    raw = base64.b64decode(wrapped)
+    return AESGCM(master).decrypt(raw[:_NONCE], raw[_NONCE:], _wrap_aad(key_id, owner))
+
+
+@dataclass(frozen=True, slots=True)
+class StoredKey:
+    key_id: str
+    owner: Owner
+    wrapped: str
+
+
+class DataKeyRepo(Protocol):
+    """The gateway's data_keys table (one current key per owner)."""
+
+    async def current(self, owner: Owner) -> StoredKey | None: ...
+
+    async def by_id(self, key_id: str) -> StoredKey | None: ...
+
+    async def add(self, key: StoredKey) -> None:
+        """Insert unless the owner has a key already (a concurrent first use: the other one wins)."""
+
+    async def destroy(self, prefix: Owner) -> int:
+        """Delete every key of the owners under ``prefix``; how many."""
+
+
+class KeyShredder(Protocol):
+    async def destroy(self, prefix: Owner) -> int:
+        """A Forget: the keys of every owner under ``prefix`` are deleted; how many."""
+
+
+class StoreKeyring:
+    """Implements Keyring over the gateway's store (the gateway; every service of the embedded process). Keys
+    are kept in memory once read, and dropped by ``destroy`` at once: in one process a Forget counts at once."""
+
+    def __init__(self, repo: DataKeyRepo, master: bytes) -> None:
+        self._repo = repo
+        self._master = master
+        self._by_id: dict[str, DataKey] = {}
+        self._current: dict[Owner, DataKey] = {}
+
+    def _open(self, stored: StoredKey) -> DataKey:
+        key = DataKey(stored.key_id, stored.owner, unwrap(self._master, stored.key_id, stored.owner, stored.wrapped))
+        self._by_id[key.key_id] = key
+        return key
+
+    async def current(self, owner: Owner) -> DataKey:
+        kept = self._current.get(owner)
+        if kept is not None:
+            return kept
+        stored = await self._repo.current(owner)
+        if stored is None:
+            key_id = new_id()
+            await self._repo.add(StoredKey(key_id, owner, wrap(self._master, key_id, owner, os.urandom(KEY_BYTES))))
+            stored = await self._repo.current(owner)
+            if stored is None:  # destroyed between the two statements by a Forget of this very owner
+                raise PermanentError("the data key's owner was forgotten while its key was made")
+        key = self._open(stored)
+        self._current[owner] = key
+        return key
+
+    async def by_id(self, owner: Owner, key_id: str) -> DataKey | None:
+        kept = self._by_id.get(key_id)
+        if kept is None:
+            stored = await self._repo.by_id(key_id)
+            if stored is None:
+                return None
+            kept = self._open(stored)
+        return kept if kept.owner == owner else None
+
+    async def destroy(self, prefix: Owner) -> int:
+        """A Forget: the keys of every owner under ``prefix`` are deleted; their records cannot be opened."""
+        self.forgotten(prefix)
+        destroyed = await self._repo.destroy(prefix)
+        self.forgotten(prefix)  # and what a concurrent read cached meanwhile
+        return destroyed
+
+    def forgotten(self, prefix: Owner) -> None:
+        for key_id in [k for k, key in self._by_id.items() if owned_by(key.owner, prefix)]:
+            del self._by_id[key_id]
+        for owner in [o for o in self._current if owned_by(o, prefix)]:
+            del self._current[owner]
+
+
+async def seal_before_signing(bus: EventBus, env: events_pb2.Envelope) -> None:
+    """For a publisher that signs its envelopes (the gateway): seal ``env`` now when ``bus`` seals, so the
+    signature covers the sealed bytes that are sent."""
+    if isinstance(bus, SealingBus):
+        await bus.seal(env)
+
+
+def shredder_of(bus: EventBus) -> KeyShredder | None:
+    """The data keys a Forget destroys: the gateway's store keyring behind its sealing bus (None: not sealing)."""
+    if isinstance(bus, SealingBus) and isinstance(bus.keyring, StoreKeyring):
+        return bus.keyring
+    return None
+
+
+def forget_owners(level: ForgetLevel, scope: Scope) -> Owner | None:
+    """The owners whose data keys a Forget of ``level`` destroys (a prefix, see owned_by); None for a session:
+    its user's key also seals the user's other sessions, so a session's events stay on the bus until retention."""
+    if level is ForgetLevel.USER:
+        return scope.client_id, scope.customer_id, scope.user_id
+    if level is ForgetLevel.CUSTOMER:
+        return scope.client_id, scope.customer_id, ""
+    if level is ForgetLevel.CLIENT:
+        return scope.client_id, "", ""
+    return None
+
+
+MASTER_KEY_FILE = "master.key"
+
+
+def embedded_master_key(data_dir: Path) -> bytes:
+    """The embedded process's master key: made once and kept (owner-only) in its data folder. A destroyed data
+    key is gone from the folder's files (SQLite secure_delete and a checkpoint), so the master key beside them
+    opens nothing forgotten; it guards the live keys no more than the folder's permissions do."""
+    path = data_dir / MASTER_KEY_FILE
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(new_master_key() + "\n")
+    return master_key_bytes(path.read_text())
+
+
+async def readable_bytes(value: bytes, keyring: Keyring, topic: str = "") -> bytes:
+    """What of a bus record anyone holding ``keyring``'s keys can read in clear: a sealed body opened with the
+    keys that remain (b"" when its key is gone or it does not open), a dead letter's record the same way (its
+    ``topic`` has ``acm.dlq.`` in it); the record itself otherwise. For residue scans (acm bench safety): a
+    forgotten subject's text must be in neither."""
+    if "acm.dlq." in topic:
+        letter = events_pb2.DeadLetter()
+        try:
+            letter.ParseFromString(value)
+        except Exception:
+            return value
+        return await readable_bytes(letter.value, keyring)
+    env = _envelope(value)
+    if env is None or not env.sealed:
+        return value
+    try:
+        await open_sealed(env, keyring)
+    except (Forgotten, PermanentError):
+        return b""
+    body = env.WhichOneof("body")
+    return getattr(env, body).SerializeToString() if body else b""
