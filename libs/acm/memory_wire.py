@@ -22,7 +22,7 @@ from acm.convert import (
     ts,
 )
 from acm.domain.errors import InvalidRequest
-from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus
+from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus, metadata_pairs
 from acm.domain.scope import ALL_TIERS, Scope
 from acm.ports.memories import MemoryQuery
 from acm.ports.stores import MemoryFilter
@@ -44,6 +44,7 @@ def stored_to_pb(memory: Memory) -> memories_pb2.StoredMemory:
         slot=memory.slot,
         updated_at=ts(memory.updated_at),
         valid_to=ts(memory.valid_to),
+        metadata=dict(memory.metadata),
     )
 
 
@@ -78,6 +79,7 @@ def stored_from_pb(pb: memories_pb2.StoredMemory, scope: Scope) -> Memory:
         role=shown.role,
         tool_name=shown.tool_name,
         trust=shown.trust,
+        metadata=metadata_pairs(pb.metadata),
     )
 
 
@@ -150,8 +152,22 @@ def query_from_pb(pb: memories_pb2.ListMemoriesRequest) -> MemoryQuery:
         role=_role(pb.role),
         tool_name=pb.tool_name,
         include_stale=pb.include_stale,
+        metadata=_metadata_filter(pb.metadata),
     )
     return MemoryQuery(where, pb.entity.strip(), pb.page_size, pb.page_token)
+
+
+def _metadata_filter(values: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """ListMemoriesRequest.metadata ("key=value", split at the first "=") as sorted pairs."""
+    pairs: dict[str, str] = {}
+    for value in values:
+        key, sep, wanted = value.partition("=")
+        if not sep or not key:
+            raise InvalidRequest(f"metadata filter {value[:64]!r} is not key=value")
+        if pairs.get(key, wanted) != wanted:
+            raise InvalidRequest(f"metadata filter names {key[:64]!r} twice with different values: nothing matches")
+        pairs[key] = wanted
+    return tuple(sorted(pairs.items()))
 
 
 def query_to_pb(scope: Scope, query: MemoryQuery) -> memories_pb2.ListMemoriesRequest:
@@ -169,6 +185,7 @@ def query_to_pb(scope: Scope, query: MemoryQuery) -> memories_pb2.ListMemoriesRe
         role=roles.get(w.role, common_pb2.ROLE_UNSPECIFIED),
         tool_name=w.tool_name,
         include_stale=w.include_stale,
+        metadata=[f"{k}={v}" for k, v in w.metadata],
         page_size=query.page_size,
         page_token=query.page_token,
     )

@@ -22,7 +22,18 @@ from acm.domain.facts import (
     slot_of,
 )
 from acm.domain.identifiers import identifiers
-from acm.domain.models import Entity, Layer, Memory, MemoryStatus, Relation, Role, Turn, stable_id, utcnow
+from acm.domain.models import (
+    Entity,
+    Layer,
+    Memory,
+    MemoryStatus,
+    Relation,
+    Role,
+    Turn,
+    metadata_pairs,
+    stable_id,
+    utcnow,
+)
 from acm.domain.pii import redact_turn
 from acm.domain.placement import Placement, place, promoted
 from acm.domain.records import MAX_RECORD_WEIGHT, Record, merged, parse_fields, weight
@@ -246,6 +257,7 @@ class IngestTurn:
             role=turn.role.value,
             tool_name=turn.tool_name,
             trust=turn_trust(plan),
+            metadata=metadata_pairs(turn.metadata),
         )
 
     async def _facts(
@@ -283,6 +295,7 @@ class IngestTurn:
                     role=turn.role.value,
                     tool_name=turn.tool_name,
                     trust=draft.trust,
+                    metadata=metadata_pairs(turn.metadata),
                 )
             )
         existing = {m.memory_id: m for m in await self.memories.get(turn.scope, [f.memory_id for f in fresh])}
@@ -302,6 +315,7 @@ class IngestTurn:
                         role=source.role,
                         tool_name=source.tool_name,
                         trust=source.trust,
+                        metadata=metadata_pairs(dict(old.metadata), dict(fact.metadata)),
                         layer=restated_layer(schema, old, source.trusted, old.session_id != turn.scope.session_id),
                     )
             facts.append(fact)

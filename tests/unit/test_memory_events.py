@@ -47,6 +47,7 @@ def _memory(**changes: object) -> Memory:
         role="tool",
         tool_name="crm_lookup",
         trust="untrusted",
+        metadata=(("channel", "email"), ("ticket", "T-7")),
     )
     return replace(base, **changes)  # type: ignore[arg-type]
 

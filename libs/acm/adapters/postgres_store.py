@@ -124,6 +124,7 @@ PG = Dialect(
     in_list=lambda column, param: f"{column} = ANY(:{param})",
     json_text=lambda column: f"{column}::text",
     json_param=lambda param: f":{param}::jsonb",
+    json_contains=lambda column, param: f"{column} @> :{param}",
     planner_hint="",
 )
 

@@ -271,6 +271,12 @@ _ENTITIES = (
 
 _BEFORE = "the schema before versions"
 
+# The turn's metadata on each memory (ListMemories filters by key=value); rows stored before it have none.
+_METADATA = "turn metadata on memories"
+_PG_MEMORY_METADATA = Migration(
+    3, _METADATA, ("ALTER TABLE memories ADD COLUMN IF NOT EXISTS metadata jsonb NOT NULL DEFAULT '{}'",)
+)
+
 # The bus's data keys (acm.sealing), in the gateway's store: one current key per owner (a user, a customer, a
 # client: "" for the parts above its level), wrapped by the master key. A Forget deletes the owner's rows.
 _DATA_KEYS = (
@@ -306,6 +312,7 @@ POSTGRES = Migrations(
                     "ON memories (client_id, tier, customer_id, user_id)",
                 ),
             ),
+            _PG_MEMORY_METADATA,
         ),
         "jobs": (Migration(1, _BEFORE, _PG_JOBS),),
         "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION),
@@ -465,6 +472,12 @@ async def _add_memory_columns(tx: Tx) -> None:
     await tx.execute(_SQLITE_EXPIRY_INDEX)
 
 
+async def _add_memory_metadata(tx: Tx) -> None:
+    # SQLite has no ADD COLUMN IF NOT EXISTS; a table made by a release that numbered no migrations may have it.
+    if "metadata" not in {row["name"] for row in await tx.fetch("PRAGMA table_info(memories)")}:
+        await tx.execute("ALTER TABLE memories ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'")
+
+
 async def _add_key_columns(tx: Tx) -> None:
     # Roles: keys stored before them keep working as admin keys.
     key_columns = {row["name"] for row in await tx.fetch("PRAGMA table_info(api_keys)")}
@@ -517,7 +530,10 @@ _SQLITE_WORKING = (
 SQLITE = Migrations(
     lock="",  # the transaction is BEGIN IMMEDIATE: a second process waits for the first (busy_timeout)
     groups={
-        "memories": (Migration(1, _BEFORE, (*_SQLITE_MEMORIES, _add_memory_columns, *_SQLITE_AUTHORS)),),
+        "memories": (
+            Migration(1, _BEFORE, (*_SQLITE_MEMORIES, _add_memory_columns, *_SQLITE_AUTHORS)),
+            Migration(2, _METADATA, (_add_memory_metadata,)),
+        ),
         "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS),),
         "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),

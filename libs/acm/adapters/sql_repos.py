@@ -32,6 +32,7 @@ from acm.domain.models import (
     MemoryStatus,
     ScoredMemory,
     in_own_session,
+    metadata_pairs,
     utcnow,
 )
 from acm.domain.schema import AgentSchema
@@ -110,6 +111,7 @@ class Dialect:
     in_list: Callable[[str, str], str]  # (column, param): the column is one of the list bound to param
     json_text: Callable[[str], str]  # a JSON column read as text
     json_param: Callable[[str], str]  # a JSON text param bound to a JSON column
+    json_contains: Callable[[str, str], str]  # (column, param): the JSON object has every key and value of param's
     planner_hint: str  # prefix of a condition that must not choose the index (SQLite: "+")
 
     def dt_or_none(self, value: Any) -> datetime | None:
@@ -121,7 +123,7 @@ class Dialect:
 MEMORY_COLUMNS = (
     "memory_id, client_id, tier, customer_id, user_id, agent_id, session_id, text, layer, kind, "
     "source_turn_ids, created_at, updated_at, valid_from, valid_to, token_count, mention_count, "
-    "access_count, status, superseded_by, schema_version, slot, role, tool_name, trust"
+    "access_count, status, superseded_by, schema_version, slot, role, tool_name, trust, metadata"
 )
 _NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
 M_COLUMNS = ", ".join(f"m.{c}" for c in _NAMES)
@@ -275,6 +277,7 @@ class SqlMemoryRepo(_Repo, ABC):
             "role": m.role,
             "tool_name": m.tool_name,
             "trust": m.trust,
+            "metadata": d.obj(dict(m.metadata)),
         }
 
     def _memory(self, row: Row) -> Memory:
@@ -302,6 +305,7 @@ class SqlMemoryRepo(_Repo, ABC):
             role=row["role"],
             tool_name=row["tool_name"],
             trust=row["trust"],
+            metadata=metadata_pairs(d.from_obj(row["metadata"])),
         )
 
     def _memories(self, rows: Sequence[Row]) -> list[Memory]:
@@ -467,6 +471,7 @@ class SqlMemoryRepo(_Repo, ABC):
             "tool_name": (where.tool_name, "m.tool_name = :tool_name"),
             "slot": (where.slot, "m.slot = :slot"),
             "superseded_by": (where.superseded_by, "m.superseded_by = :superseded_by"),
+            "metadata": (where.metadata and d.obj(dict(where.metadata)), d.json_contains("m.metadata", "metadata")),
         }
         for name, (value, condition) in optional.items():
             if value:

@@ -66,6 +66,11 @@ SQLITE = Dialect(
     in_list=lambda column, param: f"{column} IN (SELECT value FROM json_each(:{param}))",
     json_text=lambda column: column,
     json_param=lambda param: f":{param}",
+    # Every (key, value) of the param's object is one of the column's: as many matches as the param has keys.
+    json_contains=lambda column, param: (
+        f"(SELECT count(*) FROM json_each({column}) AS h JOIN json_each(:{param}) AS w "
+        f"ON h.key = w.key AND h.value = w.value) = (SELECT count(*) FROM json_each(:{param}))"
+    ),
     planner_hint="+",
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -86,6 +87,9 @@ class Memory:
     # acm.domain.instruction.Trust: "untrusted" (an authority or rule claim, or any doubtful source) is stored
     # and shown marked, never promoted to LONG.
     trust: str = "normal"
+    # The metadata of the turn it came from (redacted as the turn is), sorted (key, value) pairs; a fact said
+    # again in another turn has the keys of each turn that said it, the newest value winning.
+    metadata: tuple[tuple[str, str], ...] = ()
 
     @property
     def trusted(self) -> bool:
@@ -94,6 +98,14 @@ class Memory:
     @property
     def tier(self) -> Tier:
         return self.owner.tier
+
+
+def metadata_pairs(*mappings: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """Memory.metadata from one or more mappings (a later one's value wins for the same key)."""
+    merged: dict[str, str] = {}
+    for mapping in mappings:
+        merged.update(mapping)
+    return tuple(sorted(merged.items()))
 
 
 def in_own_session(scope: Scope, m: Memory) -> bool:

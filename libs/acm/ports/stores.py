@@ -31,6 +31,7 @@ class MemoryFilter:
     slot: str = ""
     superseded_by: str = ""  # the versions a memory replaced
     among: tuple[str, ...] | None = None  # only these memory ids (e.g. those mentioning an entity)
+    metadata: tuple[tuple[str, str], ...] = ()  # (key, value) pairs the memory's metadata must all have
 
 
 @dataclass(frozen=True, slots=True)

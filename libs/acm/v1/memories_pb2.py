@@ -26,31 +26,35 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from acm.v1 import common_pb2 as acm_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61\x63m/v1/memories.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\"\xe9\x01\n\x0cStoredMemory\x12\x1e\n\x06memory\x18\x01 \x01(\x0b\x32\x0e.acm.v1.Memory\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.acm.v1.MemoryStatus\x12\x15\n\rsuperseded_by\x18\x04 \x01(\t\x12\x0c\n\x04slot\x18\x05 \x01(\t\x12.\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08valid_to\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"C\n\x10GetMemoryRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x11\n\tmemory_id\x18\x02 \x01(\t\"\x80\x03\n\x13ListMemoriesRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x1b\n\x05tiers\x18\x02 \x03(\x0e\x32\x0c.acm.v1.Tier\x12\x1d\n\x06layers\x18\x03 \x03(\x0e\x32\r.acm.v1.Layer\x12\r\n\x05kinds\x18\x04 \x03(\t\x12\x31\n\rcreated_after\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1c\n\x05trust\x18\x07 \x03(\x0e\x32\r.acm.v1.Trust\x12\x0e\n\x06\x65ntity\x18\x08 \x01(\t\x12\x1a\n\x04role\x18\t \x01(\x0e\x32\x0c.acm.v1.Role\x12\x11\n\ttool_name\x18\n \x01(\t\x12\x15\n\rinclude_stale\x18\x0b \x01(\x08\x12\x11\n\tpage_size\x18\x0c \x01(\x05\x12\x12\n\npage_token\x18\r \x01(\t\"W\n\x14ListMemoriesResponse\x12&\n\x08memories\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"U\n\x14MemoryHistoryRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x11\n\tmemory_id\x18\x02 \x01(\t\x12\x0c\n\x04slot\x18\x03 \x01(\t\"?\n\x15MemoryHistoryResponse\x12&\n\x08versions\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory\"d\n\x16SessionMemoriesRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x1d\n\x06layers\x18\x03 \x03(\x0e\x32\r.acm.v1.Layer\"A\n\x17SessionMemoriesResponse\x12&\n\x08memories\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory*`\n\x0cMemoryStatus\x12\x1d\n\x19MEMORY_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MEMORY_STATUS_ACTIVE\x10\x01\x12\x17\n\x13MEMORY_STATUS_STALE\x10\x02\x32\xb4\x02\n\x08Memories\x12;\n\tGetMemory\x12\x18.acm.v1.GetMemoryRequest\x1a\x14.acm.v1.StoredMemory\x12I\n\x0cListMemories\x12\x1b.acm.v1.ListMemoriesRequest\x1a\x1c.acm.v1.ListMemoriesResponse\x12L\n\rMemoryHistory\x12\x1c.acm.v1.MemoryHistoryRequest\x1a\x1d.acm.v1.MemoryHistoryResponse\x12R\n\x0fSessionMemories\x12\x1e.acm.v1.SessionMemoriesRequest\x1a\x1f.acm.v1.SessionMemoriesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61\x63m/v1/memories.proto\x12\x06\x61\x63m.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x13\x61\x63m/v1/common.proto\"\xd0\x02\n\x0cStoredMemory\x12\x1e\n\x06memory\x18\x01 \x01(\x0b\x32\x0e.acm.v1.Memory\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.acm.v1.MemoryStatus\x12\x15\n\rsuperseded_by\x18\x04 \x01(\t\x12\x0c\n\x04slot\x18\x05 \x01(\t\x12.\n\nupdated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08valid_to\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x08metadata\x18\x08 \x03(\x0b\x32\".acm.v1.StoredMemory.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"C\n\x10GetMemoryRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x11\n\tmemory_id\x18\x02 \x01(\t\"\x92\x03\n\x13ListMemoriesRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x1b\n\x05tiers\x18\x02 \x03(\x0e\x32\x0c.acm.v1.Tier\x12\x1d\n\x06layers\x18\x03 \x03(\x0e\x32\r.acm.v1.Layer\x12\r\n\x05kinds\x18\x04 \x03(\t\x12\x31\n\rcreated_after\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1c\n\x05trust\x18\x07 \x03(\x0e\x32\r.acm.v1.Trust\x12\x0e\n\x06\x65ntity\x18\x08 \x01(\t\x12\x1a\n\x04role\x18\t \x01(\x0e\x32\x0c.acm.v1.Role\x12\x11\n\ttool_name\x18\n \x01(\t\x12\x15\n\rinclude_stale\x18\x0b \x01(\x08\x12\x11\n\tpage_size\x18\x0c \x01(\x05\x12\x12\n\npage_token\x18\r \x01(\t\x12\x10\n\x08metadata\x18\x0e \x03(\t\"W\n\x14ListMemoriesResponse\x12&\n\x08memories\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"U\n\x14MemoryHistoryRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\x11\n\tmemory_id\x18\x02 \x01(\t\x12\x0c\n\x04slot\x18\x03 \x01(\t\"?\n\x15MemoryHistoryResponse\x12&\n\x08versions\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory\"d\n\x16SessionMemoriesRequest\x12\x1c\n\x05scope\x18\x01 \x01(\x0b\x32\r.acm.v1.Scope\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x1d\n\x06layers\x18\x03 \x03(\x0e\x32\r.acm.v1.Layer\"A\n\x17SessionMemoriesResponse\x12&\n\x08memories\x18\x01 \x03(\x0b\x32\x14.acm.v1.StoredMemory*`\n\x0cMemoryStatus\x12\x1d\n\x19MEMORY_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MEMORY_STATUS_ACTIVE\x10\x01\x12\x17\n\x13MEMORY_STATUS_STALE\x10\x02\x32\xb4\x02\n\x08Memories\x12;\n\tGetMemory\x12\x18.acm.v1.GetMemoryRequest\x1a\x14.acm.v1.StoredMemory\x12I\n\x0cListMemories\x12\x1b.acm.v1.ListMemoriesRequest\x1a\x1c.acm.v1.ListMemoriesResponse\x12L\n\rMemoryHistory\x12\x1c.acm.v1.MemoryHistoryRequest\x1a\x1d.acm.v1.MemoryHistoryResponse\x12R\n\x0fSessionMemories\x12\x1e.acm.v1.SessionMemoriesRequest\x1a\x1f.acm.v1.SessionMemoriesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'acm.v1.memories_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_MEMORYSTATUS']._serialized_start=1189
-  _globals['_MEMORYSTATUS']._serialized_end=1285
+  _globals['_STOREDMEMORY_METADATAENTRY']._loaded_options = None
+  _globals['_STOREDMEMORY_METADATAENTRY']._serialized_options = b'8\001'
+  _globals['_MEMORYSTATUS']._serialized_start=1310
+  _globals['_MEMORYSTATUS']._serialized_end=1406
   _globals['_STOREDMEMORY']._serialized_start=88
-  _globals['_STOREDMEMORY']._serialized_end=321
-  _globals['_GETMEMORYREQUEST']._serialized_start=323
-  _globals['_GETMEMORYREQUEST']._serialized_end=390
-  _globals['_LISTMEMORIESREQUEST']._serialized_start=393
-  _globals['_LISTMEMORIESREQUEST']._serialized_end=777
-  _globals['_LISTMEMORIESRESPONSE']._serialized_start=779
-  _globals['_LISTMEMORIESRESPONSE']._serialized_end=866
-  _globals['_MEMORYHISTORYREQUEST']._serialized_start=868
-  _globals['_MEMORYHISTORYREQUEST']._serialized_end=953
-  _globals['_MEMORYHISTORYRESPONSE']._serialized_start=955
-  _globals['_MEMORYHISTORYRESPONSE']._serialized_end=1018
-  _globals['_SESSIONMEMORIESREQUEST']._serialized_start=1020
-  _globals['_SESSIONMEMORIESREQUEST']._serialized_end=1120
-  _globals['_SESSIONMEMORIESRESPONSE']._serialized_start=1122
-  _globals['_SESSIONMEMORIESRESPONSE']._serialized_end=1187
-  _globals['_MEMORIES']._serialized_start=1288
-  _globals['_MEMORIES']._serialized_end=1596
+  _globals['_STOREDMEMORY']._serialized_end=424
+  _globals['_STOREDMEMORY_METADATAENTRY']._serialized_start=377
+  _globals['_STOREDMEMORY_METADATAENTRY']._serialized_end=424
+  _globals['_GETMEMORYREQUEST']._serialized_start=426
+  _globals['_GETMEMORYREQUEST']._serialized_end=493
+  _globals['_LISTMEMORIESREQUEST']._serialized_start=496
+  _globals['_LISTMEMORIESREQUEST']._serialized_end=898
+  _globals['_LISTMEMORIESRESPONSE']._serialized_start=900
+  _globals['_LISTMEMORIESRESPONSE']._serialized_end=987
+  _globals['_MEMORYHISTORYREQUEST']._serialized_start=989
+  _globals['_MEMORYHISTORYREQUEST']._serialized_end=1074
+  _globals['_MEMORYHISTORYRESPONSE']._serialized_start=1076
+  _globals['_MEMORYHISTORYRESPONSE']._serialized_end=1139
+  _globals['_SESSIONMEMORIESREQUEST']._serialized_start=1141
+  _globals['_SESSIONMEMORIESREQUEST']._serialized_end=1241
+  _globals['_SESSIONMEMORIESRESPONSE']._serialized_start=1243
+  _globals['_SESSIONMEMORIESRESPONSE']._serialized_end=1308
+  _globals['_MEMORIES']._serialized_start=1409
+  _globals['_MEMORIES']._serialized_end=1717
 # @@protoc_insertion_point(module_scope)

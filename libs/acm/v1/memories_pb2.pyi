@@ -48,6 +48,26 @@ class StoredMemory(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class MetadataEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     MEMORY_FIELD_NUMBER: _builtins.int
     AGENT_ID_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
@@ -55,6 +75,7 @@ class StoredMemory(_message.Message):
     SLOT_FIELD_NUMBER: _builtins.int
     UPDATED_AT_FIELD_NUMBER: _builtins.int
     VALID_TO_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
     status: Global___MemoryStatus.ValueType
     superseded_by: _builtins.str
@@ -66,6 +87,12 @@ class StoredMemory(_message.Message):
     def updated_at(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def valid_to(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """The metadata of the turn it came from (redacted as the turn is); a fact said again in another turn has the
+        keys of every turn that said it, the newest value winning.
+        """
+
     def __init__(
         self,
         *,
@@ -76,10 +103,11 @@ class StoredMemory(_message.Message):
         slot: _builtins.str = ...,
         updated_at: _timestamp_pb2.Timestamp | None = ...,
         valid_to: _timestamp_pb2.Timestamp | None = ...,
+        metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory", "updated_at", b"updated_at", "valid_to", b"valid_to"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "memory", b"memory", "slot", b"slot", "status", b"status", "superseded_by", b"superseded_by", "updated_at", b"updated_at", "valid_to", b"valid_to"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "memory", b"memory", "metadata", b"metadata", "slot", b"slot", "status", b"status", "superseded_by", b"superseded_by", "updated_at", b"updated_at", "valid_to", b"valid_to"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -127,6 +155,7 @@ class ListMemoriesRequest(_message.Message):
     INCLUDE_STALE_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
     entity: _builtins.str
     """Memories that mention this entity (its name or an alias, case-insensitive)."""
     role: _common_pb2.Role.ValueType
@@ -158,6 +187,10 @@ class ListMemoriesRequest(_message.Message):
     def created_before(self) -> _timestamp_pb2.Timestamp: ...
     @_builtins.property
     def trust(self) -> _containers.RepeatedScalarFieldContainer[_common_pb2.Trust.ValueType]: ...
+    @_builtins.property
+    def metadata(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """"key=value": only memories whose metadata has the key with exactly that value; every one given must match."""
+
     def __init__(
         self,
         *,
@@ -174,10 +207,11 @@ class ListMemoriesRequest(_message.Message):
         include_stale: _builtins.bool = ...,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
+        metadata: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_after", b"created_after", "created_before", b"created_before", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_after", b"created_after", "created_before", b"created_before", "entity", b"entity", "include_stale", b"include_stale", "kinds", b"kinds", "layers", b"layers", "page_size", b"page_size", "page_token", b"page_token", "role", b"role", "scope", b"scope", "tiers", b"tiers", "tool_name", b"tool_name", "trust", b"trust"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_after", b"created_after", "created_before", b"created_before", "entity", b"entity", "include_stale", b"include_stale", "kinds", b"kinds", "layers", b"layers", "metadata", b"metadata", "page_size", b"page_size", "page_token", b"page_token", "role", b"role", "scope", b"scope", "tiers", b"tiers", "tool_name", b"tool_name", "trust", b"trust"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

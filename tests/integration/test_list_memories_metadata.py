@@ -1,0 +1,71 @@
+"""A turn's metadata reaches its memories (redacted as the turn is) through ingest and retrieve's projection, and
+ListMemories filters by it: `metadata=key=value` in the HTTP query (the proto's repeated field), every pair must
+match; a filter that is not key=value is a 400."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+
+ALICE = {"customerId": "acme", "userId": "alice", "sessionId": "s1"}
+QUERY = {"scope.customerId": "acme", "scope.userId": "alice"}
+
+
+@pytest.fixture
+async def http(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0", http_addr="127.0.0.1:0")
+    async with EmbeddedAcm(settings) as acm:
+        headers = {"Authorization": f"Bearer {acm.api_key}"}
+        base = f"http://127.0.0.1:{acm.http_port}"
+        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
+            yield client
+
+
+async def _ingest(http: httpx.AsyncClient, turn_id: str, content: str, metadata: dict[str, str]) -> None:
+    turn = {"turnId": turn_id, "role": "ROLE_USER", "content": content, "metadata": metadata}
+    accepted = await http.post("/v1/turns", json={"scope": ALICE, "turn": turn})
+    assert accepted.status_code == 200, accepted.text
+    for _ in range(300):
+        job = (await http.get(f"/v1/jobs/{accepted.json()['jobId']}", params=QUERY)).json()
+        if job["status"] != "JOB_STATUS_PENDING":
+            assert job["status"] == "JOB_STATUS_DONE", job
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"turn {turn_id} still pending")
+
+
+async def _texts(http: httpx.AsyncClient, *metadata: str) -> list[dict[str, Any]]:
+    got = await http.get("/v1/memories", params=[*QUERY.items(), *(("metadata", m) for m in metadata)])
+    assert got.status_code == 200, got.text
+    return list(got.json()["memories"])
+
+
+async def test_memories_carry_their_turns_metadata_and_filter_by_it(http: httpx.AsyncClient) -> None:
+    await _ingest(http, "t1", "I moved to Lisbon in May.", {"ticket": "T-1", "channel": "email"})
+    await _ingest(http, "t2", "My favourite colour is green.", {"ticket": "T-2", "channel": "chat"})
+    await _ingest(http, "t3", "Call me at +1 415 555 0100 please.", {"ticket": "T-3", "phone": "+1 415 555 0100"})
+
+    t1 = await _texts(http, "ticket=T-1")
+    assert t1 and all("Lisbon" in m["memory"]["text"] for m in t1), t1
+    assert {m["memory"]["kind"] for m in t1} >= {"turn"}  # the turn's memory and its facts
+    assert all(m["metadata"] == {"ticket": "T-1", "channel": "email"} for m in t1)
+    assert await _texts(http, "ticket=T-1", "channel=email") == t1
+    assert await _texts(http, "ticket=T-1", "channel=chat") == []
+    assert all("green" in m["memory"]["text"] for m in await _texts(http, "channel=chat"))
+    assert len(await _texts(http)) > len(t1)
+
+    # Metadata is redacted like the rest of the turn: the phone number is not stored, and not findable.
+    t3 = await _texts(http, "ticket=T-3")
+    assert t3 and all("555 0100" not in m["metadata"]["phone"] for m in t3), t3
+    assert await _texts(http, "phone=+1 415 555 0100") == []
+
+    for bad in ("ticket", "=T-1"):
+        refused = await http.get("/v1/memories", params={**QUERY, "metadata": bad})
+        assert refused.status_code == 400 and "key=value" in refused.json()["message"], refused.text
