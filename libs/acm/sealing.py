@@ -5,12 +5,11 @@ the routing fields (event_id, scope, occurred_at, traceparent, key_id, signature
 live in the gateway's store, wrapped by a master key; a Forget destroys the forgotten owner's keys, so what is
 left of their events on Kafka (retention) or in the embedded log can no longer be opened by anyone.
 
-Which key seals a body: the envelope scope's owner, ``key_owner`` — the user's key for a user's scope, the
-customer's key for a customer-level scope (the Memory API at the customer tier), the client's for a
-client-level one. A user's customer- and client-tier statements travel in that user's events and so under the
-user's key. A user Forget destroys that user's key; a customer Forget every key of the customer (its users'
-and its own); a client Forget every key of the client. Each level therefore destroys every key that can open
-the forgotten subject's records.
+Which key seals a body: the envelope scope's owner, ``key_owner``. Every scope ACM publishes names a user, so
+all of a user's events, the customer- and client-tier statements they make included, are sealed with that
+user's key (a customer's or client's key only for an envelope whose scope names no user). A user Forget destroys
+that user's key; a customer Forget every key under the customer; a client Forget every key of the client. Each
+level therefore destroys every key that can open the forgotten subject's records.
 
 One place: `SealingBus` wraps a service's bus, sealing on publish and opening on delivery, so handlers and
 `acm.envelopes.decode` see the clear body. A record whose key is gone is taken as forgotten: skipped and

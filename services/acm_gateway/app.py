@@ -19,7 +19,7 @@ from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import ConfigError, Relational, open_bus, open_cache, open_relational
+from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.ports.architect import Architect
 from acm.ports.bus import EventBus
@@ -243,15 +243,18 @@ def build_server(
 
 
 async def run(settings: GatewaySettings) -> None:
+    try:  # before any store is opened; the message never holds the value
+        master_key = master_key_bytes(settings.master_key)
+    except ValueError as exc:
+        reason = "is required" if not settings.master_key else f"is not valid: {exc}"
+        raise SystemExit(f"GatewaySettings: cannot start: ACM_MASTER_KEY {reason} (docs/privacy.md)") from None
     timeout = settings.store_timeout_s
     rel = await open_relational(
         settings.database_url, timeout, (settings.db_pool_min, settings.db_pool_max), service="gateway"
     )
     cache = await open_cache(settings.cache_url, timeout)
     # The bus's data keys, in the gateway's store wrapped by the master key; turns and edits sealed (acm.sealing).
-    if not settings.master_key:
-        raise ConfigError("ACM_MASTER_KEY is required: it wraps the bus's data keys (`acm keys master-key` makes one)")
-    data_keys = StoreKeyring(SqlDataKeyRepo.of(rel), master_key_bytes(settings.master_key))
+    data_keys = StoreKeyring(SqlDataKeyRepo.of(rel), master_key)
     bus = SealingBus(open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout), data_keys)
     tls = ClientTls.of(settings)
     channel = open_channel(settings.retrieve_addr, tls, round_robin=True)

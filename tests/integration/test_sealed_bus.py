@@ -11,9 +11,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import random
 import sqlite3
+import sys
 import uuid
+from asyncio.subprocess import PIPE, STDOUT
 from collections.abc import AsyncIterator
 from contextlib import closing
 from dataclasses import replace
@@ -160,3 +164,21 @@ async def test_services_get_data_keys_from_the_gateway_and_never_a_destroyed_one
         wrong = GrpcKeyring(channel, 2.0, ttl_s=0.0, service_token_secret="not-the-secret")
         with pytest.raises(Unavailable):
             await wrong.current(owner)
+
+
+async def test_the_distributed_gateway_refuses_to_start_without_a_master_key() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACM_")}
+    env.update(
+        ACM_DATABASE_URL="postgresql://nobody@127.0.0.1:9/none",
+        ACM_BUS_URL="kafka://127.0.0.1:9",
+        ACM_RETRIEVE_ADDR="127.0.0.1:9",
+        ACM_ARCHITECT_ADDR="127.0.0.1:9",
+        ACM_CACHE_URL="memory://",
+    )
+    for master, said in (("", "ACM_MASTER_KEY is required"), ("c2hvcnQ=", "must be 32 bytes")):
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "acm_gateway", env={**env, "ACM_MASTER_KEY": master}, stdout=PIPE, stderr=STDOUT
+        )
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
+        assert proc.returncode != 0 and said in out.decode(), out.decode()
+        assert "c2hvcnQ" not in out.decode()  # the value is never printed
