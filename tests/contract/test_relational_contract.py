@@ -350,6 +350,22 @@ async def test_keyword_search_skips_stale_memories(store: RelationalStore) -> No
     assert [m.memory_id for m in await store.memories.get(ALICE, ["old"])] == ["old"]
 
 
+async def test_keyword_search_follows_a_memorys_owner_when_it_changes(store: RelationalStore) -> None:
+    # SQLite matches the words among the reader's rows inside FTS5, by an owner token of each row: the token
+    # must follow an upsert that moves the memory to another tier, and ids that read alike must not collide.
+    private = mem("moved", ALICE.owner(Tier.USER), "Alice found the lighthouse key")
+    await store.memories.upsert([private])
+    assert [h.memory.memory_id for h in await store.memories.keyword_search(BOB, "lighthouse", 5)] == []
+    await store.memories.upsert([replace(private, owner=ALICE.owner(Tier.CUSTOMER))])
+    assert [h.memory.memory_id for h in await store.memories.keyword_search(BOB, "lighthouse", 5)] == ["moved"]
+    assert [h.memory.memory_id for h in await store.memories.keyword_search(CAROL, "lighthouse", 5)] == []
+    spaced, joined = Scope("c1", "a.b", "c"), Scope("c1", "a", "b.c")
+    await store.memories.upsert([mem("spaced", spaced.owner(Tier.USER), "the lighthouse keeper")])
+    assert [h.memory.memory_id for h in await store.memories.keyword_search(joined, "lighthouse", 5)] == []
+    assert [h.memory.memory_id for h in await store.memories.keyword_search(spaced, "lighthouse", 5)] == ["spaced"]
+    assert [m.memory_id for m in await store.memories.phrase_search(spaced, ["lighthouse keeper"], 5)] == ["spaced"]
+
+
 async def test_keyword_search_restricts_to_the_layers_asked_for(store: RelationalStore) -> None:
     owner = ALICE.owner(Tier.USER)
     turn = replace(mem("turn", owner, "Alice: I moved to Lisbon in May"), layer=Layer.SHORT, kind="turn")

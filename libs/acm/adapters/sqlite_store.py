@@ -22,8 +22,9 @@ from typing import Any
 
 from acm.adapters.sql_migrations import SQLITE as SQLITE_MIGRATIONS
 from acm.adapters.sql_migrations import migrate
-from acm.adapters.sql_repos import Dialect, Params, SqlMemoryRepo, SqlStore, Tx
+from acm.adapters.sql_repos import Dialect, Params, Row, SqlMemoryRepo, SqlStore, Tx
 from acm.domain.models import Memory
+from acm.domain.scope import Scope, Tier
 
 __all__ = ["SQLITE", "SqliteExecutor", "SqliteMemoryRepo", "SqliteStore"]
 
@@ -183,10 +184,30 @@ def fts_or_query(query: str) -> str:
 _FTS = "FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid WHERE memories_fts MATCH :match"
 
 
+def _hex(*ids: str) -> str:
+    return "\x1f".join(ids).encode().hex().upper()  # as SQLite's hex(a || char(31) || b) of the UTF-8 text
+
+
+def fts_scope_keys(scope: Scope, tiers: Sequence[Tier]) -> list[str]:
+    """The owner tokens (memories.scope_key, sql_migrations) of the rows the reader sees at those tiers."""
+    key = {
+        Tier.USER: "u" + _hex(scope.client_id, scope.customer_id, scope.user_id),
+        Tier.CUSTOMER: "c" + _hex(scope.client_id, scope.customer_id),
+        Tier.CLIENT: "k" + _hex(scope.client_id),
+    }
+    return [key[Tier(t)] for t in dict.fromkeys(tiers)]
+
+
+def fts_scoped(match: str, scope: Scope, tiers: Sequence[Tier]) -> str:
+    """``match`` on the text column of the reader's rows only: FTS5 intersects it with the owner tokens."""
+    keys = " OR ".join(f'"{k}"' for k in fts_scope_keys(scope, tiers))
+    return f"scope_key : ({keys}) AND text : ({match})"
+
+
 class SqliteMemoryRepo(SqlMemoryRepo):
     # bm25() is lower-is-better and negative (FTS5 floors idf at a tiny positive value), so -bm25 is a
     # positive, higher-is-better score.
-    SCORE = "-bm25(memories_fts)"
+    SCORE = "-bm25(memories_fts, 1.0, 0.0)"  # the owner token (scope_key) adds nothing to the score
 
     async def _taken(self, tx: Tx, memories: Sequence[Memory]) -> list[str]:
         rows = await tx.fetch(
@@ -203,6 +224,15 @@ class SqliteMemoryRepo(SqlMemoryRepo):
     def _phrases(self, phrases: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
         match = fts_phrase_query(phrases)
         return (_FTS, {"match": match}) if match else None
+
+    async def _search(
+        self, scope: Scope, source: tuple[str, dict[str, Any]], limit: int, tiers: tuple[Tier, ...], *rest: Any
+    ) -> Sequence[Row]:
+        # The words are matched among the reader's rows inside FTS5 (their owner tokens): the cost follows what
+        # the reader sees, not the client (visible() in the query still decides, exactly).
+        matching, params = source
+        scoped = {**params, "match": fts_scoped(params["match"], scope, tiers)}
+        return await super()._search(scope, (matching, scoped), limit, tiers, *rest)
 
     def _anchors(self, turns: Sequence[tuple[str, Any]]) -> tuple[str, dict[str, Any]]:
         params: dict[str, Any] = {}
