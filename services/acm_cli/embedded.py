@@ -79,6 +79,13 @@ def lock_data_dir(data_dir: Path) -> int:
     return fd
 
 
+def default_results_dir() -> Path | None:
+    """results/ of the source checkout acm runs from (where `acm bench` writes its plots), if there is one."""
+    data = default_data_dir()  # a checkout's .acm, beside its results/
+    results = data.parent / "results"
+    return results if data.name == ".acm" and results.is_dir() else None
+
+
 class EmbeddedSettings(ServiceSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     listen_addr: str = "127.0.0.1:50051"
@@ -86,6 +93,8 @@ class EmbeddedSettings(ServiceSettings):
     http_addr: str = ""
     # Browser origins whose pages may call the HTTP API (CORS), comma-separated; empty: none (docs/http-api.md).
     cors_origins: str = ""
+    # Benchmark results whose plots (*.png) the operator console shows: the checkout's results/ (None: none).
+    results_dir: Path | None = Field(default_factory=default_results_dir)
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     vector_backend: str = Field("edge", pattern="^(edge|qdrant-local)$")
@@ -272,7 +281,12 @@ class EmbeddedAcm:
             self.memories,
         )
         self._server = server = build_server(
-            servicer, s.listen_addr, ServerTls.of(s), s.http_addr, cors_origins=parse_origins(s.cors_origins)
+            servicer,
+            s.listen_addr,
+            ServerTls.of(s),
+            s.http_addr,
+            cors_origins=parse_origins(s.cors_origins),
+            results_dir=s.results_dir,
         )
         self.api_key = await self._dev_key()
         await self.bus.start()

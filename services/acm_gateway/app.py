@@ -6,6 +6,7 @@ import asyncio
 import errno
 import socket
 from collections.abc import Sequence
+from pathlib import Path
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
@@ -223,12 +224,14 @@ def build_server(
     http_addr: str = "",
     keys: KeySource | None = None,
     cors_origins: Sequence[str] = (),
+    results_dir: Path | None = None,
     data_keys: StoreKeyring | None = None,
 ) -> GatewayServer:
     """The gRPC server, and with ``http_addr`` the HTTP/JSON API on the same servicer. ``keys``: also serve the
     internal Keys API over them (distributed mode; each call needs a service token, ACM_SERVICE_TOKEN_SECRET);
     the embedded process's consumers read the keys in-process. ``cors_origins``: the browser origins whose pages
-    may call the HTTP API (none: same-origin pages only, e.g. the operator console)."""
+    may call the HTTP API (none: same-origin pages only, e.g. the operator console); ``results_dir``: the benchmark
+    plots the console shows."""
     if http_addr:  # refused before the gRPC port is taken
         refuse_if_in_use(http_addr)
         tls.check(http_addr, [HTTP_API])
@@ -237,7 +240,7 @@ def build_server(
     if keys is not None:
         keys_pb2_grpc.add_KeysServicer_to_server(KeysServicer(keys, data_keys=data_keys), server.server)
     if http_addr:
-        app = WebApp(HttpGateway(servicer), servicer.authenticator, server.health, cors_origins)
+        app = WebApp(HttpGateway(servicer), servicer.authenticator, server.health, cors_origins, results_dir)
         server.http = HttpServer(app, http_addr, tls)
     return server
 
@@ -274,6 +277,7 @@ async def run(settings: GatewaySettings) -> None:
         settings.http_addr,
         rel.api_keys,
         settings.cors_origins_list(),
+        Path(settings.results_dir) if settings.results_dir else None,
         data_keys=data_keys,
     )
     # Ready while Postgres answers; the bus only matters to Ingest and Forget, which say UNAVAILABLE on their own.

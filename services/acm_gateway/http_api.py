@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn, Protocol, cast
 from urllib.parse import unquote
 
@@ -339,11 +340,18 @@ CORS_HEADERS = ("authorization", "content-type", "x-api-key", "traceparent")
 class WebApp:
     """What the gateway's HTTP listener serves: the probes, the operator console under /console, and the API.
     ``cors_origins``: the browser origins that may call the API from their own pages (none: only same-origin
-    pages, which is all the console needs)."""
+    pages, which is all the console needs). ``results_dir``: the benchmark plots the console shows."""
 
-    def __init__(self, api: HttpGateway, keys: KeyCheck, health: HealthCheck, cors_origins: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        api: HttpGateway,
+        keys: KeyCheck,
+        health: HealthCheck,
+        cors_origins: Sequence[str] = (),
+        results_dir: Path | None = None,
+    ) -> None:
         self._health = health
-        self._console = Console(keys)
+        self._console = Console(keys, results_dir)
         self._api: ASGIApp = api
         if cors_origins:
             self._api = CORSMiddleware(

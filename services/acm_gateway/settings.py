@@ -23,6 +23,8 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     http_addr: str = ""
     # Browser origins whose pages may call the HTTP API (CORS), comma-separated; empty: none (docs/http-api.md).
     cors_origins: str = ""
+    # A folder of benchmark results whose plots (*.png) the operator console shows; empty: none.
+    results_dir: str = ""
     max_turn_bytes: int = Field(65536, gt=0)
     default_budget_tokens: int = Field(2000, gt=0)
     max_budget_tokens: int = Field(128_000, gt=0)

@@ -177,6 +177,15 @@ def test_an_admin_sees_deletes_and_the_api_agrees(page: Page, console: Console, 
     expect(page.locator("#context-parts tbody")).to_contain_text("Lisbon")
     expect(page.locator("#context-summary")).to_contain_text("tokens")
     _screenshot(page, tmp_path / "context.png")
+
+    # The benchmark plots of the checkout's results/ (acm serve's default), fetched with the key.
+    page.click("nav a[data-view=benchmarks]")
+    first = page.locator("#plots a").first
+    expect(first).to_have_text(re.compile(r"\.png$"))
+    first.click()
+    expect(page.locator("#plot-image")).to_have_attribute("src", re.compile(r"^blob:"))
+    page.wait_for_function("document.getElementById('plot-image').naturalWidth > 0")
+    _screenshot(page, tmp_path / "plot.png")
     assert page.evaluate("window.__pwned") is None
     assert not errors, errors
 

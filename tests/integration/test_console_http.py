@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from PIL import Image
 
 from acm.auth import create_api_key
 from acm.domain.errors import Unauthenticated
@@ -27,8 +28,17 @@ OPS = "https://ops.example.com"
 
 @pytest.fixture
 async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
+    results = tmp_path / "results"
+    results.mkdir()
+    Image.new("RGB", (40, 30), "navy").save(results / "fleet.png")
+    (results / "fleet.json").write_text("{}")
+    (tmp_path / "secret.png").write_bytes(b"not for the console")
     settings = EmbeddedSettings(
-        data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0", http_addr="127.0.0.1:0", cors_origins=OPS
+        data_dir=tmp_path / "acm",
+        listen_addr="127.0.0.1:0",
+        http_addr="127.0.0.1:0",
+        cors_origins=OPS,
+        results_dir=results,
     )
     async with EmbeddedAcm(settings) as running:
         yield running
@@ -73,6 +83,25 @@ async def test_the_console_serves_its_files_and_checks_the_key(acm: EmbeddedAcm)
         agent = await http.get(whoami, headers={"Authorization": f"Bearer {agent_secret}"})
         assert agent.status_code == 403 and "admin key" in agent.json()["message"]
         assert (await http.get(whoami)).status_code == 401
+
+
+async def test_the_benchmark_plots_are_the_results_folders_pngs_for_an_admin_only(
+    acm: EmbeddedAcm, tmp_path: Path
+) -> None:
+    agent_secret = (
+        await create_api_key(acm.stores["gateway"].api_keys, "local", "agent", Grant(KeyRole.AGENT, ("acme",)))
+    )[1]
+    admin = {"Authorization": f"Bearer {acm.api_key}"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", timeout=30) as http:
+        assert (await http.get("/console/api/results", headers=admin)).json() == {"plots": ["fleet.png"]}
+        plot = await http.get("/console/api/results/fleet.png", headers=admin)
+        assert plot.headers["content-type"] == "image/png"
+        assert plot.content == (tmp_path / "results" / "fleet.png").read_bytes()
+        for name in ("fleet.json", "..%2Fsecret.png", "../secret.png", "nope.png"):
+            assert (await http.get(f"/console/api/results/{name}", headers=admin)).status_code == 404, name
+        agent = {"Authorization": f"Bearer {agent_secret}"}
+        assert (await http.get("/console/api/results/fleet.png", headers=agent)).status_code == 403
+        assert (await http.get("/console/api/results")).status_code == 401
 
 
 class _NoKeys:

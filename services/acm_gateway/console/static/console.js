@@ -234,6 +234,39 @@ async function showHealth() {
   fields($("health-fields"), pairs);
 }
 
+// --- benchmark plots: fetched with the key (an <img src> could not send it), shown from a blob URL ---------
+
+let plotUrl = "";
+
+async function showPlots() {
+  const listing = await call("GET", "/console/api/results");
+  const list = $("plots");
+  list.replaceChildren();
+  if (!listing.plots.length) list.textContent = "no plots: this server has no results folder";
+  for (const name of listing.plots) {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = "#benchmarks";
+    link.textContent = name;
+    link.addEventListener("click", guard(() => showPlot(name)));
+    item.appendChild(link);
+    list.appendChild(item);
+  }
+}
+
+async function showPlot(name) {
+  const response = await fetch(`/console/api/results/${encodeURIComponent(name)}`, {
+    headers: { Authorization: `Bearer ${key()}` },
+  });
+  if (!response.ok) throw new ApiError(`${response.status}: plot ${name} not served`);
+  if (plotUrl) URL.revokeObjectURL(plotUrl);
+  plotUrl = URL.createObjectURL(await response.blob());
+  $("plot-image").src = plotUrl;
+  $("plot-image").alt = name;
+  $("plot-name").textContent = name;
+  $("plot").hidden = false;
+}
+
 // --- navigation and log-in ------------------------------------------------------------------------------
 
 function showView() {
@@ -242,6 +275,7 @@ function showView() {
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.view === name);
   showError(null);
   if (name === "jobs") showJobs().catch(showError);
+  if (name === "benchmarks") showPlots().catch(showError);
 }
 
 async function logIn(secret) {
