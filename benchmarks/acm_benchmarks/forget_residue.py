@@ -19,7 +19,7 @@ alice's Forget, and Fetch still returns it to bob but never alice's).
 The bus (the embedded log, Kafka) is counted as a reader holding every data key that remains would see it:
 the raw bytes of every record, plus what each sealed body opens to with the gateway's remaining keys
 (acm.sealing.readable_bytes). Before a Forget the subject's words are found that way; after it, their keys
-are destroyed, so the sealed records that remain count 0.
+are destroyed, so the sealed records that remain count 0. ``kafka_in_clear`` counts the raw bytes alone.
 """
 
 from __future__ import annotations
@@ -249,7 +249,7 @@ async def distributed_forget_residue(
     import psycopg
 
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings, Urls
-    from acm_cli.residue import distributed_residue, postgres_residue
+    from acm_cli.residue import distributed_residue, kafka_residue, postgres_residue
 
     name = f"acm_forget_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
@@ -271,6 +271,7 @@ async def distributed_forget_residue(
             bus_opener=bus_opener(acm),
         )
         out["vectors"] += scan_path(vector_path, ids)
+        out["kafka_in_clear"] = await kafka_residue(bus_url, words)  # the raw bytes alone, no key
         return out
 
     async def after_level(words: tuple[bytes, ...]) -> dict[str, int]:

@@ -7,6 +7,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
@@ -23,6 +24,7 @@ from acm.domain.scope import Grant, KeyRole, Scope, Tier
 from acm.job_events import JobEvents
 from acm.ports.bus import Record
 from acm.schemas import RepoSchemaSource
+from acm.sealing import SealingBus, open_sealed
 from acm.v1 import common_pb2, events_pb2, gateway_pb2, memories_pb2
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm, EmbeddedSettings
 from acm_cli.memories import MemoryCalls
@@ -351,6 +353,11 @@ async def test_a_redelivered_edit_is_applied_once(
     job = await memories.update(scope, old_id, "My bike is a blue Gazelle.", "test")
     await _done(client, scope, job.job_id)
     edit = next(r for r in sent if r.topic == topics.MEMORY_EDITS)
+    # Sealed as sent: opened as ingest's subscription hands it over (acm.sealing.SealingBus).
+    assert isinstance(acm.bus, SealingBus)
+    opened = events_pb2.Envelope.FromString(edit.value)
+    await open_sealed(opened, acm.bus.keyring)
+    edit = replace(edit, value=opened.SerializeToString())
 
     # The same event again, through a handler of ingest's group; and once more after its mark was lost.
     apply = ApplyMemoryEdits(

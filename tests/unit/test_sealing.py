@@ -235,12 +235,13 @@ async def test_the_sealing_bus_seals_on_publish_opens_on_delivery_and_skips_the_
     assert got == [SECRET_TEXT]
 
 
-async def test_the_sealing_bus_refuses_a_signed_body_it_would_have_to_seal() -> None:
-    bus = SealingBus(ListBus(), keyring())
+async def test_the_sealing_bus_passes_a_signed_clear_body_as_a_direct_publisher_sent_it() -> None:
+    inner = ListBus()
+    bus = SealingBus(inner, keyring())
     env = turn_env()
     sign(env, "k1", key_hash("s"))
-    with pytest.raises(ValueError, match="sealed before it is signed"):
-        await bus.publish("acm.turns.v1", "k", env.SerializeToString())
+    await bus.publish("acm.turns.v1", "k", env.SerializeToString())
+    assert inner.records[0].value == env.SerializeToString()  # sealing it would void its signature
 
 
 async def test_unsealed_kinds_and_dead_letters_pass_as_they_are() -> None:
