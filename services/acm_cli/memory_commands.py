@@ -103,6 +103,7 @@ def _list_request(args: argparse.Namespace, token: str) -> memories_pb2.ListMemo
         role=common_pb2.ROLE_UNSPECIFIED if not args.role else ROLE_TO_PB[Role(args.role)],
         tool_name=args.tool or "",
         include_stale=args.stale,
+        metadata=args.metadata,
         page_size=args.page_size,
         page_token=token,
     )
@@ -367,6 +368,13 @@ def add_parsers(
     listing.add_argument("--entity", help="only memories that mention this entity (name or alias)")
     listing.add_argument("--role", choices=[r.value for r in Role], help="only what this role said")
     listing.add_argument("--tool", help="only this tool's output")
+    listing.add_argument(
+        "--metadata",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="only memories whose turn's metadata has this key and value (repeatable: all must match)",
+    )
     listing.add_argument("--stale", action="store_true", help="superseded versions too")
     listing.add_argument("--page-size", type=int, default=0, help="memories per page, 1-500 (default 50)")
     listing.add_argument("--page-token", help="the token the previous page printed")

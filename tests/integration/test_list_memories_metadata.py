@@ -5,6 +5,7 @@ match; a filter that is not key=value is a 400."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,19 +14,24 @@ import httpx
 import pytest
 
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+from tests.support.acm_serve import ACM
 
 ALICE = {"customerId": "acme", "userId": "alice", "sessionId": "s1"}
 QUERY = {"scope.customerId": "acme", "scope.userId": "alice"}
 
 
 @pytest.fixture
-async def http(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
     settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0", http_addr="127.0.0.1:0")
-    async with EmbeddedAcm(settings) as acm:
-        headers = {"Authorization": f"Bearer {acm.api_key}"}
-        base = f"http://127.0.0.1:{acm.http_port}"
-        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
-            yield client
+    async with EmbeddedAcm(settings) as running:
+        yield running
+
+
+@pytest.fixture
+async def http(acm: EmbeddedAcm) -> AsyncIterator[httpx.AsyncClient]:
+    headers = {"Authorization": f"Bearer {acm.api_key}"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", headers=headers, timeout=30) as client:
+        yield client
 
 
 async def _ingest(http: httpx.AsyncClient, turn_id: str, content: str, metadata: dict[str, str]) -> None:
@@ -47,7 +53,7 @@ async def _texts(http: httpx.AsyncClient, *metadata: str) -> list[dict[str, Any]
     return list(got.json()["memories"])
 
 
-async def test_memories_carry_their_turns_metadata_and_filter_by_it(http: httpx.AsyncClient) -> None:
+async def test_memories_carry_their_turns_metadata_and_filter_by_it(acm: EmbeddedAcm, http: httpx.AsyncClient) -> None:
     await _ingest(http, "t1", "I moved to Lisbon in May.", {"ticket": "T-1", "channel": "email"})
     await _ingest(http, "t2", "My favourite colour is green.", {"ticket": "T-2", "channel": "chat"})
     await _ingest(http, "t3", "Call me at +1 415 555 0100 please.", {"ticket": "T-3", "phone": "+1 415 555 0100"})
@@ -65,6 +71,32 @@ async def test_memories_carry_their_turns_metadata_and_filter_by_it(http: httpx.
     t3 = await _texts(http, "ticket=T-3")
     assert t3 and all("555 0100" not in m["metadata"]["phone"] for m in t3), t3
     assert await _texts(http, "phone=+1 415 555 0100") == []
+
+    # The CLI's flag is the same filter.
+    cli = await asyncio.create_subprocess_exec(
+        str(ACM),
+        "memories",
+        "list",
+        "--addr",
+        f"127.0.0.1:{acm.port}",
+        "--api-key",
+        acm.api_key,
+        "-c",
+        "acme",
+        "-u",
+        "alice",
+        "--metadata",
+        "ticket=T-1",
+        "--metadata",
+        "channel=email",
+        "--json",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(cli.communicate(), 60)
+    assert cli.returncode == 0, err.decode()
+    listed = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+    assert sorted(m["memory"]["memory_id"] for m in listed) == sorted(m["memory"]["memoryId"] for m in t1)
 
     for bad in ("ticket", "=T-1"):
         refused = await http.get("/v1/memories", params={**QUERY, "metadata": bad})
