@@ -24,6 +24,7 @@ import base64
 import logging
 import os
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -50,6 +51,8 @@ SEALED_BODIES = frozenset(
     {"turn_received", "memories_written", "memory_edit_requested", "memories_indexed", "prefetch_signal"}
 )
 KEY_BYTES = 32
+# Keys a keyring keeps at most (past it, it forgets them all and reads again).
+_MAX_KEPT = 100_000
 _NONCE = 12
 _AAD_TAG = b"acm.sealed.v1"
 
@@ -304,22 +307,38 @@ class KeyShredder(Protocol):
 
 
 class StoreKeyring:
-    """Implements Keyring over the gateway's store (the gateway; every service of the embedded process). Keys
-    are kept in memory once read, and dropped by ``destroy`` at once: in one process a Forget counts at once."""
+    """Implements Keyring over the gateway's store (the gateway; every service of the embedded process). Keys read
+    are kept in memory, dropped by ``destroy`` at once (in one process a Forget counts at once) and, with
+    ``ttl_s`` > 0, after that long: another gateway replica may have destroyed them (0: kept until destroyed, the
+    embedded process, the only one)."""
 
-    def __init__(self, repo: DataKeyRepo, master: bytes) -> None:
+    def __init__(
+        self, repo: DataKeyRepo, master: bytes, ttl_s: float = 0.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._repo = repo
         self._master = master
-        self._by_id: dict[str, DataKey] = {}
-        self._current: dict[Owner, DataKey] = {}
+        self._ttl_s = ttl_s
+        self._clock = clock
+        self._by_id: dict[str, tuple[float, DataKey]] = {}
+        self._current: dict[Owner, tuple[float, DataKey]] = {}
+
+    def _fresh(self, kept: tuple[float, DataKey] | None) -> DataKey | None:
+        if kept is None or (self._ttl_s > 0 and kept[0] <= self._clock()):
+            return None
+        return kept[1]
+
+    def _keep(self, table: dict[Any, tuple[float, DataKey]], at: Any, key: DataKey) -> None:
+        if len(table) >= _MAX_KEPT:
+            table.clear()
+        table[at] = (self._clock() + self._ttl_s, key)
 
     def _open(self, stored: StoredKey) -> DataKey:
         key = DataKey(stored.key_id, stored.owner, unwrap(self._master, stored.key_id, stored.owner, stored.wrapped))
-        self._by_id[key.key_id] = key
+        self._keep(self._by_id, key.key_id, key)
         return key
 
     async def current(self, owner: Owner) -> DataKey:
-        kept = self._current.get(owner)
+        kept = self._fresh(self._current.get(owner))
         if kept is not None:
             return kept
         stored = await self._repo.current(owner)
@@ -330,11 +349,11 @@ class StoreKeyring:
             if stored is None:  # destroyed between the two statements by a Forget of this very owner
                 raise PermanentError("the data key's owner was forgotten while its key was made")
         key = self._open(stored)
-        self._current[owner] = key
+        self._keep(self._current, owner, key)
         return key
 
     async def by_id(self, owner: Owner, key_id: str) -> DataKey | None:
-        kept = self._by_id.get(key_id)
+        kept = self._fresh(self._by_id.get(key_id))
         if kept is None:
             stored = await self._repo.by_id(key_id)
             if stored is None:
@@ -350,7 +369,7 @@ class StoreKeyring:
         return destroyed
 
     def forgotten(self, prefix: Owner) -> None:
-        for key_id in [k for k, key in self._by_id.items() if owned_by(key.owner, prefix)]:
+        for key_id in [k for k, (_, key) in self._by_id.items() if owned_by(key.owner, prefix)]:
             del self._by_id[key_id]
         for owner in [o for o in self._current if owned_by(o, prefix)]:
             del self._current[owner]

@@ -52,6 +52,9 @@ from acm_gateway.settings import GatewaySettings
 from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
 
 WARM_GROUP = "gateway-warm"
+# How long a replica keeps a data key it read: another replica's Forget destroys keys in the store, and a turn
+# this replica seals with a destroyed key within that time is forgotten with its user (docs/privacy.md).
+DATA_KEY_TTL_S = 1.0
 SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
 # Internal, next to the public API: the services that verify envelope signatures read the keys through it.
 KEYS_SERVICE_NAME = keys_pb2.DESCRIPTOR.services_by_name["Keys"].full_name
@@ -257,7 +260,7 @@ async def run(settings: GatewaySettings) -> None:
     )
     cache = await open_cache(settings.cache_url, timeout)
     # The bus's data keys, in the gateway's store wrapped by the master key; turns and edits sealed (acm.sealing).
-    data_keys = StoreKeyring(SqlDataKeyRepo.of(rel), master_key)
+    data_keys = StoreKeyring(SqlDataKeyRepo.of(rel), master_key, ttl_s=DATA_KEY_TTL_S)
     bus = SealingBus(open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout), data_keys)
     tls = ClientTls.of(settings)
     channel = open_channel(settings.retrieve_addr, tls, round_robin=True)

@@ -279,3 +279,15 @@ async def test_a_forget_on_the_bus_drops_the_cached_keys_of_its_owners() -> None
     await bus.publish("acm.forget.v1", "k", forget.SerializeToString())
     await inner.deliver()
     assert ring.dropped == [("c1", "acme", "")] and len(seen) == 1
+
+
+async def test_a_gateway_replica_sees_another_replicas_forget_within_its_ttl() -> None:
+    now = [0.0]
+    repo, master = MemoryKeyRepo(), master_key_bytes(new_master_key())
+    this, other = StoreKeyring(repo, master, ttl_s=1.0, clock=lambda: now[0]), StoreKeyring(repo, master)
+    made = await this.current(("c1", "acme", "alice"))
+    await other.destroy(("c1", "acme", "alice"))  # the Forget ran on the other replica
+    assert await this.current(("c1", "acme", "alice")) == made  # kept, within the TTL
+    now[0] = 1.5
+    assert (await this.current(("c1", "acme", "alice"))).key_id != made.key_id
+    assert await this.by_id(("c1", "acme", "alice"), made.key_id) is None
