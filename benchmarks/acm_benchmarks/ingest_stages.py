@@ -31,7 +31,7 @@ STAGES: dict[str, str] = {
     "embedder": "embedding",
     "memories": "relational reads/writes",
     "audit": "relational reads/writes",
-    "graph": "graph reads/writes",
+    "entities": "entity registry reads/writes",  # the graph is retrieve's (issue 19)
     "events": "publish events",
     "jobs": "job update",
     "cache": "cache (tokens, seen errors, prefetch gen.)",
@@ -123,7 +123,7 @@ async def measure(count: int, agents: int, seed: int, concurrency: int) -> dict[
     from acm.adapters.embedders import build_embedder
     from acm.adapters.kafka_bus import KafkaBus
     from acm.auth import create_api_key, key_id_of
-    from acm.bootstrap import open_cache, open_graph, open_relational
+    from acm.bootstrap import open_cache, open_relational
     from acm.ports.bus import Record
     from acm.settings import DEFAULT_EMBEDDER
     from acm_benchmarks.fleet_stack import Servers, create_database, delete_topics, drop_database
@@ -137,7 +137,6 @@ async def measure(count: int, agents: int, seed: int, concurrency: int) -> dict[
     timings = Timings()
     real_plan = usecases.plan_turn
     rel = await open_relational(database)
-    graph = await open_graph(servers.neo4j)
     cache = await open_cache(servers.redis)
     bus = KafkaBus(servers.kafka, client_id="acm-bench-ingest-stages", namespace=namespace)
     embedder_name = os.environ.get("ACM_EMBEDDER", DEFAULT_EMBEDDER)
@@ -145,7 +144,7 @@ async def measure(count: int, agents: int, seed: int, concurrency: int) -> dict[
         client_id = f"stages-{uuid.uuid4().hex[:6]}"
         _, secret = await create_api_key(rel.api_keys, client_id, "acm bench ingest-stages")
         handler = _wired_handler(
-            register, IngestSettings, bus, rel, graph, cache, build_embedder(embedder_name), timings, database
+            register, IngestSettings, bus, rel, cache, build_embedder(embedder_name), timings, database
         )
 
         def timed_plan(*a: Any, **kw: Any) -> Any:
@@ -171,7 +170,7 @@ async def measure(count: int, agents: int, seed: int, concurrency: int) -> dict[
     finally:
         usecases.plan_turn = real_plan
         await bus.stop()
-        for closing in (rel, graph, cache):
+        for closing in (rel, cache):
             await closing.close()
         await delete_topics(servers.kafka, namespace)
         drop_database(database)
@@ -217,7 +216,6 @@ def _wired_handler(
     settings_class: Any,
     bus: Any,
     rel: Any,
-    graph: Any,
     cache: Any,
     embedder: Any,
     timings: Timings,
@@ -239,11 +237,11 @@ def _wired_handler(
             handlers[topic] = handler
 
     timed_rel = type(rel)(**{name: Timed(getattr(rel, name), name, timings) for name in _fields(rel)})
-    settings = settings_class(database_url=database, graph_url="-", bus_url="-", cache_url="-")
+    settings = settings_class(database_url=database, bus_url="-", cache_url="-")
     # One store for every service here: the keys and schemas read in-process, as the embedded process does.
     owners = Owners.in_process(timed_rel.api_keys, timed_rel.schemas)
-    timed_graph, timed_cache = Timed(graph, "graph", timings), Timed(cache, "cache", timings)
-    register(Capture(), timed_rel, timed_graph, timed_cache, embedder, settings, owners)
+    timed_cache = Timed(cache, "cache", timings)
+    register(Capture(), timed_rel, timed_cache, embedder, settings, owners)
     turns = handlers[topics.TURNS]
     turns.ingest.embedder = Timed(embedder, "embedder", timings)
     turns.ingest.__post_init__()  # its embedding batches call the timed embedder

@@ -546,7 +546,7 @@ async def _ingest_handler(stack: Stack, client_id: str, embedder: Any) -> Callab
     _, secret = await create_api_key(stack.rel.api_keys, client_id, "acm bench scale")
     # Retrieve's projection (here the same store as ingest's: the second write of each memory is in the cost).
     vectors_written = MemoriesHandler(
-        MemoryProjection(stack.rel.memories, stack.vectors), JobEvents(stack.bus), embedder.dim
+        MemoryProjection(stack.rel.memories, stack.vectors, stack.graph), JobEvents(stack.bus), embedder.dim
     )
 
     class Tee:
@@ -556,7 +556,7 @@ async def _ingest_handler(stack: Stack, client_id: str, embedder: Any) -> Callab
                 await vectors_written(Record(topic, key, value))
 
     handler = _wired_handler(
-        register, IngestSettings, Tee(), stack.rel, stack.graph, stack.cache, embedder, Timings(), stack.database
+        register, IngestSettings, Tee(), stack.rel, stack.cache, embedder, Timings(), stack.database
     )
 
     async def ingest(size: int, turns: int, seed: int) -> float:

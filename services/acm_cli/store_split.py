@@ -32,6 +32,7 @@ TABLES = {
     "audit": ("audit_log",),
     "schemas": ("agent_schemas",),
     "working": ("working_memory", "compactions"),
+    "entities": ("entities", "entity_aliases"),
 }
 # Groups every service has its own of: the old rows go to the one service that wrote them.
 ONE_HEIR = {"processed": "ingest", "audit": "gateway"}
@@ -89,6 +90,27 @@ def _copy(shared: Path, target: Path, tables: list[str]) -> dict[str, int]:
     finally:
         conn.close()
     return {t: n for t, n in counts.items() if n}
+
+
+GRAPH_BEFORE = "graph.db"  # the embedded graph when ingest wrote it
+
+
+def graph_file(data_dir: Path) -> Path:
+    """The embedded entity graph: retrieve's (acm.ownership.GRAPH_OWNER), named after it."""
+    return data_dir / "retrieve.graph.db"
+
+
+def adopt_graph_file(data_dir: Path) -> bool:
+    """A data folder from before keeps its graph: ``graph.db`` becomes retrieve's file (its rows stay valid);
+    whether it did."""
+    old, new = data_dir / GRAPH_BEFORE, graph_file(data_dir)
+    if not old.is_file() or new.exists():
+        return False
+    for suffix in ("-wal", "-shm", ""):  # the WAL first: a stop half-way leaves graph.db to be taken again
+        if Path(f"{old}{suffix}").exists():
+            os.replace(f"{old}{suffix}", f"{new}{suffix}")
+    log.warning("the data folder's %s is retrieve's now: %s", GRAPH_BEFORE, new.name)
+    return True
 
 
 def _remove(path: Path) -> None:

@@ -10,7 +10,7 @@ from acm.adapters.embedders import build_embedder
 from acm.adapters.grpc_keys import keyring_from_gateway
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
+from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
@@ -20,7 +20,7 @@ from acm.owners import Owners, remote_owners
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
-from acm.ports.stores import Cache, GraphStore
+from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.sealing import SealingBus
 from acm_ingest import GROUP
@@ -50,7 +50,6 @@ def judge(settings: IngestSettings) -> InjectionJudge | None:
 def register(
     bus: EventBus,
     rel: Relational,
-    graph: GraphStore,
     cache: Cache,
     embedder: Embedder,
     settings: IngestSettings,
@@ -58,13 +57,14 @@ def register(
     now: Callable[[], datetime] = utcnow,
 ) -> Periodic:
     """Subscribes the handlers; returns the idle expiry sweep, for the caller to start and stop. ``now`` is
-    the clock memories' TTLs count on; ``owners``: the gateway's API keys and the architect's schemas."""
+    the clock memories' TTLs count on; ``owners``: the gateway's API keys and the architect's schemas. No graph:
+    it is retrieve's (acm.ownership.GRAPH_OWNER); entities are resolved in ``rel.entities``, ingest's registry."""
     events = BusEvents(bus)
     jobs = JobEvents(bus)  # job outcomes go to the gateway, which owns jobs
-    expire = ExpireMemories(rel.memories, graph, cache, events, every_s=settings.expiry_sweep_every_s)
+    expire = ExpireMemories(rel.memories, cache, events, every_s=settings.expiry_sweep_every_s)
     ingest = IngestTurn(
         memories=rel.memories,
-        graph=graph,
+        entities=rel.entities,
         cache=cache,
         events=events,
         embedder=embedder,
@@ -88,13 +88,13 @@ def register(
         topics.FORGET,
         GROUP,
         ForgetHandler(
-            ForgetScope(rel.memories, graph, cache, events),
+            ForgetScope(rel.memories, rel.entities, cache, events),
             owners.keys,
             rel.audit,
             ForgetJob(GROUP, jobs, rel.processed),
         ),
     )
-    edits = ApplyMemoryEdits(rel.memories, graph, cache, embedder, TiktokenCounter(), owners.schemas, events, now=now)
+    edits = ApplyMemoryEdits(rel.memories, cache, embedder, TiktokenCounter(), owners.schemas, events, now=now)
     handle_edits = MemoryEditsHandler(edits, keys=owners.keys, jobs=jobs, processed=rel.processed, audit=rel.audit)
     bus.subscribe(topics.MEMORY_EDITS, GROUP, handle_edits)
     sweep = SweepIdle(rel.memories, owners.schemas, expire, settings.expiry_idle_sweep_max_users)
@@ -108,7 +108,6 @@ def register(
 async def run(settings: IngestSettings) -> None:
     timeout = settings.store_timeout_s
     rel = await open_relational(settings.database_url, timeout, service="ingest")
-    graph = await open_graph(settings.graph_url, timeout)
     cache = await open_cache(settings.cache_url, timeout)
     keyring, keyring_channel = keyring_from_gateway(settings, ClientTls.of(settings), timeout)
     # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
@@ -117,7 +116,6 @@ async def run(settings: IngestSettings) -> None:
     idle_sweep = register(
         bus,
         rel,
-        graph,
         cache,
         build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source),
         settings,
@@ -130,7 +128,7 @@ async def run(settings: IngestSettings) -> None:
         "ingest",
         server,
         bus,
-        [rel, graph, cache, idle_sweep],
+        [rel, cache, idle_sweep],
         channels=[*owners.channels, keyring_channel],
         checks=dependency_checks(rel, bus),
     )

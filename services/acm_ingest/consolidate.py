@@ -4,8 +4,8 @@ Promotion (MID → LONG when a fact comes back in another session) and dedup (on
 mention count) happen as turns are written (usecases.IngestTurn). Expiry runs in two places, both through
 ExpireMemories: after each turn for the writing user (at most once per `every_s` per user, so its cost
 follows the traffic), and periodically (SweepIdle) for every user holding an expired memory, so a user who
-stopped writing does not keep them forever. The vector index lives in the retrieve service: expired ids
-are published on the memories topic for it."""
+stopped writing does not keep them forever. The vector index and the entity graph live in the retrieve service:
+expired ids are published on the memories topic for it (it unlinks them from the graph)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from acm.domain.retention import expiry_cutoffs
 from acm.domain.schema import Retention
 from acm.domain.scope import Scope, Tier
 from acm.ports.owners import SchemaSource
-from acm.ports.stores import Cache, GraphStore, MemoryRepo
+from acm.ports.stores import Cache, MemoryRepo
 from acm.prefetch_state import bump_generations
 
 log = logging.getLogger("acm.ingest.consolidate")
@@ -45,7 +45,6 @@ class ExpiryEvents(Protocol):
 @dataclass
 class ExpireMemories:
     memories: MemoryRepo
-    graph: GraphStore
     cache: Cache
     events: ExpiryEvents
     every_s: float = 3600.0
@@ -69,7 +68,6 @@ class ExpireMemories:
         expired = await self.memories.expire(user, expiry_cutoffs(retention, now), self.batch)
         if not expired:
             return 0
-        await self.graph.unlink_memories(user, expired)
         # Prefetched bundles and assembled sessions of this user may hold what just expired.
         await bump_generations(self.cache, user, (Tier.USER,))
         await self.events.memories_expired(user, expired, stable_id("expired", *expired), traceparent)

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from acm import topics
 from acm.domain.scope import Scope
 from acm.envelopes import envelope
+from acm.graph_wire import graph_to_pb
 from acm.memory_wire import written_to_pb
 from acm.ports.bus import EventBus
 from acm.v1 import events_pb2
@@ -33,16 +34,16 @@ class BusEvents:
     ) -> None:
         memories = [written_to_pb(w.memory, w.embedding, w.entity_names) for w in changes.written.values()]
         event = envelope(scope, event_id=event_id, traceparent=traceparent)
-        event.memories_written.CopyFrom(
-            events_pb2.MemoriesWritten(
-                job_id=job_id,
-                memories=memories,
-                embedding_model=embedding_model,
-                expired_memory_ids=list(dict.fromkeys(changes.erased)),
-                authored_memory_ids=list(dict.fromkeys(changes.authored)),
-                counts=dict(counts),
-            )
+        body = events_pb2.MemoriesWritten(
+            job_id=job_id,
+            memories=memories,
+            embedding_model=embedding_model,
+            expired_memory_ids=list(dict.fromkeys(changes.erased)),
+            authored_memory_ids=list(dict.fromkeys(changes.authored)),
+            counts=dict(counts),
         )
+        graph_to_pb(changes.graph, body)
+        event.memories_written.CopyFrom(body)
         await self._publish(topics.MEMORIES, scope, event)
 
     async def memories_expired(

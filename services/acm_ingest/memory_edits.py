@@ -17,7 +17,7 @@ from acm.domain.scope import Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.ports.embedder import Embedder
 from acm.ports.owners import SchemaSource
-from acm.ports.stores import Cache, GraphStore, MemoryRepo
+from acm.ports.stores import Cache, MemoryRepo
 from acm.prefetch_state import bump_generations
 from acm_ingest.pipeline import pii_rules
 from acm_ingest.usecases import Changes, Events, WrittenMemory
@@ -36,7 +36,6 @@ class Correction:
 @dataclass
 class ApplyMemoryEdits:
     memories: MemoryRepo
-    graph: GraphStore
     cache: Cache
     embedder: Embedder
     tokens: TokenCounter
@@ -88,11 +87,10 @@ class ApplyMemoryEdits:
         return await self._publish(scope, job_id, changes, {"updated": 1})
 
     async def delete(self, scope: Scope, job_id: str, memory_id: str) -> dict[str, int]:
-        """Every store: the row and its keyword index, its authorship, its graph mentions (here), retrieve's copy
-        and its vector point (by the event)."""
+        """Every store: the row and its keyword index, its authorship (here), retrieve's copy, its vector point and
+        its graph mentions (by the event)."""
         erased = await self.memories.delete(scope, [memory_id])
         if erased:
-            await self.graph.unlink_memories(scope, erased)
             await bump_generations(self.cache, scope, (Tier.USER, Tier.CUSTOMER, Tier.CLIENT))
         # The id goes out even when nothing was left to erase here: a redelivery must still reach retrieve's copy.
         return await self._publish(scope, job_id, Changes(erased=[memory_id]), {"deleted": len(erased)})

@@ -8,8 +8,8 @@ from acm.settings import DEFAULT_EMBEDDER, KeysFromGateway, OptionalLlm, Schemas
 # ACM_LLM_URL: an optional endpoint for fact extraction (empty: rules only). Turns whose metadata says
 # local_only=true never go to it.
 class IngestSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect, OptionalLlm):
-    database_url: str
-    graph_url: str
+    database_url: str  # its own store: the memories' write model and the entity registry
+    # No graph_url: the entity graph is retrieve's (acm.ownership.GRAPH_OWNER); ingest tells it on acm.memories.v1.
     bus_url: str
     cache_url: str
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.

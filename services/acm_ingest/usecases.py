@@ -21,6 +21,7 @@ from acm.domain.facts import (
     replied_sentence,
     slot_of,
 )
+from acm.domain.graph import GraphChanges, Mentions
 from acm.domain.identifiers import identifiers
 from acm.domain.models import (
     Entity,
@@ -42,8 +43,9 @@ from acm.domain.scope import ForgetLevel, Owner, Scope, Tier
 from acm.domain.tokens import TokenCounter
 from acm.injection_judge import InjectionJudge, judge_doubtful
 from acm.ports.embedder import Embedder
+from acm.ports.entities import EntityRegistry
 from acm.ports.owners import SchemaSource
-from acm.ports.stores import AuditLog, Cache, GraphStore, MemoryRepo
+from acm.ports.stores import AuditLog, Cache, MemoryRepo
 from acm.prefetch_state import bump_generations, forget_prefetch
 from acm.session_memory import touch_session
 from acm.telemetry import traceparent_of_current_span
@@ -82,6 +84,8 @@ class Changes:
     written: dict[str, WrittenMemory] = field(default_factory=dict)  # by memory id: its last version
     authored: list[str] = field(default_factory=list)  # shared memories the scope's user is an author of
     erased: list[str] = field(default_factory=list)
+    # What retrieve's graph learns (it owns the graph; ingest resolves entities in its own registry).
+    graph: GraphChanges = field(default_factory=GraphChanges)
 
     def wrote(self, memories: Iterable[Memory]) -> None:
         """Memories written without a new vector (a vector published before stays in the index)."""
@@ -117,7 +121,7 @@ class Events(ExpiryEvents, Protocol):
 @dataclass
 class IngestTurn:
     memories: MemoryRepo
-    graph: GraphStore
+    entities: EntityRegistry  # ingest's own; the graph is retrieve's, told through the event
     cache: Cache
     events: Events
     embedder: Embedder
@@ -198,10 +202,13 @@ class IngestTurn:
         entities = await self._resolve_entities(scope, owner, [m for ms in mentions_by_fact for m in ms])
         relations = []
         for fact, ms in zip(facts, mentions_by_fact, strict=True):
-            linked = list(dict.fromkeys(entities[m.text.lower()].entity_id for m in ms))
+            linked = tuple(dict.fromkeys(entities[m.text.lower()].entity_id for m in ms))
             if linked:
-                await self.graph.link_mentions(fact.owner, fact.memory_id, linked, fact.session_id)
+                changes.graph.mentions.append(Mentions(fact.owner, fact.memory_id, linked, fact.session_id))
         turn_entities = list({e.entity_id: e for e in entities.values()}.values())
+        # Every entity the turn names, not only new ones: retrieve's graph may meet this event before an earlier
+        # one (another session's partition), and a mention or relation needs both its ends there.
+        changes.graph.entities.extend(turn_entities)
         for a, b in itertools.islice(itertools.combinations(turn_entities, 2), MAX_RELATED_PAIRS):
             relations.append(Relation(a.entity_id, b.entity_id, "co_mentioned", facts[0].memory_id, owner))
         # Typed relations: those a sentence states between two of its mentions (rules, each tied to its own
@@ -217,8 +224,7 @@ class IngestTurn:
             a_ent, b_ent = entities.get(subject.lower()), entities.get(obj.lower())
             if a_ent is not None and b_ent is not None and a_ent.entity_id != b_ent.entity_id:
                 relations.append(Relation(a_ent.entity_id, b_ent.entity_id, predicate, memory_id, owner))
-        if relations:
-            await self.graph.upsert_relations(relations)
+        changes.graph.relations.extend(relations)
         # Turn previews are not search results; facts are, so only they make a prefetched bundle stale.
         await invalidate_prefetch(self.cache, scope, {f.owner for f in facts})
         replied_to = await self._replied_to(turn, plan.speaker) if facts else ""
@@ -395,7 +401,7 @@ class IngestTurn:
         if not mentions:
             return {}
         keys = sorted({a for m in mentions for a in aliases(m.text, m.type)} | {m.text for m in mentions})
-        known = {e.entity_id: e for e in await self.graph.find_entities(scope, keys)}
+        known = {e.entity_id: e for e in await self.entities.find(scope, keys)}
         candidates = [
             Candidate(e.entity_id, e.name, e.type, frozenset(e.aliases), owner_key(e.owner)) for e in known.values()
         ]
@@ -427,8 +433,8 @@ class IngestTurn:
                 )
             resolved[m.text.lower()] = entity
         if changed:
-            await self.graph.upsert_entities(list(changed.values()))
-        return resolved
+            await self.entities.upsert(list(changed.values()))
+        return {text: known[e.entity_id] for text, e in resolved.items()}  # each with every alias learned
 
     async def _embedded(
         self, facts: Sequence[Memory], mentions_by_fact: Sequence[Sequence[Mention]], replied_to: str = ""
@@ -537,7 +543,7 @@ def _value_of(memory: Memory) -> str:
 @dataclass
 class ForgetScope:
     memories: MemoryRepo
-    graph: GraphStore
+    entities: EntityRegistry  # the graph is retrieve's: it erases its own on the same event
     cache: Cache | None = None  # prefetched bundles of the scope are dropped with it
     events: ExpiryEvents | None = None  # where the erased shared-tier memories' ids go, for their vectors
 
@@ -546,7 +552,7 @@ class ForgetScope:
         # record their authors; docs/privacy.md); what others said too stays, without this user as an author.
         shared = await self.memories.forget_authored(scope) if level is ForgetLevel.USER else []
         erased = await self.memories.forget(scope, level)
-        await self.graph.forget(scope, level)
+        await self.entities.forget(scope, level)
         if shared and self.events is not None:
             await self.events.memories_expired(scope, shared, stable_id("forgotten", *shared))
         if self.cache is not None:

@@ -47,15 +47,23 @@ def build_memories(rel: Relational, graph: GraphStore) -> ReadMemories:
 
 
 def register(
-    bus: EventBus, rel: Relational, vectors: VectorStore, embedder: Embedder, keys: KeySource, cache: Cache
+    bus: EventBus,
+    rel: Relational,
+    vectors: VectorStore,
+    graph: GraphStore,
+    embedder: Embedder,
+    keys: KeySource,
+    cache: Cache,
 ) -> None:
     """``keys``: the gateway's API keys (acm.ports.owners), to verify Forget requests; ``cache``: where prefetched
-    pools' generations are, made stale once a change reached this service's copy of the memories."""
+    pools' generations are, made stale once a change reached this service's copy of the memories; ``graph``: the
+    entity graph, retrieve's alone (acm.ownership.GRAPH_OWNER), kept from the same events."""
     # rel.memories: retrieve's own store, the projection of acm.memories.v1 this keeps.
-    projection = MemoryProjection(rel.memories, vectors, cache)
+    projection = MemoryProjection(rel.memories, vectors, graph, cache)
     jobs = JobEvents(bus)
     bus.subscribe(topics.MEMORIES, GROUP, MemoriesHandler(projection, jobs, embedder.dim, bus))
-    # Its erasure is a part of the forget job: DONE only once this copy, the vectors and the pools are gone too.
+    # Its erasure is a part of the forget job: DONE only once this copy, the vectors, the graph and the pools are
+    # gone too.
     bus.subscribe(
         topics.FORGET, GROUP, ForgetHandler(projection.forget, keys, rel.audit, ForgetJob(GROUP, jobs, rel.processed))
     )
@@ -75,7 +83,7 @@ async def run(settings: RetrieveSettings) -> None:
     # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
     bus = SealingBus(open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout), keyring)
     owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
-    register(bus, rel, vectors, embedder, owners.keys, cache)
+    register(bus, rel, vectors, graph, embedder, owners.keys, cache)
     server = HealthServer(
         settings.listen_addr,
         [

@@ -52,7 +52,7 @@ async def test_a_reply_is_embedded_after_the_question_it_answers(acm: EmbeddedAc
     bus = CapturingBus()
     ingest = IngestTurn(
         memories=acm.stores["ingest"].memories,
-        graph=acm.graph,
+        entities=acm.stores["ingest"].entities,
         cache=acm.cache,
         events=BusEvents(bus),  # type: ignore[arg-type]  # publish is all BusEvents uses
         embedder=embedder,

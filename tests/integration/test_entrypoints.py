@@ -17,7 +17,7 @@ from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 
 SERVICES = {
     "gateway": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_RETRIEVE_ADDR", "ACM_CACHE_URL"],
-    "ingest": ["ACM_DATABASE_URL", "ACM_GRAPH_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],
+    "ingest": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],  # no graph: it is retrieve's
     "retrieve": ["ACM_DATABASE_URL", "ACM_VECTOR_URL", "ACM_GRAPH_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],
     "architect": ["ACM_DATABASE_URL", "ACM_BUS_URL"],
     "anticipate": ["ACM_DATABASE_URL", "ACM_BUS_URL", "ACM_CACHE_URL"],

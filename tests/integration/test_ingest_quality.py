@@ -49,10 +49,15 @@ def _every_stored_text(data_dir: Path) -> str:
     """The content-bearing text of every store and event: memory texts, audit details, entity names and
     aliases, and the turn / memory texts inside every event on the bus."""
     queries = {
-        "ingest.db": ["SELECT text FROM memories", "SELECT detail FROM audit_log"],
+        "ingest.db": [
+            "SELECT text FROM memories",
+            "SELECT detail FROM audit_log",
+            "SELECT name FROM entities",  # ingest's entity registry
+            "SELECT alias FROM entity_aliases",
+        ],
         "retrieve.db": ["SELECT text FROM memories", "SELECT detail FROM audit_log"],
         "gateway.db": ["SELECT detail FROM audit_log"],
-        "graph.db": ["SELECT name FROM entities", "SELECT aliases FROM entities"],
+        "retrieve.graph.db": ["SELECT name FROM entities", "SELECT aliases FROM entities"],
         "bus.db": ["SELECT value FROM records"],
     }
     out: list[str] = []
@@ -70,7 +75,9 @@ def _event_text(value: bytes) -> str:
         env.ParseFromString(value)
     except Exception:
         return value.decode("utf-8", "replace")
-    return "\n".join([env.turn_received.turn.content, *(m.text for m in env.memories_written.memories)])
+    written = env.memories_written
+    names = [n for e in written.entities for n in (e.name, *e.aliases)]  # the graph's share, for retrieve
+    return "\n".join([env.turn_received.turn.content, *(m.text for m in written.memories), *names])
 
 
 def _every_stored_byte(data_dir: Path) -> bytes:
@@ -175,7 +182,7 @@ async def test_lasting_facts_go_to_the_long_layer(acm: EmbeddedAcm) -> None:
 
 async def test_relations_a_sentence_states_are_typed_without_an_llm(acm: EmbeddedAcm) -> None:
     (job,) = await _ingest_all(acm, ["Sarah Chen works at Acme Corp and Priya approved PO-20261028-0098."])
-    with sqlite3.connect(acm.settings.data_dir / "graph.db") as conn:
+    with sqlite3.connect(acm.settings.data_dir / "retrieve.graph.db") as conn:
         typed = set(
             conn.execute(
                 """SELECT a.name, r.type, b.name FROM relations r
@@ -218,7 +225,7 @@ async def test_llm_facts_are_validated_redacted_and_typed_relations_stored(tmp_p
         async with EmbeddedAcm(settings) as acm:
             (job,) = await _ingest_all(acm, ["I moved to Lisbon last month, finally settled in!"])
             facts = await _facts_of(acm)
-            with sqlite3.connect(acm.settings.data_dir / "graph.db") as conn:
+            with sqlite3.connect(acm.settings.data_dir / "retrieve.graph.db") as conn:
                 kinds = {k for (k,) in conn.execute("SELECT type FROM relations")}
     assert job.status == gateway_pb2.JOB_STATUS_DONE
     assert job.counts["llm_facts"] == 2 and job.counts["llm_facts_rejected"] == 1
@@ -287,7 +294,7 @@ async def test_expired_memories_leave_every_store(acm: EmbeddedAcm, clock: Shift
     assert second.counts["expired"] == 2
     facts = await _facts_of(acm)
     assert not any("Max" in f for f in facts) and any("Utrecht" in f for f in facts)
-    with sqlite3.connect(acm.settings.data_dir / "graph.db") as conn:
+    with sqlite3.connect(acm.settings.data_dir / "retrieve.graph.db") as conn:
         linked = {m for (m,) in conn.execute("SELECT memory_id FROM mentions")}
     ids = {m.memory_id for m in await acm.stores["ingest"].memories.get(user, list(linked))}
     assert linked == ids  # no mention edge points at an expired memory
@@ -315,7 +322,7 @@ async def test_an_expiry_makes_the_users_prefetched_bundles_stale(acm: EmbeddedA
     await _ingest_all(acm, ["We adopted a dog named Max from the shelter in Porto."])
     before = await read_generation(acm.cache, SCOPE, Tier.USER)
     clock.advance(3600 + 60)
-    sweep = ExpireMemories(acm.stores["ingest"].memories, acm.graph, acm.cache, BusEvents(acm.bus))
+    sweep = ExpireMemories(acm.stores["ingest"].memories, acm.cache, BusEvents(acm.bus))
     await acm.cache.delete(Scope("local", "acme", "alice", "bot"), LAST_SWEEP_KEY)  # the hourly throttle
     assert await sweep(SCOPE, schema.retention, clock()) == 2
     assert await read_generation(acm.cache, SCOPE, Tier.USER) not in {before, ""}

@@ -362,7 +362,6 @@ async def test_a_redelivered_edit_is_applied_once(
     # The same event again, through a handler of ingest's group; and once more after its mark was lost.
     apply = ApplyMemoryEdits(
         acm.stores["ingest"].memories,
-        acm.graph,
         acm.cache,
         build_embedder("wordllama"),
         TiktokenCounter(),

@@ -3,6 +3,7 @@ applied by the gateway (the jobs' owner). Embedded mode, real SQLite stores and 
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from acm import topics
 from acm.adapters.edge_store import EdgeVectorStore
 from acm.adapters.memory_cache import MemoryCache
+from acm.adapters.sqlite_graph import SqliteGraphStore
 from acm.bootstrap import Relational, open_relational
 from acm.channels import open_channel
 from acm.client import AcmClient
@@ -110,7 +112,8 @@ async def test_a_fresh_projection_fed_the_same_events_equals_the_original(
         async def publish(self, topic: str, key: str, value: bytes) -> None:
             pass
 
-    replay = MemoriesHandler(MemoryProjection(fresh.memories, vectors), JobEvents(NoJobs()), dim)  # type: ignore[arg-type]
+    graph = SqliteGraphStore(tmp_path / "replay" / "retrieve.graph.db")
+    replay = MemoriesHandler(MemoryProjection(fresh.memories, vectors, graph), JobEvents(NoJobs()), dim)  # type: ignore[arg-type]
     try:
         for record in sent:
             await replay(record)
@@ -123,9 +126,32 @@ async def test_a_fresh_projection_fed_the_same_events_equals_the_original(
         assert mia.memory.memory_id not in _by_id(rebuilt)  # deleted (its turn's preview stays)
         ids = [m.memory_id for m in original]
         assert await vectors.models_of(ids) == await running.vectors.models_of(ids)
+        # The graph too: retrieve's own, kept from the same events (ingest never opened it).
+        replayed, kept = _graph_rows(tmp_path / "replay" / "retrieve.graph.db"), _graph_rows(graph_file(running))
+        assert replayed == kept
+        assert kept["entities"] and kept["mentions"]
+        assert not any(mia.memory.memory_id in row for row in kept["mentions"])  # unlinked with its deletion
+        reader = _domain(scope)
+        [bolt_entity] = await graph.find_entities(reader, ["Bolt"])
+        linked = {m for m, _ in await graph.expand(reader, [bolt_entity.entity_id], 0, 10)}
+        assert bolt.memory.memory_id in linked
     finally:
+        await graph.close()
         await vectors.close()
         await fresh.close()
+
+
+def graph_file(acm: EmbeddedAcm) -> Path:
+    return Path(acm.urls.graph.removeprefix("sqlite:///"))
+
+
+def _graph_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of the SQLite graph's tables, sorted (the two files were written in different orders)."""
+    with sqlite3.connect(path) as conn:
+        return {
+            table: sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {table}"))
+            for table in ("entities", "entity_aliases", "mentions", "relations")
+        }
 
 
 def _written(record: Record) -> list[events_pb2.WrittenMemory]:
@@ -171,7 +197,8 @@ async def test_a_change_applied_to_the_copy_makes_pools_built_before_it_stale(tm
     await vectors.ensure(2)
     cache = MemoryCache()
     scope = Scope(DEV_CLIENT, "acme", "alice", "bot", "s1")
-    projection = MemoryProjection(store.memories, vectors, cache)
+    graph = SqliteGraphStore(tmp_path / "graph.db")
+    projection = MemoryProjection(store.memories, vectors, graph, cache)
     memory = Memory("0" * 32, scope.owner(Tier.USER), "user: I live in Porto.", Layer.SHORT, "turn", ("t1",), utcnow())
     try:
         before = await read_generations(cache, scope)
@@ -184,5 +211,6 @@ async def test_a_change_applied_to_the_copy_makes_pools_built_before_it_stale(tm
         assert all(a != b for a, b in zip(await read_generations(cache, scope), after_write, strict=True))
         assert await store.memories.get(scope, [memory.memory_id]) == []
     finally:
+        await graph.close()
         await vectors.close()
         await store.close()

@@ -29,7 +29,7 @@ from acm.adapters.grpc_retriever import GrpcRetriever
 from acm.adapters.memory_cache import MemoryCache
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.auth import create_api_key
-from acm.bootstrap import Relational, open_graph, open_relational
+from acm.bootstrap import Relational, open_relational
 from acm.domain.errors import Unavailable
 from acm.domain.models import Role, Turn
 from acm.domain.scope import Scope
@@ -205,13 +205,12 @@ async def test_a_schema_defined_through_the_architect_is_used_by_ingest(database
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
     ingest_rel = await open_relational(database)
-    graph = await open_graph(f"sqlite:///{tmp_path / 'graph.db'}")
     try:
         clock, bus = Clock(), CapturingBus()
         schemas = CachedSchemaSource(ArchitectSchemaSource(GrpcArchitect(channel, 2.0, SECRET)), 5.0, clock)
         ingest = IngestTurn(
             memories=ingest_rel.memories,
-            graph=graph,
+            entities=ingest_rel.entities,
             cache=MemoryCache(),
             events=BusEvents(bus),  # type: ignore[arg-type]  # publish is all BusEvents uses
             embedder=build_embedder("all-minilm-l6-v2"),
@@ -246,7 +245,6 @@ async def test_a_schema_defined_through_the_architect_is_used_by_ingest(database
     finally:
         await channel.close()
         await server.stop(None)
-        await graph.close()
         await ingest_rel.close()
         await architect_bus.stop()
         await architect_rel.close()

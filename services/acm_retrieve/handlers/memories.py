@@ -13,6 +13,7 @@ from acm.domain.errors import InvalidRequest
 from acm.domain.models import JobStatus, Memory, stable_id
 from acm.domain.scope import Scope
 from acm.envelopes import decode, envelope
+from acm.graph_wire import graph_from_pb
 from acm.job_events import JobEvents
 from acm.memory_wire import written_from_pb
 from acm.ports.bus import EventBus, PermanentError, Record
@@ -24,6 +25,10 @@ from acm_retrieve.projection import MemoryChanges, MemoryProjection
 def changes_from_pb(body: events_pb2.MemoriesWritten, scope: Scope, dim: int) -> MemoryChanges:
     """PermanentError for what can never apply: a memory without its stored form, an unknown tier or layer, or a
     vector of another size than the index's."""
+    try:
+        graph = graph_from_pb(body, scope)
+    except InvalidRequest as exc:
+        raise PermanentError(str(exc)) from None
     written: list[Memory] = []
     points = []
     for pb in body.memories:
@@ -50,7 +55,7 @@ def changes_from_pb(body: events_pb2.MemoriesWritten, scope: Scope, dim: int) ->
                 model=body.embedding_model,
             )
         )
-    return MemoryChanges(written, points, list(body.authored_memory_ids), list(body.expired_memory_ids))
+    return MemoryChanges(written, points, list(body.authored_memory_ids), list(body.expired_memory_ids), graph)
 
 
 def indexed_from_pb(body: events_pb2.MemoriesWritten) -> events_pb2.MemoriesIndexed | None:
