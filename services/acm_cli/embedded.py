@@ -42,7 +42,7 @@ from acm_anticipate.settings import AnticipateSettings
 from acm_architect.app import register as register_architect
 from acm_architect.settings import ArchitectSettings
 from acm_cli.main import DEV_KEY_FILE, default_data_dir  # the CLI's paths, so both agree
-from acm_cli.store_split import database_file, split_shared_database
+from acm_cli.store_split import adopt_graph_file, database_file, graph_file, split_shared_database
 from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
 from acm_gateway.app import SERVICE_NAME as GATEWAY_SERVICE
@@ -125,7 +125,7 @@ class Urls:
         return cls(
             databases={name: f"sqlite:///{database_file(d, name)}" for name in SERVICES},
             vectors=f"{vector_backend}://{d / 'vectors'}",
-            graph=f"sqlite:///{d / 'graph.db'}",
+            graph=f"sqlite:///{graph_file(d)}",  # retrieve's, like retrieve.db (acm.ownership.GRAPH_OWNER)
             bus=f"sqlite:///{d / 'bus.db'}",
         )
 
@@ -200,6 +200,7 @@ class EmbeddedAcm:
         limit_compute_threads(s.compute_threads)
         embedder = build_embedder(s.embedder, s.compute_threads, s.models_dir, s.models_source)
         await split_shared_database(s.data_dir, timeout)  # a data folder from before: one acm.db
+        adopt_graph_file(s.data_dir)  # a data folder from before: graph.db, written by ingest
         self.stores = {name: await open_relational(u.databases[name], timeout, service=name) for name in SERVICES}
         self.vectors = await open_vectors(u.vectors, timeout)
         await self.vectors.ensure(embedder.dim)
@@ -216,7 +217,6 @@ class EmbeddedAcm:
         ingest_settings = IngestSettings(
             database_url=u.databases["ingest"],
             bus_url=u.bus,
-            graph_url=u.graph,
             cache_url=u.cache,
             embedder=s.embedder,
             llm_url=s.llm_url,
@@ -224,9 +224,11 @@ class EmbeddedAcm:
             llm_api_key=s.llm_api_key,
         )
         self.idle_sweep = register_ingest(
-            self.bus, self.stores["ingest"], self.graph, self.cache, embedder, ingest_settings, owners, now=self.clock
+            self.bus, self.stores["ingest"], self.cache, embedder, ingest_settings, owners, now=self.clock
         )
-        register_retrieve(self.bus, self.stores["retrieve"], self.vectors, embedder, owners.keys, self.cache)
+        register_retrieve(
+            self.bus, self.stores["retrieve"], self.vectors, self.graph, embedder, owners.keys, self.cache
+        )
         self.full_retriever = build_api(self.stores["retrieve"], self.vectors, self.graph, embedder, owners.schemas)
         # Retrieve's Memories API in-process: the Memory API's reads and every session read (gateway, compact,
         # anticipate), as the other services reach it over gRPC in distributed mode.
