@@ -1,37 +1,25 @@
 """A turn's metadata reaches its memories (redacted as the turn is) through ingest and retrieve's projection, and
 ListMemories filters by it: `metadata=key=value` in the HTTP query (the proto's repeated field), every pair must
-match; a filter that is not key=value is a 400."""
+match (and `acm memories list --metadata` the same); a filter that is not key=value is a 400."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+from acm_cli.embedded import EmbeddedAcm
+from tests.integration import test_http_api
 from tests.support.acm_serve import ACM
 
 ALICE = {"customerId": "acme", "userId": "alice", "sessionId": "s1"}
 QUERY = {"scope.customerId": "acme", "scope.userId": "alice"}
 
 
-@pytest.fixture
-async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
-    settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0", http_addr="127.0.0.1:0")
-    async with EmbeddedAcm(settings) as running:
-        yield running
-
-
-@pytest.fixture
-async def http(acm: EmbeddedAcm) -> AsyncIterator[httpx.AsyncClient]:
-    headers = {"Authorization": f"Bearer {acm.api_key}"}
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", headers=headers, timeout=30) as client:
-        yield client
+# An embedded ACM serving HTTP, and a client with its admin key: test_http_api's fixtures.
+acm, http = test_http_api.acm, test_http_api.http
 
 
 async def _ingest(http: httpx.AsyncClient, turn_id: str, content: str, metadata: dict[str, str]) -> None:
