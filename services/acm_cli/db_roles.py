@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlparse, urlunparse
 
 from acm.ownership import SERVICES, schema_of
+from acm_cli.graph_backfill import add_parser as add_entities_parser
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection, sql
@@ -64,6 +65,7 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
         "schema (and copy ingest's memories as retrieve's read model); run it before the services start",
     )
     p.set_defaults(run=run)
+    add_entities_parser(db_sub)  # acm db entities: ingest's registry from a graph written before (issue 19)
 
 
 async def run(args: argparse.Namespace) -> None:

@@ -41,8 +41,15 @@ from acm_anticipate.app import register as register_anticipate
 from acm_anticipate.settings import AnticipateSettings
 from acm_architect.app import register as register_architect
 from acm_architect.settings import ArchitectSettings
+from acm_cli.graph_backfill import backfill_entities
 from acm_cli.main import DEV_KEY_FILE, default_data_dir  # the CLI's paths, so both agree
-from acm_cli.store_split import adopt_graph_file, database_file, graph_file, split_shared_database
+from acm_cli.store_split import (
+    adopt_graph_file,
+    backfill_marker,
+    database_file,
+    graph_file,
+    split_shared_database,
+)
 from acm_compact.app import register as register_compact
 from acm_compact.settings import CompactSettings
 from acm_gateway.app import SERVICE_NAME as GATEWAY_SERVICE
@@ -206,6 +213,9 @@ class EmbeddedAcm:
         await self.vectors.ensure(embedder.dim)
         await warn_other_models(self.vectors, embedder.name, log)
         self.graph = await open_graph(u.graph, timeout)
+        if backfill_marker(s.data_dir).exists():  # the graph of a data folder from before: ingest's registry
+            await backfill_entities(self.graph, self.stores["ingest"].entities)
+            backfill_marker(s.data_dir).unlink()
         self.cache = await open_cache(u.cache, timeout)
         # Bodies with a user's data sealed with the gateway's data keys, read in-process (acm.sealing); the master
         # key is kept in the data folder.

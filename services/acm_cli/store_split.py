@@ -106,11 +106,18 @@ def adopt_graph_file(data_dir: Path) -> bool:
     old, new = data_dir / GRAPH_BEFORE, graph_file(data_dir)
     if not old.is_file() or new.exists():
         return False
+    backfill_marker(data_dir).touch()  # ingest's registry is filled from it next (acm_cli.graph_backfill)
     for suffix in ("-wal", "-shm", ""):  # the WAL first: a stop half-way leaves graph.db to be taken again
         if Path(f"{old}{suffix}").exists():
             os.replace(f"{old}{suffix}", f"{new}{suffix}")
     log.warning("the data folder's %s is retrieve's now: %s", GRAPH_BEFORE, new.name)
     return True
+
+
+def backfill_marker(data_dir: Path) -> Path:
+    """Present from the graph's adoption until ingest's registry has its entities (a start stopped in between
+    copies them again)."""
+    return data_dir / "retrieve.graph.db.backfill"
 
 
 def _remove(path: Path) -> None:

@@ -300,5 +300,13 @@ class Neo4jGraphStore:
         )
         await self._run(stmt, {**scope_params(scope), "ids": list(memory_ids)}, write=True)
 
+    async def entities_after(self, after: str, limit: int) -> list[Entity]:
+        out = await self._run(
+            "MATCH (e:Entity) WHERE e.entity_id > $after RETURN e ORDER BY e.entity_id LIMIT $limit",
+            {"after": after, "limit": max(limit, 0)},
+            write=False,
+        )
+        return [_entity_from(r["e"]) for r in out]
+
     async def close(self) -> None:
         await self._driver.close()

@@ -402,6 +402,24 @@ class SqliteGraphStore:
 
         await self._call(checkpoint)
 
+    async def entities_after(self, after: str, limit: int) -> list[Entity]:
+        rows = await self._call(
+            lambda conn: conn.execute(
+                "SELECT * FROM entities WHERE entity_id > :after ORDER BY entity_id LIMIT :limit",
+                {"after": after, "limit": max(limit, 0)},
+            ).fetchall()
+        )
+        return [
+            Entity(
+                r["entity_id"],
+                Owner(r["client_id"], Tier(r["tier"]), r["customer_id"], r["user_id"]),
+                r["name"],
+                r["type"],
+                tuple(json.loads(r["aliases"])),
+            )
+            for r in rows
+        ]
+
     async def close(self) -> None:
         def close() -> None:
             with self._lock:

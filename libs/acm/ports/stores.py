@@ -286,6 +286,10 @@ class GraphStore(Protocol):
         """Drop these memories (the scope's own user-tier ones) from the graph, with the edges learned
         from them; entities stay."""
 
+    async def entities_after(self, after: str, limit: int) -> list[Entity]:
+        """Every entity of every client, by id after ``after`` (maintenance: ingest's registry filled from a
+        graph written before retrieve owned it, acm_cli.graph_backfill)."""
+
     async def close(self) -> None: ...
 
 
