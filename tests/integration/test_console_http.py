@@ -5,6 +5,7 @@ and key check (an admin key in, an agent key out, nothing but the shipped files 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -63,7 +64,10 @@ async def test_cors_answers_only_the_named_origins(acm: EmbeddedAcm) -> None:
         assert "access-control-allow-origin" not in foreign.headers
 
 
-async def test_the_console_serves_its_files_and_checks_the_key(acm: EmbeddedAcm) -> None:
+async def test_the_console_serves_its_files_and_checks_the_key(
+    acm: EmbeddedAcm, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="acm.requests")
     agent_secret = (
         await create_api_key(acm.stores["gateway"].api_keys, "local", "agent", Grant(KeyRole.AGENT, ("acme",)))
     )[1]
@@ -83,6 +87,10 @@ async def test_the_console_serves_its_files_and_checks_the_key(acm: EmbeddedAcm)
         agent = await http.get(whoami, headers={"Authorization": f"Bearer {agent_secret}"})
         assert agent.status_code == 403 and "admin key" in agent.json()["message"]
         assert (await http.get(whoami)).status_code == 401
+    lines = [r.getMessage() for r in caplog.records if r.name == "acm.requests" and "/console/api/" in r.getMessage()]
+    assert any(f"key={acm.api_key.split('_')[1]} 200" in line for line in lines), lines
+    assert any("key=- 401" in line for line in lines), lines
+    assert not any(acm.api_key in line or agent_secret in line for line in lines), lines
 
 
 async def test_the_benchmark_plots_are_the_results_folders_pngs_for_an_admin_only(

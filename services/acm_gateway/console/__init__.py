@@ -7,8 +7,10 @@ benchmark plots (results/*.png) and serves each, to an admin key only."""
 from __future__ import annotations
 
 import json
+import logging
 import mimetypes
 import re
+import time
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,6 +23,9 @@ from starlette.types import Receive, Scope, Send
 from acm.domain.errors import Unauthenticated
 from acm.domain.scope import KeyRole
 from acm.ports.stores import ApiKey
+from acm_gateway.request_log import _key_id
+
+requests_log = logging.getLogger("acm.requests")
 
 PREFIX = "/console"
 RESULTS = "/api/results"
@@ -63,9 +68,22 @@ class Console:
         self._files = {f.name: f for f in STATIC.iterdir() if f.is_file()}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start = time.perf_counter()
         request = Request(scope, receive)
         response = await self._respond(request)
         await response(scope, receive, send)
+        if request.url.path.startswith(f"{PREFIX}/api/") and requests_log.isEnabledFor(logging.INFO):
+            # One line per call of the console's own routes, as for the API's: the key's id, never the key.
+            metadata = tuple((h, request.headers[h]) for h in ("authorization", "x-api-key") if h in request.headers)
+            ms = (time.perf_counter() - start) * 1000
+            requests_log.info(
+                "HTTP %s %s key=%s %d %.1f ms",
+                request.method,
+                request.url.path,
+                _key_id(metadata),
+                response.status_code,
+                ms,
+            )
 
     async def _respond(self, request: Request) -> Response:
         path = request.url.path.removeprefix(PREFIX)
