@@ -128,6 +128,16 @@ def _json(params: dict[str, Any], *lists: str) -> dict[str, Any]:
     return {**params, **{k: json.dumps(params[k]) for k in lists}}
 
 
+def _entity(r: sqlite3.Row) -> Entity:
+    return Entity(
+        r["entity_id"],
+        Owner(r["client_id"], Tier(r["tier"]), r["customer_id"], r["user_id"]),
+        r["name"],
+        r["type"],
+        tuple(json.loads(r["aliases"])),
+    )
+
+
 class SqliteGraphStore:
     """GraphStore in one SQLite file (WAL). ``path`` may be ":memory:" for throwaway use."""
 
@@ -264,16 +274,7 @@ class SqliteGraphStore:
             " CROSS JOIN entities e ON e.entity_id = found.entity_id WHERE " + _visible("e")
         )
         rows = await self._call(lambda conn: conn.execute(sql, params).fetchall())
-        found = [
-            Entity(
-                r["entity_id"],
-                Owner(r["client_id"], Tier(r["tier"]), r["customer_id"], r["user_id"]),
-                r["name"],
-                r["type"],
-                tuple(json.loads(r["aliases"])),
-            )
-            for r in rows
-        ]
+        found = [_entity(r) for r in rows]
         # Narrowest tier first, like retrieval (user -> customer -> client); then a stable order.
         found.sort(key=lambda e: (_TIER_RANK[e.owner.tier], e.name.lower(), e.entity_id))
         return found
@@ -409,16 +410,7 @@ class SqliteGraphStore:
                 {"after": after, "limit": max(limit, 0)},
             ).fetchall()
         )
-        return [
-            Entity(
-                r["entity_id"],
-                Owner(r["client_id"], Tier(r["tier"]), r["customer_id"], r["user_id"]),
-                r["name"],
-                r["type"],
-                tuple(json.loads(r["aliases"])),
-            )
-            for r in rows
-        ]
+        return [_entity(r) for r in rows]
 
     async def close(self) -> None:
         def close() -> None:
