@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import httpx
 import psycopg
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -82,6 +83,7 @@ class Stack:
     namespace: str
     keys: tuple[str, str]  # API keys of the two clients
     ports: dict[str, int]
+    http: str = ""  # the gateway's HTTP/JSON listener (ACM_HTTP_ADDR): API, probes, console
 
     async def store(self, service: str) -> Relational:
         """A service's own store, as that service opens it (its role, its schema)."""
@@ -136,7 +138,8 @@ async def stack(
     database: str, kafka_bootstrap: str, neo4j_uri: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Stack]:
     work = tmp_path_factory.mktemp("distributed")
-    ports = dict(zip(SERVICES, free_ports(len(SERVICES)), strict=True))
+    *service_ports, http_port = free_ports(len(SERVICES) + 1)
+    ports = dict(zip(SERVICES, service_ports, strict=True))
     namespace = f"e2e-{uuid.uuid4().hex[:8]}."  # this run's topics and groups only
     common = {
         "ACM_DATABASE_URL": database,
@@ -162,6 +165,8 @@ async def stack(
         for name in SERVICES:
             addr_var = "ACM_LISTEN_ADDR" if name in LISTENERS else "ACM_HEALTH_ADDR"
             env = {**os.environ, **common, addr_var: f"127.0.0.1:{ports[name]}", "ACM_DATABASE_URL": dsns[name]}
+            if name == "gateway":
+                env["ACM_HTTP_ADDR"] = f"127.0.0.1:{http_port}"
             procs[name] = _start(name, env, work / f"{name}.log")
         for _ in range(240):
             dead = [n for n, p in procs.items() if p.poll() is not None]
@@ -191,6 +196,7 @@ async def stack(
             namespace=namespace,
             keys=(keys[0][1], keys[1][1]),
             ports=ports,
+            http=f"http://127.0.0.1:{http_port}",
         )
     finally:
         _stop(procs)
@@ -476,3 +482,30 @@ async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack)
         assert await vectors.search(alice, probe, 10, model=model) == []  # forgotten
     finally:
         await vectors.close()
+
+
+async def test_http_probes_console_and_the_metadata_filter_in_distributed_mode(stack: Stack) -> None:
+    """The gateway's HTTP listener as deployed: probes mirroring gRPC health, the console behind an admin key, and a
+    turn's metadata through ingest (Postgres), Kafka and retrieve's projection to ListMemories' filter."""
+    headers = {"Authorization": f"Bearer {stack.keys[0]}"}
+    async with httpx.AsyncClient(base_url=stack.http, headers=headers, timeout=30) as http:
+        assert (await http.get("/readyz")).json() == {"status": "SERVING"}
+        assert (await http.get("/healthz")).json() == {"status": "SERVING"}
+        assert "ACM console" in (await http.get("/console/")).text
+        who = (await http.get("/console/api/whoami")).json()
+        assert (who["clientId"], who["role"]) == (stack.client_ids[0], "admin")
+
+        scope = {"customerId": "acme", "userId": "meta-ana", "sessionId": "s1"}
+        turn = {"role": "ROLE_USER", "content": "I moved to Porto in June.", "metadata": {"ticket": "T-42"}}
+        job_id = (await http.post("/v1/turns", json={"scope": scope, "turn": turn})).json()["jobId"]
+        query = {"scope.customerId": "acme", "scope.userId": "meta-ana"}
+        for _ in range(240):
+            job = (await http.get(f"/v1/jobs/{job_id}", params=query)).json()
+            if job["status"] != "JOB_STATUS_PENDING":
+                break
+            await asyncio.sleep(0.25)
+        assert job["status"] == "JOB_STATUS_DONE", job
+        found = (await http.get("/v1/memories", params={**query, "metadata": "ticket=T-42"})).json()["memories"]
+        assert found and all(m["metadata"] == {"ticket": "T-42"} for m in found), found
+        assert any("Porto" in m["memory"]["text"] for m in found)
+        assert (await http.get("/v1/memories", params={**query, "metadata": "ticket=T-1"})).json()["memories"] == []
