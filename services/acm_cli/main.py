@@ -277,7 +277,10 @@ async def _serve(args: argparse.Namespace) -> None:
             if acm.http_port:
                 scheme = "https" if settings.tls_cert_file is not None else "http"
                 http_addr = _client_addr(settings.http_addr, acm.http_port)
-                http_note = f"HTTP/JSON API on {scheme}://{http_addr} (docs/http-api.md)"
+                http_note = (
+                    f"HTTP/JSON API on {scheme}://{http_addr} (docs/http-api.md); "
+                    f"operator console: {scheme}://{http_addr}/console/ (the admin key below)"
+                )
             if http_note:
                 print(http_note, flush=True)
             lines = banner(acm.api_key, addr, settings.data_dir, tls=settings.tls_cert_file is not None)

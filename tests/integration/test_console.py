@@ -70,6 +70,8 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
         agent_key = re.search(r"acm_[0-9a-f]+_\S+", made.stdout)
         assert agent_key is not None, made.stdout
         url = f"http://{http_addr}"
+        banner = (served.data_dir.parent / f"{served.data_dir.name}.serve.log").read_text()
+        assert f"operator console: {url}/console/" in banner, banner  # the banner says where it is
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {served.api_key}"}, timeout=30) as http:
             for i, text in enumerate(TURNS):
                 turn = {"role": "ROLE_USER", "content": text, "turnId": f"t{i}", "occurredAt": "2026-06-01T10:00:00Z"}
