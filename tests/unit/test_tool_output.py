@@ -56,6 +56,8 @@ def inventory(n: int, seed: int = 7, blob: int = 0) -> str:
         ("pay with credit_card_9513926, user mia_li_3668", ["credit_card_9513926", "mia_li_3668"]),
         ("trace 3f2a9c1e-1b2c-4d5e-8f90-123456789abc", ["3f2a9c1e-1b2c-4d5e-8f90-123456789abc"]),
         ("at 3pm on the 2nd, 10ms, v2, UTF-8, €120, 2026-11-03", []),
+        ("rebook 2FBBAH, then 4BMN53.", ["2FBBAH", "4BMN53"]),
+        ("100KB at 10AM, 1080P, 5GB, 24H, 12345, 4K", []),
     ],
 )
 def test_identifiers_of_any_format_and_not_words_numbers_or_units(text: str, expected: list[str]) -> None:
@@ -82,6 +84,16 @@ def test_a_listing_is_one_record_per_item_with_noise_dropped() -> None:
     assert len(items) == 14
     assert "request_id" not in records[0].body() and "latency_ms" not in records[0].body()
     assert "unit_price={amount=" in items[0].body()
+
+
+def test_a_look_up_answered_as_a_listing_of_one_is_that_record_with_its_id() -> None:
+    # {"data": [{"po_id": …}]}: the object is the record, so a later value for its id supersedes the earlier.
+    records = tool_records(inventory(1))
+    assert [r.key for r in records if r.key.startswith("SKU-")] == [r.key for r in records if r.key]
+    assert len([r for r in records if r.key]) == 1
+    # An object without an id of its own in a list of one stays inside its record.
+    (record,) = tool_records(json.dumps({"note": "x", "lines": [{"qty": 2, "price": 3}]}))
+    assert "lines=" in record.body()
 
 
 def test_an_id_keyed_map_and_nested_lists_stay_inside_their_record() -> None:
@@ -231,12 +243,44 @@ def test_a_cut_pin_keeps_first_what_the_latest_turns_speak_of() -> None:
     state = _pinned([("assistant", 'accounts.get({"user_id": "mia_li_3668"})'), ("tool", record.render())])
 
     def shown_for(latest: list[str]) -> dict[str, str]:
-        shown = state.within(o200k, 50, 40, hints=hint_words(latest))
+        shown = state.within(o200k, 66, 40, hints=hint_words(latest))  # the call's pin takes a line of it too
         return next(e for e in shown.entities if e.key == "mia_li_3668").attributes
 
     asked = shown_for(["Ship it to my Austin address, please."])
     assert "address" in asked and "…" in asked  # cut, and what the request speaks of is kept
     assert "address" not in shown_for([])  # else the fields naming ids come first
+
+
+def test_one_large_pin_does_not_hide_the_next_and_takes_back_the_room_left() -> None:
+    rng = random.Random(17)
+    order = {
+        "order_id": f"{rng.randint(1, 9)}QX{rng.randint(100, 999)}",  # a digit-first code
+        "customer_id": "cus_4821",
+        "lines": [{"sku": f"SKU-{rng.randint(10000, 99999)}", "qty": rng.randint(1, 9)} for _ in range(14)],
+        "shipping": {"street": "12 Quay Road", "city": "Leith", "zip": "EH6 6LX"},
+    }
+    account = {"customer_id": "cus_4821", "orders": [order["order_id"], "7KD220", "ORD-77"], "tier": "gold"}
+    (rec_order,) = tool_records(json.dumps(order))
+    (rec_account,) = tool_records(json.dumps(account))
+    state = _pinned(
+        [
+            ("assistant", 'crm.account({"customer_id": "cus_4821"})'),
+            ("tool", rec_account.render()),
+            ("assistant", f'shop.order({{"order_id": "{order["order_id"]}"}})'),
+            ("tool", rec_order.render()),
+        ]
+    )
+    whole_order = o200k(f"- {state.entities[order['order_id']].render()}\n")
+    cap = whole_order + 10  # the order alone fits, the account would not after it
+    shown = state.within(o200k, cap, 40)
+    keys = [e.key for e in shown.entities]
+    assert "cus_4821" in keys and order["order_id"] in keys
+    account_pin = next(e for e in shown.entities if e.key == "cus_4821")
+    assert "7KD220" in account_pin.render()  # the ids the agent acts on next
+    assert shown.tokens <= cap
+    # Alone, a pin is cut only to the cap, not to a share of it.
+    alone = P.PinnedState({order["order_id"]: state.entities[order["order_id"]]}).within(o200k, cap - 20, 40)
+    assert o200k(alone.text) > (cap - 20) * 0.8
 
 
 # Hydration: a pin takes the current values of its record's memory (the merged result of every tool output for

@@ -109,12 +109,18 @@ def _record(obj: dict[str, Any], under: str = "") -> Record | None:
 
 def _is_container(obj: dict[str, Any]) -> bool:
     """An envelope around listings ({"items": [...], "total": 14, "request_id": …}): no id of its own, no
-    nested object, a few scalars at most, and an array of at least two objects."""
+    nested object, a few scalars at most, and an array of at least two objects, or of one that has an id (a
+    look-up answered as a listing of one, {"data": [{"po_id": …}]}: that object is the record, with its id)."""
     if _key_of(obj, "") or any(isinstance(v, dict) and not is_noise_key(str(k)) for k, v in obj.items()):
         return False  # (a pagination object is noise, not content)
     scalars = sum(not isinstance(v, list) and not is_noise_key(str(k)) for k, v in obj.items())
-    listing = any(isinstance(v, list) and sum(isinstance(x, dict) for x in v) >= 2 for v in obj.values())
+    listing = any(isinstance(v, list) and _listed(v) for v in obj.values())
     return listing and scalars <= MAX_CONTAINER_SCALARS
+
+
+def _listed(items: list[Any]) -> bool:
+    objects = [x for x in items if isinstance(x, dict)]
+    return len(objects) >= 2 or (len(objects) == 1 and bool(_key_of(objects[0], "")))
 
 
 def records_of(value: Any) -> list[Record]:

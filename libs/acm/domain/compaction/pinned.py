@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -47,6 +48,7 @@ MAX_GOALS = 8
 MAX_ATTRIBUTES = 16  # per entity: the newest values stay
 MAX_VALUE_CHARS = 480  # a record's nested value (its payment methods, its line items) is still one value
 MAX_SOURCES = 8
+MAX_REFS_RANKED = 8  # named by this many other pins: a hub, whatever its record's age
 MAX_ACTS_RANKED = 1  # acted on at all ranks first; then recency decides: the order being changed now before the account
 # "Dr. Ana Souza", "Ms Li Wei": the honorific is part of the name, never a name of its own.
 _HONORIFIC = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sir|Dame)\.?\s+)?"
@@ -90,6 +92,12 @@ class PinnedEntity:
         return f"{self.key} ({self.type})" + (f": {attrs}" if attrs else "")
 
 
+@functools.lru_cache(maxsize=16384)
+def _value_ids(value: str) -> frozenset[str]:
+    """The ids a pin's value names (the same values are ranked at every Fetch: cached)."""
+    return frozenset(A.ids(value))
+
+
 def entity_type(key: str, field_name: str = "") -> str:
     """The type of an id: a known prefix (PO-… → purchase_order), else the field that named it (user_id →
     user), else record."""
@@ -119,17 +127,32 @@ class PinnedState:
 
     def ranked(self, entity_types: Sequence[str] = ()) -> list[PinnedEntity]:
         """Goals and the schema's pinned fields first, then the schema's entity types, then the entities acted
-        on most often (up to MAX_ACTS_RANKED), then most recently; the verifier's notes last."""
+        on most often (up to MAX_ACTS_RANKED), then those the other pins' values name most (up to
+        MAX_REFS_RANKED: the account whose records all point at it), then most recently; the verifier's notes
+        last."""
         wanted = {t.lower() for t in entity_types}
         order = list(self.entities.values())
         position = {e.key: i for i, e in enumerate(order)}
+        refs: Counter[str] = Counter(
+            i
+            for e in order
+            if e.type != CALL
+            for i in {x for v in e.attributes.values() for x in _value_ids(v)} - {e.key}
+        )
 
-        def rank(e: PinnedEntity) -> tuple[int, int, float, int, int]:
+        def rank(e: PinnedEntity) -> tuple[int, int, int, float, int, int]:
             group = 0 if e.type in (GOALS, SESSION) else 3 if e.key == NOTES else 1 if e.type in wanted else 2
             at = e.updated_at.timestamp() if e.updated_at else 0.0
             # What the user named or the agent called with more often (the user's account, the order being
             # changed) before what was only listed or mentioned; then the newest.
-            return (group, -min(e.acts, MAX_ACTS_RANKED), -at, -len(e.source_turn_ids), -position[e.key])
+            return (
+                group,
+                -min(e.acts, MAX_ACTS_RANKED),
+                -min(refs[e.key], MAX_REFS_RANKED),
+                -at,
+                -len(e.source_turn_ids),
+                -position[e.key],
+            )
 
         return sorted(order, key=rank)
 
@@ -153,20 +176,41 @@ class PinnedState:
         ranked = self.ranked(entity_types)
         header = count(PINNED_HEADER) if ranked else 0
         kept: list[PinnedEntity] = []
+        sizes: list[int] = []
         used = header
+        whole = {e.key: count(f"- {e.render()}\n") for e in ranked[:max_entities]}
+        # One record must not take the whole cap while the pins after it go unseen (the account that lists the
+        # ids the agent acts on next): when they do not all fit, a pin gets at most PIN_SHARE of the cap at first,
+        # and the room left over is given back to the cut pins afterwards, highest-ranked first.
+        share = max(int((max_tokens - header) * PIN_SHARE), MIN_TRUNCATED_TOKENS)
+        crowded = header + sum(whole.values()) > max_tokens
         for e in ranked:
             if len(kept) >= max_entities:
                 break
-            size = count(f"- {e.render()}\n")
-            if used + size > max_tokens:
+            size = whole[e.key] if e.key in whole else count(f"- {e.render()}\n")
+            room = max_tokens - used
+            if crowded and size > share:
+                room = min(room, share)
+            if size > room:
                 # A large pin (a record with many fields) is shown with the attributes that fit, when a useful
                 # part does; else a smaller, lower-ranked pin may still fit.
-                cut = _truncated(e, max_tokens - used, count, hints)
+                cut = _truncated(e, room, count, hints)
                 if cut is None:
                     continue
                 e, size = cut, count(f"- {cut.render()}\n")
             kept.append(e)
+            sizes.append(size)
             used += size
+        for i, e in enumerate(kept):
+            if "…" not in e.attributes:
+                continue
+            full = self.entities.get(e.key) or e
+            spare = max_tokens - used + sizes[i]
+            grown = full if whole.get(e.key, spare + 1) <= spare else _truncated(full, spare, count, hints)
+            if grown is not None:
+                size = count(f"- {grown.render()}\n")
+                if size > sizes[i]:
+                    kept[i], used, sizes[i] = grown, used - sizes[i] + size, size
         text = render_entities(kept)
         tokens = count(text) if text else 0
         while kept and tokens > max_tokens:  # the sum of the lines' counts was short
@@ -265,6 +309,7 @@ def _by_fold(entities: dict[str, PinnedEntity], key: str) -> str:
 
 PINNED_HEADER = "Pinned state (current values):\n"
 MIN_TRUNCATED_TOKENS = 24  # a pin cut to less than this says too little to show
+PIN_SHARE = 0.5  # the most of the pins' cap one pin takes while others wait for room (grown back after)
 _HINT_WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,}")
 _COMMON = frozenset("the and for with you your this that are was have has not but can will our from".split())
 
