@@ -16,7 +16,7 @@ from acm.admission import Admission, Limits
 from acm.convert import TIER_TO_PB, info_to_pb, ts, turn_from_pb
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Memory, Turn, new_id
-from acm.domain.scope import Action, ForgetLevel, Scope, Tier
+from acm.domain.scope import Action, ForgetLevel, KeyRole, Scope, Tier
 from acm.memory_wire import query_from_pb, stored_from_pb, stored_to_pb
 from acm.ports.architect import AgentDefinition
 from acm.ports.stores import ApiKey
@@ -25,7 +25,7 @@ from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, memories_pb2
 from acm_gateway.agents import Agents
 from acm_gateway.convert import bundle_to_pb, compaction_to_pb, fetch_query
-from acm_gateway.errors import Unavailable
+from acm_gateway.errors import PermissionDenied, Unavailable
 from acm_gateway.memories import MAX_BATCH, MemoryApi
 from acm_gateway.usecases import (
     AcceptTurn,
@@ -72,6 +72,19 @@ def job_to_pb(job: Job) -> gateway_pb2.Job:
         counts=job.counts,
         created_at=ts(job.created_at),
         updated_at=ts(job.updated_at),
+    )
+
+
+def key_info_to_pb(key: ApiKey) -> gateway_pb2.ApiKeyInfo:
+    """A key as ListKeys shows it: its id, name and rights; never the secret's hash."""
+    return gateway_pb2.ApiKeyInfo(
+        key_id=key.key_id,
+        name=key.name,
+        role=str(key.grant.role),
+        customers=key.grant.customers,
+        users=key.grant.users,
+        created_at=ts(key.created_at),
+        revoked=key.revoked,
     )
 
 
@@ -321,6 +334,20 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
 
         return await self._call("IngestBatch", context, work, self._ingests)
+
+    async def ListKeys(
+        self, request: gateway_pb2.ListKeysRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ListKeysResponse:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListKeysResponse:
+            if key.grant.role is not KeyRole.ADMIN:
+                raise PermissionDenied(
+                    f"this API key has the role '{key.grant.role}', which may not list the client's keys: "
+                    "use an admin key of the client"
+                )
+            keys = await self._auth.api_keys.of_client(key.client_id)
+            return gateway_pb2.ListKeysResponse(keys=[key_info_to_pb(k) for k in keys])
+
+        return await self._call("ListKeys", context, work)
 
     def _batch_turn(self, index: int, pb: common_pb2.Turn, scope: Scope) -> Turn:
         try:

@@ -189,6 +189,11 @@ def test_an_admin_sees_deletes_and_the_api_agrees(page: Page, console: Console, 
     page.wait_for_function("document.getElementById('plot-image').naturalWidth > 0")
     _screenshot(page, tmp_path / "plot.png")
     assert page.evaluate("window.__pwned") is None
+
+    # The client's keys: the agent key among them, with its rights.
+    page.click("nav a[data-view=key]")
+    agent_id = console.agent_key.split("_")[1]
+    expect(page.locator(f'#keys-table tbody tr[data-key-id="{agent_id}"]')).to_contain_text("acme")
     assert not errors, errors
 
 

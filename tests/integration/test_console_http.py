@@ -112,6 +112,30 @@ async def test_the_benchmark_plots_are_the_results_folders_pngs_for_an_admin_onl
         assert (await http.get("/console/api/results")).status_code == 401
 
 
+async def test_list_keys_shows_an_admin_the_clients_keys_and_no_secret(acm: EmbeddedAcm) -> None:
+    agent, agent_secret = await create_api_key(
+        acm.stores["gateway"].api_keys, "local", "support bot", Grant(KeyRole.AGENT, ("acme",), ("alice",))
+    )
+    await create_api_key(acm.stores["gateway"].api_keys, "other-client", "theirs")
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", timeout=30) as http:
+        listed = await http.get("/v1/keys", headers={"Authorization": f"Bearer {acm.api_key}"})
+        assert listed.status_code == 200, listed.text
+        keys = {k["keyId"]: k for k in listed.json()["keys"]}
+        assert set(keys) == {agent.key_id, acm.api_key.split("_")[1]}  # this client's only
+        assert keys[agent.key_id] | {"createdAt": ""} == {
+            "keyId": agent.key_id,
+            "name": "support bot",
+            "role": "agent",
+            "customers": ["acme"],
+            "users": ["alice"],
+            "createdAt": "",
+            "revoked": False,
+        }
+        assert agent.key_hash not in listed.text and agent_secret not in listed.text
+        refused = await http.get("/v1/keys", headers={"Authorization": f"Bearer {agent_secret}"})
+        assert refused.status_code == 403 and "admin key" in refused.json()["message"]
+
+
 class _NoKeys:
     async def authenticate(self, secret: str | None) -> ApiKey:
         raise Unauthenticated("no keys here")

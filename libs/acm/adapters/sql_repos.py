@@ -700,6 +700,13 @@ class SqlApiKeyRepo(_Repo):
         )
         return self._key(row) if row else None
 
+    async def of_client(self, client_id: str) -> list[ApiKey]:
+        rows = await self._ex.fetch(
+            f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE client_id = :client_id ORDER BY created_at DESC, key_id",
+            {"client_id": client_id},
+        )
+        return [self._key(r) for r in rows]
+
     async def by_id(self, client_id: str, key_id: str) -> ApiKey | None:
         row = await self._ex.fetchone(
             f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE key_id = :key_id AND client_id = :client_id",

@@ -174,6 +174,9 @@ class ApiKeyRepo(Protocol):
     async def by_id(self, client_id: str, key_id: str) -> ApiKey | None:
         """For verifying an envelope's signature: the key must belong to the claimed client."""
 
+    async def of_client(self, client_id: str) -> Sequence[ApiKey]:
+        """The client's keys, newest first, revoked ones too (ListKeys: the operator console's keys view)."""
+
 
 class ProcessedEvents(Protocol):
     """Idempotency keys: a consumer group marks an event after its writes succeed."""

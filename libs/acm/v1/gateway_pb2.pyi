@@ -41,6 +41,84 @@ JOB_STATUS_FAILED: JobStatus.ValueType  # 3
 Global___JobStatus: _TypeAlias = JobStatus  # noqa: Y015
 
 @_typing.final
+class ListKeysRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListKeysRequest: _TypeAlias = ListKeysRequest  # noqa: Y015
+
+@_typing.final
+class ApiKeyInfo(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    CUSTOMERS_FIELD_NUMBER: _builtins.int
+    USERS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    REVOKED_FIELD_NUMBER: _builtins.int
+    key_id: _builtins.str
+    name: _builtins.str
+    role: _builtins.str
+    """"admin" or "agent"."""
+    revoked: _builtins.bool
+    @_builtins.property
+    def customers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """An agent key's customers and (optionally) users; empty for an admin key."""
+
+    @_builtins.property
+    def users(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        key_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        role: _builtins.str = ...,
+        customers: _abc.Iterable[_builtins.str] | None = ...,
+        users: _abc.Iterable[_builtins.str] | None = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        revoked: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "customers", b"customers", "key_id", b"key_id", "name", b"name", "revoked", b"revoked", "role", b"role", "users", b"users"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApiKeyInfo: _TypeAlias = ApiKeyInfo  # noqa: Y015
+
+@_typing.final
+class ListKeysResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEYS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def keys(self) -> _containers.RepeatedCompositeFieldContainer[Global___ApiKeyInfo]: ...
+    def __init__(
+        self,
+        *,
+        keys: _abc.Iterable[Global___ApiKeyInfo] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["keys", b"keys"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListKeysResponse: _TypeAlias = ListKeysResponse  # noqa: Y015
+
+@_typing.final
 class IngestRequest(_message.Message):
     """The client id is taken from the credential; any client_id set here must match it."""
 

@@ -118,6 +118,11 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.IngestBatchRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.IngestBatchResponse.FromString,
                 _registered_method=True)
+        self.ListKeys = channel.unary_unary(
+                '/acm.v1.Gateway/ListKeys',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ListKeysRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.ListKeysResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServicer:
@@ -235,6 +240,14 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListKeys(self, request, context):
+        """The caller's client's API keys, newest first, revoked ones too: ids, names and rights, never a secret or
+        its hash. Admin keys only (the operator console's keys view); keys are made with `acm keys create`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -317,6 +330,11 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.IngestBatch,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.IngestBatchRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.IngestBatchResponse.SerializeToString,
+            ),
+            'ListKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListKeys,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ListKeysRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.ListKeysResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -754,6 +772,33 @@ class Gateway:
             '/acm.v1.Gateway/IngestBatch',
             acm_dot_v1_dot_gateway__pb2.IngestBatchRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.IngestBatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ListKeys',
+            acm_dot_v1_dot_gateway__pb2.ListKeysRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.ListKeysResponse.FromString,
             options,
             channel_credentials,
             insecure,

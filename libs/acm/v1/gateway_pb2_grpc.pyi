@@ -68,6 +68,10 @@ class GatewayStub:
     """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
     IngestBatch: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.IngestBatchRequest, _gateway_pb2.IngestBatchResponse]
     """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
+    ListKeys: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListKeysRequest, _gateway_pb2.ListKeysResponse]
+    """The caller's client's API keys, newest first, revoked ones too: ids, names and rights, never a secret or
+    its hash. Admin keys only (the operator console's keys view); keys are made with `acm keys create`.
+    """
 
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
@@ -108,6 +112,10 @@ class GatewayAsyncStub(GatewayStub):
     """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
     IngestBatch: _aio.UnaryUnaryMultiCallable[_gateway_pb2.IngestBatchRequest, _gateway_pb2.IngestBatchResponse]  # type: ignore[assignment]
     """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
+    ListKeys: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListKeysRequest, _gateway_pb2.ListKeysResponse]  # type: ignore[assignment]
+    """The caller's client's API keys, newest first, revoked ones too: ids, names and rights, never a secret or
+    its hash. Admin keys only (the operator console's keys view); keys are made with `acm keys create`.
+    """
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
     """The public API. Authenticate with metadata "authorization: Bearer <api key>"
@@ -241,5 +249,15 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.IngestBatchResponse, _abc.Awaitable[_gateway_pb2.IngestBatchResponse]]:
         """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
+
+    @_abc_1.abstractmethod
+    def ListKeys(
+        self,
+        request: _gateway_pb2.ListKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.ListKeysResponse, _abc.Awaitable[_gateway_pb2.ListKeysResponse]]:
+        """The caller's client's API keys, newest first, revoked ones too: ids, names and rights, never a secret or
+        its hash. Admin keys only (the operator console's keys view); keys are made with `acm keys create`.
+        """
 
 def add_GatewayServicer_to_server(servicer: GatewayServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

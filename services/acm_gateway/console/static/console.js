@@ -224,6 +224,23 @@ async function showAgents() {
   }
 }
 
+async function showKeys() {
+  const listing = await call("GET", "/v1/keys");
+  const body = $("keys-table").tBodies[0];
+  body.replaceChildren();
+  for (const k of listing.keys) {
+    const row = body.insertRow();
+    row.dataset.keyId = k.keyId;
+    cell(row, k.keyId);
+    cell(row, k.name);
+    cell(row, k.role);
+    cell(row, k.customers.join(", "));
+    cell(row, k.users.join(", "));
+    cell(row, short(k.createdAt));
+    cell(row, k.revoked ? "revoked" : "");
+  }
+}
+
 async function showHealth() {
   const pairs = [];
   for (const probe of ["healthz", "readyz"]) {
@@ -275,6 +292,7 @@ function showView() {
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.view === name);
   showError(null);
   if (name === "jobs") showJobs().catch(showError);
+  if (name === "key") showKeys().catch(showError);
   if (name === "benchmarks") showPlots().catch(showError);
 }
 
