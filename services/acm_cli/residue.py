@@ -29,7 +29,10 @@ from acm.ownership import SERVICES
 _RELATIONAL = (*(f"{s}.db" for s in SERVICES), "acm.db", "acm.db.before-split")
 EMBEDDED_STORES: dict[str, tuple[str, ...]] = {
     "relational": tuple(f"{name}{suffix}" for name in _RELATIONAL for suffix in ("", "-wal", "-shm", "-journal")),
-    "graph": ("graph.db", "graph.db-wal", "graph.db-shm", "graph.db-journal"),
+    # retrieve.graph.db (retrieve's since issue 19), and graph.db of a data folder from before it was adopted.
+    "graph": tuple(
+        f"{name}{suffix}" for name in ("retrieve.graph.db", "graph.db") for suffix in ("", "-wal", "-shm", "-journal")
+    ),
     "bus": ("bus.db", "bus.db-wal", "bus.db-shm", "bus.db-journal"),
     "vectors": ("vectors",),
     "logs": ("logs",),
