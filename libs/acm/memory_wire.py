@@ -24,8 +24,8 @@ from acm.convert import (
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus, metadata_pairs
 from acm.domain.scope import ALL_TIERS, Scope
-from acm.ports.memories import MemoryQuery
-from acm.ports.stores import MemoryFilter
+from acm.ports.memories import MemoryQuery, UsersPage
+from acm.ports.stores import MemoryFilter, UserSummary
 from acm.v1 import common_pb2, events_pb2, memories_pb2
 
 STATUS_TO_PB = {
@@ -194,3 +194,17 @@ def query_to_pb(scope: Scope, query: MemoryQuery) -> memories_pb2.ListMemoriesRe
         page_size=query.page_size,
         page_token=query.page_token,
     )
+
+
+def users_to_pb(page: UsersPage) -> memories_pb2.ListUsersResponse:
+    return memories_pb2.ListUsersResponse(
+        users=[
+            memories_pb2.UserSummary(customer_id=u.customer_id, user_id=u.user_id, memories=u.memories)
+            for u in page.users
+        ],
+        next_page_token=page.next_page_token,
+    )
+
+
+def users_from_pb(pb: memories_pb2.ListUsersResponse) -> UsersPage:
+    return UsersPage([UserSummary(u.customer_id, u.user_id, u.memories) for u in pb.users], pb.next_page_token)

@@ -17,7 +17,7 @@ from acm.convert import TIER_TO_PB, info_to_pb, ts, turn_from_pb
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Memory, Turn, new_id
 from acm.domain.scope import Action, ForgetLevel, KeyRole, Scope, Tier
-from acm.memory_wire import query_from_pb, stored_from_pb, stored_to_pb
+from acm.memory_wire import query_from_pb, stored_from_pb, stored_to_pb, users_to_pb
 from acm.ports.architect import AgentDefinition
 from acm.ports.stores import ApiKey
 from acm.runtime import status_of
@@ -73,6 +73,13 @@ def job_to_pb(job: Job) -> gateway_pb2.Job:
         created_at=ts(job.created_at),
         updated_at=ts(job.updated_at),
     )
+
+
+def _admin_only(key: ApiKey, what: str) -> None:
+    if key.grant.role is not KeyRole.ADMIN:
+        raise PermissionDenied(
+            f"this API key has the role '{key.grant.role}', which may not {what}: use an admin key of the client"
+        )
 
 
 def key_info_to_pb(key: ApiKey) -> gateway_pb2.ApiKeyInfo:
@@ -339,15 +346,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.ListKeysRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ListKeysResponse:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListKeysResponse:
-            if key.grant.role is not KeyRole.ADMIN:
-                raise PermissionDenied(
-                    f"this API key has the role '{key.grant.role}', which may not list the client's keys: "
-                    "use an admin key of the client"
-                )
+            _admin_only(key, "list the client's keys")
             keys = await self._auth.api_keys.of_client(key.client_id)
             return gateway_pb2.ListKeysResponse(keys=[key_info_to_pb(k) for k in keys])
 
         return await self._call("ListKeys", context, work)
+
+    async def ListUsers(
+        self, request: memories_pb2.ListUsersRequest, context: grpc.aio.ServicerContext
+    ) -> memories_pb2.ListUsersResponse:
+        async def work(key: ApiKey, _trace: str) -> memories_pb2.ListUsersResponse:
+            _admin_only(key, "list the client's users")
+            if request.scope.client_id and request.scope.client_id != key.client_id:
+                raise PermissionDenied("scope.client_id does not match the API key's client; leave it empty")
+            page = await self._memory_api().users(key.client_id, request.page_size, request.page_token)
+            return users_to_pb(page)
+
+        return await self._call("ListUsers", context, work)
 
     def _batch_turn(self, index: int, pb: common_pb2.Turn, scope: Scope) -> Turn:
         try:

@@ -13,7 +13,7 @@ from acm.domain.models import Job, JobStatus, Memory, MemoryStatus, Turn, new_id
 from acm.domain.pii import PiiRules, redact_text
 from acm.domain.scope import KeyRole, Scope, Tier
 from acm.metrics import job_reached
-from acm.ports.memories import MemoryPage, MemoryQuery, MemoryReader
+from acm.ports.memories import MemoryPage, MemoryQuery, MemoryReader, UsersPage
 from acm.ports.stores import ApiKey, AuditLog, JobRepo, MemoryFilter
 from acm_gateway.errors import PermissionDenied, Unavailable
 from acm_gateway.usecases import AcceptTurn
@@ -61,6 +61,9 @@ class MemoryApi:
 
     async def list_memories(self, scope: Scope, query: MemoryQuery) -> MemoryPage:
         return await self._read().list_memories(scope, query)
+
+    async def users(self, client_id: str, page_size: int, page_token: str) -> UsersPage:
+        return await self._read().users(client_id, page_size, page_token)
 
     async def history(self, scope: Scope, memory_id: str, slot: str) -> list[Memory]:
         return await self._read().history(scope, memory_id, slot)

@@ -13,10 +13,11 @@ from datetime import datetime
 from acm.domain.errors import InvalidRequest, NotFound
 from acm.domain.models import ALL_LAYERS, Layer, Memory
 from acm.domain.scope import Scope
-from acm.ports.memories import MAX_PAGE_SIZE, MAX_SESSION_MEMORIES, MemoryPage, MemoryQuery
+from acm.ports.memories import MAX_PAGE_SIZE, MAX_SESSION_MEMORIES, MemoryPage, MemoryQuery, UsersPage
 from acm.ports.stores import GraphStore, MemoryFilter, MemoryRepo, PageMark
 
 DEFAULT_PAGE_SIZE = 50
+DEFAULT_USERS_PAGE = 100
 # The most memories one entity filter considers (a person named in a long history is in thousands of facts).
 MAX_ENTITY_MEMORIES = 5000
 MAX_VERSIONS = 500  # a memory corrected more often than this shows its newest MAX_VERSIONS versions
@@ -41,6 +42,17 @@ def page_mark(token: str) -> PageMark | None:
     return PageMark(created, memory_id)
 
 
+def _user_mark(token: str) -> tuple[str, str] | None:
+    """ListUsers' page token: the last (customer, user) of the page before."""
+    if not token:
+        return None
+    try:
+        customer, user = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode().split("\x1f")
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise InvalidRequest("page_token is not one this server issued: pass next_page_token unchanged") from None
+    return customer, user
+
+
 def page_size(asked: int, default: int = DEFAULT_PAGE_SIZE) -> int:
     if asked < 0 or asked > MAX_PAGE_SIZE:
         raise InvalidRequest(f"page_size must be between 1 and {MAX_PAGE_SIZE}, or 0 for {default} (got {asked})")
@@ -57,6 +69,16 @@ class ReadMemories:
         if not found:
             raise NotFound(f"no memory {memory_id[:64]!r} in this scope (ids come from Fetch or ListMemories)")
         return found[0]
+
+    async def users(self, client_id: str, page_size_asked: int, token: str) -> UsersPage:
+        size = page_size(page_size_asked, DEFAULT_USERS_PAGE)
+        after = _user_mark(token)
+        found = await self.memories.users(client_id, size + 1, after)
+        if len(found) <= size:
+            return UsersPage(found)
+        last = found[size - 1]
+        raw = f"{last.customer_id}\x1f{last.user_id}".encode()
+        return UsersPage(found[:size], base64.urlsafe_b64encode(raw).decode().rstrip("="))
 
     async def list_memories(self, scope: Scope, query: MemoryQuery) -> MemoryPage:
         size = page_size(query.page_size)

@@ -8,7 +8,7 @@ import logging
 import grpc
 
 from acm.convert import scope_from_pb
-from acm.memory_wire import layers_from_pb, query_from_pb, stored_to_pb
+from acm.memory_wire import layers_from_pb, query_from_pb, stored_to_pb, users_to_pb
 from acm.servicing import InternalServicer
 from acm.v1 import memories_pb2, memories_pb2_grpc
 from acm_retrieve.memories import ReadMemories
@@ -47,3 +47,10 @@ class MemoriesServicer(InternalServicer[ReadMemories], memories_pb2_grpc.Memorie
                 scope_from_pb(request.scope), request.limit, layers_from_pb(request.layers)
             )
             return memories_pb2.SessionMemoriesResponse(memories=[stored_to_pb(m) for m in found])
+
+    async def ListUsers(
+        self, request: memories_pb2.ListUsersRequest, context: grpc.aio.ServicerContext
+    ) -> memories_pb2.ListUsersResponse:
+        async with self.serving(context, "ListUsers", request.scope):
+            page = await self._api.users(request.scope.client_id, request.page_size, request.page_token)
+            return users_to_pb(page)

@@ -509,3 +509,6 @@ async def test_http_probes_console_and_the_metadata_filter_in_distributed_mode(s
         assert found and all(m["metadata"] == {"ticket": "T-42"} for m in found), found
         assert any("Porto" in m["memory"]["text"] for m in found)
         assert (await http.get("/v1/memories", params={**query, "metadata": "ticket=T-1"})).json()["memories"] == []
+        # ListUsers reads retrieve's copy over the internal Memories API, its client's users only.
+        users = (await http.get("/v1/users", params={"pageSize": 500})).json()["users"]
+        assert {"customerId": "acme", "userId": "meta-ana", "memories": len(found)} in users, users

@@ -112,11 +112,12 @@ def _log_in(page: Page, console: Console, key: str) -> None:
     page.click("#login-form button")
 
 
-def _list_alice(page: Page) -> None:
-    form = page.locator("#memories-form")
-    form.locator("[name=customer]").fill("acme")
-    form.locator("[name=user]").fill("alice")
-    form.locator("button").click()
+def _open_alice(page: Page) -> None:
+    """From the users view (the first one): acme's alice, then her memories."""
+    alice = page.locator("#users-table tbody tr", has_text="alice")
+    expect(alice).to_contain_text("acme")
+    alice.click()
+    expect(page.locator("#view-memories")).to_be_visible()
 
 
 def test_an_agent_key_is_refused(page: Page, console: Console, tmp_path: Path) -> None:
@@ -139,7 +140,7 @@ def test_an_admin_sees_deletes_and_the_api_agrees(page: Page, console: Console, 
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     _log_in(page, console, console.admin_key)
     expect(page.locator("#who")).to_contain_text("admin key")
-    _list_alice(page)
+    _open_alice(page)
     rows = page.locator("#memories-table tbody tr")
     expect(rows.filter(has_text="Lisbon in May").first).to_be_visible()
     expect(rows.filter(has_text="green").first).to_be_visible()

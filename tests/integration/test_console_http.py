@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -15,7 +16,8 @@ from PIL import Image
 
 from acm.auth import create_api_key
 from acm.domain.errors import Unauthenticated
-from acm.domain.scope import Grant, KeyRole
+from acm.domain.models import Layer, Memory
+from acm.domain.scope import Grant, KeyRole, Scope, Tier
 from acm.ports.stores import ApiKey
 from acm.transport import LOOPBACK_ONLY
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
@@ -134,6 +136,42 @@ async def test_list_keys_shows_an_admin_the_clients_keys_and_no_secret(acm: Embe
         assert agent.key_hash not in listed.text and agent_secret not in listed.text
         refused = await http.get("/v1/keys", headers={"Authorization": f"Bearer {agent_secret}"})
         assert refused.status_code == 403 and "admin key" in refused.json()["message"]
+
+
+async def test_list_users_shows_an_admin_who_has_memories(acm: EmbeddedAcm) -> None:
+    memories = acm.stores["retrieve"].memories  # retrieve's copy: what ListUsers reads
+    await memories.upsert(
+        [
+            _memory("a1", Scope("local", "acme", "alice")),
+            _memory("a2", Scope("local", "acme", "alice")),
+            _memory("b1", Scope("local", "acme", "bob")),
+            _memory("g1", Scope("local", "globex", "carol")),
+            _memory("shared", Scope("local", "acme", "alice"), Tier.CUSTOMER),
+            _memory("theirs", Scope("other", "acme", "zed")),
+        ]
+    )
+    agent_secret = (
+        await create_api_key(acm.stores["gateway"].api_keys, "local", "agent", Grant(KeyRole.AGENT, ("acme",)))
+    )[1]
+    admin = {"Authorization": f"Bearer {acm.api_key}"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", timeout=30) as http:
+        first = (await http.get("/v1/users", params={"pageSize": 2}, headers=admin)).json()
+        assert first["users"] == [
+            {"customerId": "acme", "userId": "alice", "memories": 2},
+            {"customerId": "acme", "userId": "bob", "memories": 1},
+        ]
+        rest = await http.get("/v1/users", params={"pageToken": first["nextPageToken"]}, headers=admin)
+        assert rest.json() == {
+            "users": [{"customerId": "globex", "userId": "carol", "memories": 1}],
+            "nextPageToken": "",
+        }
+        refused = await http.get("/v1/users", headers={"Authorization": f"Bearer {agent_secret}"})
+        assert refused.status_code == 403 and "admin key" in refused.json()["message"]
+        assert (await http.get("/v1/users", params={"pageToken": "zz"}, headers=admin)).status_code == 400
+
+
+def _memory(memory_id: str, scope: Scope, tier: Tier = Tier.USER) -> Memory:
+    return Memory(memory_id, scope.owner(tier), f"memory {memory_id}", Layer.LONG, "fact", (), datetime.now(UTC))
 
 
 class _NoKeys:

@@ -14,8 +14,8 @@ from acm.auth import SERVICE_TOKEN_HEADER, required_service_secret, service_toke
 from acm.convert import LAYER_TO_PB, scope_to_pb
 from acm.domain.models import ALL_LAYERS, Layer, Memory
 from acm.domain.scope import Scope
-from acm.memory_wire import query_to_pb, stored_from_pb
-from acm.ports.memories import MemoryPage, MemoryQuery
+from acm.memory_wire import query_to_pb, stored_from_pb, users_from_pb
+from acm.ports.memories import MemoryPage, MemoryQuery, UsersPage
 from acm.runtime import error_of_status
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import common_pb2, memories_pb2, memories_pb2_grpc
@@ -47,6 +47,12 @@ class GrpcMemoryReader:
         request = memories_pb2.GetMemoryRequest(scope=scope_to_pb(scope), memory_id=memory_id)
         found = await self._call("GetMemory", self._stub.GetMemory, request, request.scope)
         return stored_from_pb(found, scope)
+
+    async def users(self, client_id: str, page_size: int, page_token: str) -> UsersPage:
+        request = memories_pb2.ListUsersRequest(
+            scope=common_pb2.Scope(client_id=client_id), page_size=page_size, page_token=page_token
+        )
+        return users_from_pb(await self._call("ListUsers", self._stub.ListUsers, request, request.scope))
 
     async def list_memories(self, scope: Scope, query: MemoryQuery) -> MemoryPage:
         request = query_to_pb(scope, query)

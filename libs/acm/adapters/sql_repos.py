@@ -59,6 +59,7 @@ from acm.ports.stores import (
     PageMark,
     ProcessedEvents,
     SchemaRepo,
+    UserSummary,
 )
 
 Params = Mapping[str, Any] | Sequence[Any]
@@ -449,6 +450,17 @@ class SqlMemoryRepo(_Repo, ABC):
             },
         )
         return self._memories(rows)
+
+    async def users(self, client_id: str, limit: int, after: tuple[str, str] | None = None) -> list[UserSummary]:
+        customer, user = after or ("", "")
+        rows = await self._ex.fetch(
+            "SELECT customer_id, user_id, count(*) AS n FROM memories "
+            "WHERE client_id = :client_id AND tier = 'user' AND status = 'active' "
+            "AND (customer_id > :customer OR (customer_id = :customer AND user_id > :user)) "
+            "GROUP BY customer_id, user_id ORDER BY customer_id, user_id LIMIT :limit",
+            {"client_id": client_id, "customer": customer, "user": user, "limit": limit},
+        )
+        return [UserSummary(r["customer_id"], r["user_id"], int(r["n"])) for r in rows]
 
     async def page(self, scope: Scope, where: MemoryFilter, limit: int, after: PageMark | None = None) -> list[Memory]:
         if limit <= 0 or not where.tiers or not where.layers or where.among == ():

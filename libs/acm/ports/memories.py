@@ -11,7 +11,7 @@ from typing import Protocol
 
 from acm.domain.models import ALL_LAYERS, Layer, Memory
 from acm.domain.scope import Scope
-from acm.ports.stores import MemoryFilter
+from acm.ports.stores import MemoryFilter, UserSummary
 
 MAX_PAGE_SIZE = 500
 MAX_SESSION_MEMORIES = 10_000  # one session read; the callers' own limits are 120 (anticipate) to 2000 (turns)
@@ -33,6 +33,12 @@ class MemoryPage:
     next_page_token: str = ""  # "": the last page
 
 
+@dataclass(frozen=True)
+class UsersPage:
+    users: list[UserSummary]
+    next_page_token: str = ""  # "": the last page
+
+
 class SessionMemories(Protocol):
     async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
         """The session's newest ``limit`` memories in ``layers``, newest first (stale ones too: the caller
@@ -42,6 +48,10 @@ class SessionMemories(Protocol):
 class MemoryReader(SessionMemories, Protocol):
     async def get(self, scope: Scope, memory_id: str) -> Memory:
         """The memory, if the scope sees it; NotFound otherwise (whether or not it exists elsewhere)."""
+
+    async def users(self, client_id: str, page_size: int, page_token: str) -> UsersPage:
+        """The client's customers and users with memories of their own (ListUsers), by customer then user.
+        InvalidRequest for a page size out of 1..MAX_PAGE_SIZE or a page token this reader did not issue."""
 
     async def list_memories(self, scope: Scope, query: MemoryQuery) -> MemoryPage:
         """A page of the visible memories matching ``query``, newest first. InvalidRequest for a page size out of

@@ -35,6 +35,13 @@ class MemoryFilter:
 
 
 @dataclass(frozen=True, slots=True)
+class UserSummary:
+    customer_id: str
+    user_id: str
+    memories: int  # active user-tier memories
+
+
+@dataclass(frozen=True, slots=True)
 class PageMark:
     """Where a page of MemoryRepo.page ended: its last memory's (created_at, memory_id)."""
 
@@ -95,6 +102,10 @@ class MemoryRepo(Protocol):
 
     async def session_memories(self, scope: Scope, limit: int, layers: tuple[Layer, ...] = ALL_LAYERS) -> list[Memory]:
         """The scope's session (scope.session_id required), those layers only, newest first."""
+
+    async def users(self, client_id: str, limit: int, after: tuple[str, str] | None = None) -> list[UserSummary]:
+        """The client's (customer, user) pairs with active user-tier memories, by customer then user, after
+        ``after`` (a pair), at most ``limit``: where an operator starts (ListUsers)."""
 
     async def page(self, scope: Scope, where: MemoryFilter, limit: int, after: PageMark | None = None) -> list[Memory]:
         """Visible memories matching ``where``, newest first (created_at, then memory_id, descending), at most

@@ -123,6 +123,11 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.ListKeysRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.ListKeysResponse.FromString,
                 _registered_method=True)
+        self.ListUsers = channel.unary_unary(
+                '/acm.v1.Gateway/ListUsers',
+                request_serializer=acm_dot_v1_dot_memories__pb2.ListUsersRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_memories__pb2.ListUsersResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServicer:
@@ -248,6 +253,14 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListUsers(self, request, context):
+        """The client's customers and users that have memories of their own, with how many: where an operator starts.
+        Admin keys only (the operator console's users view).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -335,6 +348,11 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.ListKeys,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.ListKeysRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.ListKeysResponse.SerializeToString,
+            ),
+            'ListUsers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListUsers,
+                    request_deserializer=acm_dot_v1_dot_memories__pb2.ListUsersRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_memories__pb2.ListUsersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -799,6 +817,33 @@ class Gateway:
             '/acm.v1.Gateway/ListKeys',
             acm_dot_v1_dot_gateway__pb2.ListKeysRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.ListKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListUsers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ListUsers',
+            acm_dot_v1_dot_memories__pb2.ListUsersRequest.SerializeToString,
+            acm_dot_v1_dot_memories__pb2.ListUsersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -72,6 +72,10 @@ class GatewayStub:
     """The caller's client's API keys, newest first, revoked ones too: ids, names and rights, never a secret or
     its hash. Admin keys only (the operator console's keys view); keys are made with `acm keys create`.
     """
+    ListUsers: _grpc.UnaryUnaryMultiCallable[_memories_pb2.ListUsersRequest, _memories_pb2.ListUsersResponse]
+    """The client's customers and users that have memories of their own, with how many: where an operator starts.
+    Admin keys only (the operator console's users view).
+    """
 
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
@@ -115,6 +119,10 @@ class GatewayAsyncStub(GatewayStub):
     ListKeys: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListKeysRequest, _gateway_pb2.ListKeysResponse]  # type: ignore[assignment]
     """The caller's client's API keys, newest first, revoked ones too: ids, names and rights, never a secret or
     its hash. Admin keys only (the operator console's keys view); keys are made with `acm keys create`.
+    """
+    ListUsers: _aio.UnaryUnaryMultiCallable[_memories_pb2.ListUsersRequest, _memories_pb2.ListUsersResponse]  # type: ignore[assignment]
+    """The client's customers and users that have memories of their own, with how many: where an operator starts.
+    Admin keys only (the operator console's users view).
     """
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
@@ -258,6 +266,16 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_gateway_pb2.ListKeysResponse, _abc.Awaitable[_gateway_pb2.ListKeysResponse]]:
         """The caller's client's API keys, newest first, revoked ones too: ids, names and rights, never a secret or
         its hash. Admin keys only (the operator console's keys view); keys are made with `acm keys create`.
+        """
+
+    @_abc_1.abstractmethod
+    def ListUsers(
+        self,
+        request: _memories_pb2.ListUsersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memories_pb2.ListUsersResponse, _abc.Awaitable[_memories_pb2.ListUsersResponse]]:
+        """The client's customers and users that have memories of their own, with how many: where an operator starts.
+        Admin keys only (the operator console's users view).
         """
 
 def add_GatewayServicer_to_server(servicer: GatewayServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

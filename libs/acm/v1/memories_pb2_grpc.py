@@ -57,6 +57,11 @@ class MemoriesStub:
                 request_serializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesResponse.FromString,
                 _registered_method=True)
+        self.ListUsers = channel.unary_unary(
+                '/acm.v1.Memories/ListUsers',
+                request_serializer=acm_dot_v1_dot_memories__pb2.ListUsersRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_memories__pb2.ListUsersResponse.FromString,
+                _registered_method=True)
 
 
 class MemoriesServicer:
@@ -91,6 +96,13 @@ class MemoriesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListUsers(self, request, context):
+        """The client's customers and users that have memories of their own (the public ListUsers).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoriesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -113,6 +125,11 @@ def add_MemoriesServicer_to_server(servicer, server):
                     servicer.SessionMemories,
                     request_deserializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesRequest.FromString,
                     response_serializer=acm_dot_v1_dot_memories__pb2.SessionMemoriesResponse.SerializeToString,
+            ),
+            'ListUsers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListUsers,
+                    request_deserializer=acm_dot_v1_dot_memories__pb2.ListUsersRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_memories__pb2.ListUsersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -226,6 +243,33 @@ class Memories:
             '/acm.v1.Memories/SessionMemories',
             acm_dot_v1_dot_memories__pb2.SessionMemoriesRequest.SerializeToString,
             acm_dot_v1_dot_memories__pb2.SessionMemoriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListUsers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Memories/ListUsers',
+            acm_dot_v1_dot_memories__pb2.ListUsersRequest.SerializeToString,
+            acm_dot_v1_dot_memories__pb2.ListUsersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -43,6 +43,8 @@ class MemoriesStub:
     """A session's newest memories, newest first: the turns the gateway's session context and compact read, the
     recent facts anticipate predicts from. The scope needs session_id.
     """
+    ListUsers: _grpc.UnaryUnaryMultiCallable[_memories_pb2.ListUsersRequest, _memories_pb2.ListUsersResponse]
+    """The client's customers and users that have memories of their own (the public ListUsers)."""
 
 @_typing.type_check_only
 class MemoriesAsyncStub(MemoriesStub):
@@ -59,6 +61,8 @@ class MemoriesAsyncStub(MemoriesStub):
     """A session's newest memories, newest first: the turns the gateway's session context and compact read, the
     recent facts anticipate predicts from. The scope needs session_id.
     """
+    ListUsers: _aio.UnaryUnaryMultiCallable[_memories_pb2.ListUsersRequest, _memories_pb2.ListUsersResponse]  # type: ignore[assignment]
+    """The client's customers and users that have memories of their own (the public ListUsers)."""
 
 class MemoriesServicer(metaclass=_abc_1.ABCMeta):
     """Internal: the memory reads of the public Memory API (GetMemory, ListMemories, MemoryHistory, ExportUser),
@@ -96,5 +100,13 @@ class MemoriesServicer(metaclass=_abc_1.ABCMeta):
         """A session's newest memories, newest first: the turns the gateway's session context and compact read, the
         recent facts anticipate predicts from. The scope needs session_id.
         """
+
+    @_abc_1.abstractmethod
+    def ListUsers(
+        self,
+        request: _memories_pb2.ListUsersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memories_pb2.ListUsersResponse, _abc.Awaitable[_memories_pb2.ListUsersResponse]]:
+        """The client's customers and users that have memories of their own (the public ListUsers)."""
 
 def add_MemoriesServicer_to_server(servicer: MemoriesServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

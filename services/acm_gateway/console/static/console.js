@@ -59,6 +59,38 @@ function saidBy(m) {
   return m.toolName ? `tool[${m.toolName}]` : role === "unspecified" ? "" : role;
 }
 
+// --- customers and users -------------------------------------------------------------------------------
+
+let usersNext = "";
+
+async function showUsers(append) {
+  const params = new URLSearchParams({ pageSize: "100" });
+  if (append && usersNext) params.append("pageToken", usersNext);
+  const page = await call("GET", `/v1/users?${params}`);
+  const body = $("users-table").tBodies[0];
+  if (!append) body.replaceChildren();
+  for (const u of page.users) {
+    const row = body.insertRow();
+    row.className = "clickable";
+    cell(row, u.customerId);
+    cell(row, u.userId);
+    cell(row, u.memories);
+    row.addEventListener("click", () => openUser(u.customerId, u.userId).catch(showError));
+  }
+  usersNext = page.nextPageToken;
+  $("users-more").hidden = !usersNext;
+}
+
+async function openUser(customer, user) {
+  const form = $("memories-form");
+  form.elements.customer.value = customer;
+  form.elements.user.value = user;
+  location.hash = "#memories";
+  memoryScope = formValues(form);
+  $("memory-detail").hidden = true;
+  await listMemories(false);
+}
+
 // --- memories ------------------------------------------------------------------------------------------
 
 let memoryScope = null; // the form's values of the listing shown
@@ -287,11 +319,12 @@ async function showPlot(name) {
 // --- navigation and log-in ------------------------------------------------------------------------------
 
 function showView() {
-  const name = (location.hash || "#memories").slice(1);
+  const name = (location.hash || "#users").slice(1);
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.view === name);
   showError(null);
   if (name === "jobs") showJobs().catch(showError);
+  if (name === "users") showUsers(false).catch(showError);
   if (name === "key") showKeys().catch(showError);
   if (name === "benchmarks") showPlots().catch(showError);
 }
@@ -331,6 +364,7 @@ document.addEventListener("DOMContentLoaded", () => {
     return listMemories(false);
   }));
   $("memories-more").addEventListener("click", guard(() => listMemories(true)));
+  $("users-more").addEventListener("click", guard(() => showUsers(true)));
   $("memory-delete").addEventListener("click", guard(deleteMemory));
   $("context-form").addEventListener("submit", guard((e) => fetchContext(formValues(e.target))));
   $("jobs-form").addEventListener("submit", guard((e) => {
