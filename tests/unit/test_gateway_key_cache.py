@@ -30,6 +30,9 @@ class Keys:
     async def by_id(self, client_id: str, key_id: str) -> ApiKey | None:
         return next((k for k in self.by_hash_.values() if (k.client_id, k.key_id) == (client_id, key_id)), None)
 
+    async def of_client(self, client_id: str) -> list[ApiKey]:
+        return [k for k in self.by_hash_.values() if k.client_id == client_id]
+
 
 class NoAudit:
     async def record(self, client_id: str, action: str, detail: str) -> None:
