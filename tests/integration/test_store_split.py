@@ -56,7 +56,7 @@ async def test_the_shared_file_is_split_into_the_services_files_once(tmp_path: P
     assert not (tmp_path / SHARED).exists() and (tmp_path / KEPT).is_file()  # kept, renamed
     assert {s: _tables(database_file(tmp_path, s)) for s in SERVICES} == {
         "gateway": {"api_keys", "data_keys", "jobs", "audit_log"},
-        "ingest": {"memories", "memory_authors", "processed_events", "audit_log"},
+        "ingest": {"memories", "memory_authors", "entities", "entity_aliases", "processed_events", "audit_log"},
         "retrieve": {"memories", "memory_authors", "processed_events", "audit_log"},
         "architect": {"agent_schemas", "processed_events", "audit_log"},
         "compact": {"working_memory", "compactions", "processed_events", "audit_log"},
