@@ -167,6 +167,8 @@ MOVES = {
     "memories": "ingest",
     "memory_authors": "ingest",
     "processed_events": "ingest",
+    "entities": "ingest",  # the entity registry (issue 19), if a shared-layout store made it
+    "entity_aliases": "ingest",
 }
 # Retrieve's read model starts as a copy of ingest's memories, then follows acm.memories.v1.
 READ_MODEL = ("memories", "memory_authors")
