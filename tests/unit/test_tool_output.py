@@ -270,7 +270,7 @@ def test_one_large_pin_does_not_hide_the_next_and_takes_back_the_room_left() -> 
             ("tool", rec_order.render()),
         ]
     )
-    whole_order = o200k(f"- {state.entities[str(order["order_id"])].render()}\n")
+    whole_order = o200k(f"- {state.entities[str(order['order_id'])].render()}\n")
     cap = whole_order + 10  # the order alone fits, the account would not after it
     shown = state.within(o200k, cap, 40)
     keys = [e.key for e in shown.entities]
