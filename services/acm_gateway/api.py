@@ -26,6 +26,7 @@ from acm.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, memories_pb2
 from acm_gateway.agents import Agents
 from acm_gateway.convert import bundle_to_pb, compaction_to_pb, fetch_query
 from acm_gateway.errors import PermissionDenied, Unavailable
+from acm_gateway.jobs_api import ListJobs
 from acm_gateway.memories import MAX_BATCH, MemoryApi
 from acm_gateway.usecases import (
     AcceptTurn,
@@ -72,6 +73,20 @@ def job_to_pb(job: Job) -> gateway_pb2.Job:
         counts=job.counts,
         created_at=ts(job.created_at),
         updated_at=ts(job.updated_at),
+    )
+
+
+_JOB_STATUS_OF_PB = {pb: status for status, pb in _JOB_STATUS.items()}
+
+
+def listed_job_to_pb(job: Job) -> gateway_pb2.ListedJob:
+    scope = job.scope
+    return gateway_pb2.ListedJob(
+        job=job_to_pb(job),
+        customer_id=scope.customer_id,
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        session_id=scope.session_id,
     )
 
 
@@ -363,6 +378,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             return users_to_pb(page)
 
         return await self._call("ListUsers", context, work)
+
+    async def ListJobs(
+        self, request: gateway_pb2.ListJobsRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ListJobsResponse:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListJobsResponse:
+            _admin_only(key, "list the client's jobs")
+            status = _JOB_STATUS_OF_PB.get(request.status)
+            if status is None and request.status != gateway_pb2.JOB_STATUS_UNSPECIFIED:
+                raise InvalidRequest(f"status {request.status} is not a job status")
+            page = await ListJobs(self._get_job.jobs)(key.client_id, status, request.page_size, request.page_token)
+            return gateway_pb2.ListJobsResponse(
+                jobs=[listed_job_to_pb(j) for j in page.jobs], next_page_token=page.next_page_token
+            )
+
+        return await self._call("ListJobs", context, work)
 
     def _batch_turn(self, index: int, pb: common_pb2.Turn, scope: Scope) -> Turn:
         try:

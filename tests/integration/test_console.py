@@ -169,8 +169,18 @@ def test_an_admin_sees_deletes_and_the_api_agrees(page: Page, console: Console, 
         assert any("Lisbon" in m["memory"]["text"] for m in listed)
         assert http.get(f"/v1/memories/{memory_id}", params=ALICE_QUERY).status_code == 404
 
+    # Every job of the client, newest first: the delete just done, then the three ingests.
     page.click("nav a[data-view=jobs]")
-    expect(page.locator("#jobs-table tbody tr")).to_contain_text("done")
+    jobs = page.locator("#jobs-table tbody tr")
+    expect(jobs).to_have_count(len(TURNS) + 1)
+    expect(jobs.first).to_contain_text("delete")
+    expect(jobs.first).to_contain_text("done")
+    expect(jobs.filter(has_text="ingest")).to_have_count(len(TURNS))
+    expect(jobs.filter(has_text="alice")).to_have_count(len(TURNS) + 1)
+    _screenshot(page, tmp_path / "jobs.png")
+    page.select_option("#jobs-form select[name=status]", "JOB_STATUS_FAILED")
+    page.click("#jobs-form button")
+    expect(jobs).to_have_count(0)
 
     page.click("nav a[data-view=context]")
     form = page.locator("#context-form")

@@ -16,7 +16,7 @@ from PIL import Image
 
 from acm.auth import create_api_key
 from acm.domain.errors import Unauthenticated
-from acm.domain.models import Layer, Memory
+from acm.domain.models import Job, JobStatus, Layer, Memory
 from acm.domain.scope import Grant, KeyRole, Scope, Tier
 from acm.ports.stores import ApiKey
 from acm.transport import LOOPBACK_ONLY
@@ -168,6 +168,44 @@ async def test_list_users_shows_an_admin_who_has_memories(acm: EmbeddedAcm) -> N
         refused = await http.get("/v1/users", headers={"Authorization": f"Bearer {agent_secret}"})
         assert refused.status_code == 403 and "admin key" in refused.json()["message"]
         assert (await http.get("/v1/users", params={"pageToken": "zz"}, headers=admin)).status_code == 400
+
+
+async def test_list_jobs_shows_an_admin_the_clients_jobs_with_a_failures_reason(acm: EmbeddedAcm) -> None:
+    admin = {"Authorization": f"Bearer {acm.api_key}"}
+    jobs = acm.stores["gateway"].jobs
+    failed = Scope("local", "globex", "carol", "bot", "s9")
+    await jobs.create(Job("broken", failed, "import", created_at=datetime(2026, 1, 1, tzinfo=UTC)))
+    await jobs.finish(failed, "broken", JobStatus.FAILED, {"memories": 0}, "line 3 is not JSON")
+    await jobs.create(Job("theirs", Scope("other", "acme", "zed"), "ingest"))
+    agent_secret = (
+        await create_api_key(acm.stores["gateway"].api_keys, "local", "agent", Grant(KeyRole.AGENT, ("acme",)))
+    )[1]
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", timeout=30) as http:
+        turn = {"role": "ROLE_USER", "content": "I moved to Lisbon.", "turnId": "t1"}
+        body = {"scope": {"customerId": "acme", "userId": "alice"}, "turn": turn}
+        accepted = (await http.post("/v1/turns", json=body, headers=admin)).json()
+        first = await http.get("/v1/jobs", params={"pageSize": 1}, headers=admin)
+        assert first.status_code == 200, first.text
+        [newest] = first.json()["jobs"]
+        assert newest["job"]["jobId"] == accepted["jobId"] and newest["job"]["kind"] == "ingest"
+        assert (newest["customerId"], newest["userId"]) == ("acme", "alice")
+        rest = (await http.get("/v1/jobs", params={"pageToken": first.json()["nextPageToken"]}, headers=admin)).json()
+        assert [j["job"]["jobId"] for j in rest["jobs"]] == ["broken"] and rest["nextPageToken"] == ""  # not "theirs"
+        only_failed = (await http.get("/v1/jobs", params={"status": "JOB_STATUS_FAILED"}, headers=admin)).json()
+        assert only_failed["jobs"] == [
+            {
+                "job": only_failed["jobs"][0]["job"]
+                | {"jobId": "broken", "kind": "import", "status": "JOB_STATUS_FAILED", "error": "line 3 is not JSON"},
+                "customerId": "globex",
+                "userId": "carol",
+                "agentId": "bot",
+                "sessionId": "s9",
+            }
+        ]
+        refused = await http.get("/v1/jobs", headers={"Authorization": f"Bearer {agent_secret}"})
+        assert refused.status_code == 403 and "admin key" in refused.json()["message"]
+        assert (await http.get("/v1/jobs", params={"pageToken": "zz"}, headers=admin)).status_code == 400
+        assert (await http.get("/v1/jobs", params={"pageSize": 501}, headers=admin)).status_code == 400
 
 
 def _memory(memory_id: str, scope: Scope, tier: Tier = Tier.USER) -> Memory:

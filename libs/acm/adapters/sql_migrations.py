@@ -294,6 +294,17 @@ _DATA_KEYS = (
 )
 _DATA_KEYS_MIGRATION = Migration(2, "data keys of the sealed bus", _DATA_KEYS)
 
+# ListJobs (the console's jobs view): a client's jobs newest first, all or of one status, by index seeks rather
+# than a scan of every client's jobs. The same text in both dialects.
+_JOBS_LISTING = Migration(
+    2,
+    "a client's jobs by time",
+    (
+        "CREATE INDEX IF NOT EXISTS jobs_client_time_idx ON jobs (client_id, created_at, job_id)",
+        "CREATE INDEX IF NOT EXISTS jobs_client_status_time_idx ON jobs (client_id, status, created_at, job_id)",
+    ),
+)
+
 POSTGRES = Migrations(
     # Transaction-scoped, so it is released even if a statement fails; two concurrent CREATE TABLE IF NOT
     # EXISTS could otherwise still collide on the catalog's unique indexes.
@@ -314,7 +325,7 @@ POSTGRES = Migrations(
             ),
             _PG_MEMORY_METADATA,
         ),
-        "jobs": (Migration(1, _BEFORE, _PG_JOBS),),
+        "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING),
         "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
@@ -599,7 +610,7 @@ SQLITE = Migrations(
                 ),
             ),
         ),
-        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS),),
+        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING),
         "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),

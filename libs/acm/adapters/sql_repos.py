@@ -667,6 +667,24 @@ class SqlJobRepo(_Repo):
             self._params(job),
         )
 
+    async def of_client(
+        self, client_id: str, limit: int, status: JobStatus | None = None, after: tuple[datetime, str] | None = None
+    ) -> list[Job]:
+        conditions = ["client_id = :client_id"]
+        params: dict[str, Any] = {"client_id": client_id, "limit": limit}
+        if status is not None:
+            conditions.append("status = :status")
+            params["status"] = str(status)
+        if after is not None:
+            conditions.append("(created_at < :mark_t OR (created_at = :mark_t AND job_id < :mark_id))")
+            params.update(mark_t=self._d.ts(after[0]), mark_id=after[1])
+        rows = await self._ex.fetch(
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {' AND '.join(conditions)} "
+            "ORDER BY created_at DESC, job_id DESC LIMIT :limit",
+            params,
+        )
+        return [self._job(r) for r in rows]
+
 
 # --- API keys -------------------------------------------------------------------------------------------
 

@@ -164,6 +164,12 @@ class JobRepo(Protocol):
     ) -> None:
         """Record the outcome (creating the row if the create was lost)."""
 
+    async def of_client(
+        self, client_id: str, limit: int, status: JobStatus | None = None, after: tuple[datetime, str] | None = None
+    ) -> list[Job]:
+        """The client's jobs, newest first (created_at, then job_id, descending), of ``status`` only if given,
+        those after ``after`` (a job's (created_at, job_id)) in that order, at most ``limit`` (ListJobs)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ApiKey:

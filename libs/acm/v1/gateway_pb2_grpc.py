@@ -128,6 +128,11 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_memories__pb2.ListUsersRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_memories__pb2.ListUsersResponse.FromString,
                 _registered_method=True)
+        self.ListJobs = channel.unary_unary(
+                '/acm.v1.Gateway/ListJobs',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ListJobsRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.ListJobsResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServicer:
@@ -261,6 +266,14 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListJobs(self, request, context):
+        """The client's jobs (ingests, deletes, imports, forgets), newest first, with their outcome and a failure's
+        reason; optionally those of one status. Admin keys only (the operator console's jobs view).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -353,6 +366,11 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.ListUsers,
                     request_deserializer=acm_dot_v1_dot_memories__pb2.ListUsersRequest.FromString,
                     response_serializer=acm_dot_v1_dot_memories__pb2.ListUsersResponse.SerializeToString,
+            ),
+            'ListJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListJobs,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ListJobsRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.ListJobsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -844,6 +862,33 @@ class Gateway:
             '/acm.v1.Gateway/ListUsers',
             acm_dot_v1_dot_memories__pb2.ListUsersRequest.SerializeToString,
             acm_dot_v1_dot_memories__pb2.ListUsersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ListJobs',
+            acm_dot_v1_dot_gateway__pb2.ListJobsRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.ListJobsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -76,6 +76,10 @@ class GatewayStub:
     """The client's customers and users that have memories of their own, with how many: where an operator starts.
     Admin keys only (the operator console's users view).
     """
+    ListJobs: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListJobsRequest, _gateway_pb2.ListJobsResponse]
+    """The client's jobs (ingests, deletes, imports, forgets), newest first, with their outcome and a failure's
+    reason; optionally those of one status. Admin keys only (the operator console's jobs view).
+    """
 
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
@@ -123,6 +127,10 @@ class GatewayAsyncStub(GatewayStub):
     ListUsers: _aio.UnaryUnaryMultiCallable[_memories_pb2.ListUsersRequest, _memories_pb2.ListUsersResponse]  # type: ignore[assignment]
     """The client's customers and users that have memories of their own, with how many: where an operator starts.
     Admin keys only (the operator console's users view).
+    """
+    ListJobs: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListJobsRequest, _gateway_pb2.ListJobsResponse]  # type: ignore[assignment]
+    """The client's jobs (ingests, deletes, imports, forgets), newest first, with their outcome and a failure's
+    reason; optionally those of one status. Admin keys only (the operator console's jobs view).
     """
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
@@ -276,6 +284,16 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_memories_pb2.ListUsersResponse, _abc.Awaitable[_memories_pb2.ListUsersResponse]]:
         """The client's customers and users that have memories of their own, with how many: where an operator starts.
         Admin keys only (the operator console's users view).
+        """
+
+    @_abc_1.abstractmethod
+    def ListJobs(
+        self,
+        request: _gateway_pb2.ListJobsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.ListJobsResponse, _abc.Awaitable[_gateway_pb2.ListJobsResponse]]:
+        """The client's jobs (ingests, deletes, imports, forgets), newest first, with their outcome and a failure's
+        reason; optionally those of one status. Admin keys only (the operator console's jobs view).
         """
 
 def add_GatewayServicer_to_server(servicer: GatewayServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -4,7 +4,6 @@
 
 const KEY = "acm.console.key"; // sessionStorage: the key lives as long as this tab
 const $ = (id) => document.getElementById(id);
-const jobsSeen = new Map(); // job id -> scope it was made in
 
 function key() { return sessionStorage.getItem(KEY) || ""; }
 
@@ -170,7 +169,6 @@ async function deleteMemory() {
   const params = new URLSearchParams();
   scopeQuery(params, memoryScope);
   const job = await call("DELETE", `/v1/memories/${encodeURIComponent(memoryId)}?${params}`);
-  jobsSeen.set(job.jobId, { ...memoryScope });
   $("memory-detail").hidden = true;
   await waitForJob(job.jobId, memoryScope);
   await listMemories(false);
@@ -219,19 +217,33 @@ async function getJob(jobId, scope) {
   return call("GET", `/v1/jobs/${encodeURIComponent(jobId)}?${params}`);
 }
 
-async function showJobs() {
+let jobsNext = "";
+let jobsStatus = "";
+
+async function showJobs(append) {
+  const params = new URLSearchParams({ pageSize: "100" });
+  if (jobsStatus) params.append("status", jobsStatus);
+  if (append && jobsNext) params.append("pageToken", jobsNext);
+  const page = await call("GET", `/v1/jobs?${params}`);
   const body = $("jobs-table").tBodies[0];
-  body.replaceChildren();
-  for (const [jobId, scope] of jobsSeen) {
-    const job = await getJob(jobId, scope);
+  if (!append) body.replaceChildren();
+  for (const listed of page.jobs) {
+    const job = listed.job;
     const row = body.insertRow();
+    row.dataset.jobId = job.jobId;
+    cell(row, short(job.createdAt));
     cell(row, job.jobId);
     cell(row, job.kind);
     cell(row, job.status.replace("JOB_STATUS_", "").toLowerCase());
-    cell(row, job.error, "text");
+    cell(row, listed.customerId);
+    cell(row, listed.userId);
+    cell(row, listed.sessionId);
     cell(row, JSON.stringify(job.counts));
+    cell(row, job.error, "text");
     cell(row, short(job.updatedAt));
   }
+  jobsNext = page.nextPageToken;
+  $("jobs-more").hidden = !jobsNext;
 }
 
 // --- agents, key, health ------------------------------------------------------------------------------
@@ -323,7 +335,7 @@ function showView() {
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.view === name);
   showError(null);
-  if (name === "jobs") showJobs().catch(showError);
+  if (name === "jobs") showJobs(false).catch(showError);
   if (name === "users") showUsers(false).catch(showError);
   if (name === "key") showKeys().catch(showError);
   if (name === "benchmarks") showPlots().catch(showError);
@@ -368,11 +380,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("memory-delete").addEventListener("click", guard(deleteMemory));
   $("context-form").addEventListener("submit", guard((e) => fetchContext(formValues(e.target))));
   $("jobs-form").addEventListener("submit", guard((e) => {
-    const v = formValues(e.target);
-    jobsSeen.set(v.job.trim(), { customer: v.customer, user: v.user });
-    return showJobs();
+    jobsStatus = formValues(e.target).status;
+    return showJobs(false);
   }));
-  $("jobs-refresh").addEventListener("click", guard(showJobs));
+  $("jobs-more").addEventListener("click", guard(() => showJobs(true)));
   $("agents-load").addEventListener("click", guard(showAgents));
   $("health-load").addEventListener("click", guard(showHealth));
   window.addEventListener("hashchange", showView);
