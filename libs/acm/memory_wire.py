@@ -84,14 +84,10 @@ def stored_from_pb(pb: memories_pb2.StoredMemory, scope: Scope) -> Memory:
 
 
 def written_to_pb(
-    memory: Memory,
-    embedding: Sequence[float] = (),
-    entity_names: Sequence[str] = (),
-    turn_embedding: Sequence[float] = (),
+    memory: Memory, embedding: Sequence[float] = (), entity_names: Sequence[str] = ()
 ) -> events_pb2.WrittenMemory:
     """A memory as ingest stored it, for acm.memories.v1: every field of ``memory`` (its owner is the envelope's
-    scope at its tier), the vector it is searched by (none: not indexed) and, on the fact that hosts it, its
-    whole turn's vector."""
+    scope at its tier), and the vector it is searched by (none: not indexed)."""
     return events_pb2.WrittenMemory(
         memory_id=memory.memory_id,
         tier=TIER_TO_PB[memory.tier],
@@ -106,7 +102,6 @@ def written_to_pb(
         mention_count=memory.mention_count,
         access_count=memory.access_count,
         schema_version=memory.schema_version,
-        turn_embedding=list(turn_embedding),
     )
 
 

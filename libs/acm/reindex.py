@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from acm.domain.facts import in_context, replied_sentence
 from acm.domain.models import Layer, Memory, in_own_session, stable_id
-from acm.domain.retrieval import turn_model
 from acm.domain.scope import Scope, Tier
 from acm.ports.embedder import Embedder
 from acm.ports.stores import MemoryRepo, VectorPoint, VectorStore
@@ -120,9 +119,8 @@ async def reindex(
 
 
 async def other_models(vectors: VectorStore, model: str) -> int:
-    """Points in the index that are not ``model``'s (nor its turn vectors'): searches ignore them until `acm
-    reindex` runs."""
-    return await vectors.count() - await vectors.count(model) - await vectors.count(turn_model(model))
+    """Points in the index that are not ``model``'s: searches ignore them until `acm reindex` runs."""
+    return await vectors.count() - await vectors.count(model)
 
 
 async def warn_other_models(vectors: VectorStore, model: str, log: logging.Logger) -> int:

@@ -32,9 +32,7 @@ class BusEvents:
         embedding_model: str,
         traceparent: str,
     ) -> None:
-        memories = [
-            written_to_pb(w.memory, w.embedding, w.entity_names, w.turn_embedding) for w in changes.written.values()
-        ]
+        memories = [written_to_pb(w.memory, w.embedding, w.entity_names) for w in changes.written.values()]
         event = envelope(scope, event_id=event_id, traceparent=traceparent)
         body = events_pb2.MemoriesWritten(
             job_id=job_id,

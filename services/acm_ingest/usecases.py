@@ -74,7 +74,6 @@ class WrittenMemory:
     memory: Memory
     embedding: Sequence[float] = ()  # empty: not searched by vector (a turn's preview, a version made stale)
     entity_names: tuple[str, ...] = ()
-    turn_embedding: Sequence[float] = ()  # on the fact that hosts its turn's vector (retrieve's turn channel)
 
 
 @dataclass
@@ -229,7 +228,7 @@ class IngestTurn:
         # Turn previews are not search results; facts are, so only they make a prefetched bundle stale.
         await invalidate_prefetch(self.cache, scope, {f.owner for f in facts})
         replied_to = await self._replied_to(turn, plan.speaker) if facts else ""
-        changes.indexed(await self._embedded(facts, mentions_by_fact, replied_to, turn_memory))
+        changes.indexed(await self._embedded(facts, mentions_by_fact, replied_to))
         if self.expire is not None:
             expired = await self.expire(scope, schema.retention, self.now(), parent)
             if expired:
@@ -438,28 +437,15 @@ class IngestTurn:
         return {text: known[e.entity_id] for text, e in resolved.items()}  # each with every alias learned
 
     async def _embedded(
-        self,
-        facts: Sequence[Memory],
-        mentions_by_fact: Sequence[Sequence[Mention]],
-        replied_to: str = "",
-        turn_memory: Memory | None = None,
+        self, facts: Sequence[Memory], mentions_by_fact: Sequence[Sequence[Mention]], replied_to: str = ""
     ) -> list[WrittenMemory]:
-        """The facts with the vectors retrieve indexes them by, and the entities they name; the first fact this
-        turn said first also carries the whole turn's vector (a turn whose facts were all said before has
-        its vector already, on the turn that said them)."""
+        """The facts with the vectors retrieve indexes them by, and the entities they name."""
         if not facts:
             return []
         vectors = await self._batches.embed([in_context(f.text, replied_to) for f in facts])
-        host, turn_vector = None, list[float]()
-        if turn_memory is not None:
-            host = next((i for i, f in enumerate(facts) if f.source_turn_ids == turn_memory.source_turn_ids), None)
-            if host is not None:
-                # A call of its own: the int8 model's vectors depend on what shares their batch, and a fact's
-                # vector stays the one it had without the turn's.
-                [turn_vector] = await self._batches.embed([turn_memory.text])
         return [
-            WrittenMemory(f, vector, tuple(m.text for m in ms), turn_vector if i == host else ())
-            for i, (f, vector, ms) in enumerate(zip(facts, vectors, mentions_by_fact, strict=True))
+            WrittenMemory(f, vector, tuple(m.text for m in ms))
+            for f, vector, ms in zip(facts, vectors, mentions_by_fact, strict=True)
         ]
 
     async def _replied_to(self, turn: Turn, speaker: str) -> str:

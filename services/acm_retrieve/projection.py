@@ -13,7 +13,6 @@ from datetime import datetime
 
 from acm.domain.graph import GraphChanges
 from acm.domain.models import Memory, MemoryStatus
-from acm.domain.retrieval import turn_point_id
 from acm.domain.scope import ForgetLevel, Scope, Tier
 from acm.ports.stores import Cache, GraphStore, MemoryRepo, VectorPoint, VectorStore
 from acm.prefetch_state import TIERS_IN_ORDER, bump_generations, forget_prefetch
@@ -67,8 +66,7 @@ class MemoryProjection:
             await self.vectors.upsert(list(changes.vectors))
         if changes.erased:
             await self.memories.delete(scope, changes.erased)
-            # With the turn points they host (acm.domain.retrieval.turn_point_id).
-            await self.vectors.delete(scope, [*changes.erased, *map(turn_point_id, changes.erased)])
+            await self.vectors.delete(scope, changes.erased)
             await self.graph.unlink_memories(scope, changes.erased)  # their edges go; entities stay
         if self.cache is not None and (changes.written or changes.erased):
             await bump_generations(self.cache, scope, _tiers(changes))
@@ -81,7 +79,7 @@ class MemoryProjection:
         await self.vectors.forget(scope, level)
         await self.graph.forget(scope, level)
         if shared:
-            await self.vectors.delete(scope, [*shared, *map(turn_point_id, shared)])
+            await self.vectors.delete(scope, shared)
         if self.cache is not None:
             await forget_prefetch(self.cache, scope)  # a pool built from this copy before the erasure
         return {"memories_erased": erased + len(shared)}

@@ -22,10 +22,7 @@ from acm.domain.retrieval import (
     exact_first,
     preset,
     semantic_query,
-    share_turn_ranks,
     spread_to_adjacent_turns,
-    turn_model,
-    turn_point_id,
     weighted_rrf,
 )
 from acm.domain.scope import Scope, Tier
@@ -173,23 +170,18 @@ class Retrieve:
             self._naming(scope, query, tiers, p),
         )
         # The memories about the entities the query names, ranked by what it asks: "what activities does
-        # Melanie do" looks for activities among what Melanie said and what was said about her. Beside them, the
-        # whole turns nearest to the query, each as the fact that hosts its vector (turn_point_id).
-        anchored, turns = await asyncio.gather(
-            self.vectors.search(scope, vector, max(p.graph_k, wanted), tiers, among=about, model=self.embedder.name)
-            if about
-            else asyncio.sleep(0, result=[]),
-            self.vectors.search(scope, vector, max(p.turn_k, wanted), tiers, model=turn_model(self.embedder.name))
-            if p.turn_k > 0
-            else asyncio.sleep(0, result=[]),
-        )
-        hosts = [turn_point_id(point_id) for point_id, _ in turns]
+        # Melanie do" looks for activities among what Melanie said and what was said about her.
+        graph: list[str] = []
+        if about:
+            anchored = await self.vectors.search(
+                scope, vector, max(p.graph_k, wanted), tiers, among=about, model=self.embedder.name
+            )
+            graph = [memory_id for memory_id, _ in anchored]
         fused = weighted_rrf(
             {
                 "keyword": [s.memory.memory_id for s in keyword],
                 "vector": [memory_id for memory_id, _ in nearest],
-                "graph": [memory_id for memory_id, _ in anchored],
-                "turn": hosts,
+                "graph": graph,
             },
             p.list_weights,
             p.rrf_k,
@@ -199,9 +191,6 @@ class Retrieve:
         # The store checks the scope again: a vector or graph hit never bypasses visibility.
         for memory in await self.memories.get(scope, missing):
             known[memory.memory_id] = memory
-        if hosts:
-            turn_of = {mid: (m.session_id, m.created_at) for mid, m in known.items() if m.session_id}
-            fused = share_turn_ranks(fused, hosts, turn_of, p.list_weights.get("turn", 1.0), p.rrf_k)
         candidates = [
             Candidate(
                 memory_id=mid,

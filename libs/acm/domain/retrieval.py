@@ -25,14 +25,9 @@ class RetrievalPreset:
     vector_k: int = 50
     graph_depth: int = 1
     graph_k: int = 30
-    # Whole turns ranked by the query vector (the turn channel, Retrieve._search): each turn counts once, so a
-    # turn whose sentences are weak alone ranks as a unit; 0 = off.
-    turn_k: int = 50
     rrf_k: int = 60
     # Weight of each ranked list in the fusion (weighted RRF).
-    list_weights: dict[str, float] = field(
-        default_factory=lambda: {"keyword": 1.0, "vector": 1.0, "graph": 0.5, "turn": 0.5}
-    )
+    list_weights: dict[str, float] = field(default_factory=lambda: {"keyword": 1.0, "vector": 1.0, "graph": 0.5})
     alpha_similarity: float = 0.8
     beta_recency: float = 0.1
     gamma_frequency: float = 0.1
@@ -54,7 +49,7 @@ PRESETS: dict[str, RetrievalPreset] = {
     for p in (
         RetrievalPreset("balanced"),
         # Multi-hop questions: more candidates and a deeper walk over the entity graph.
-        RetrievalPreset("recall", keyword_k=100, vector_k=100, graph_depth=2, graph_k=60, turn_k=100),
+        RetrievalPreset("recall", keyword_k=100, vector_k=100, graph_depth=2, graph_k=60),
         # Support / operations agents: the latest state matters most.
         RetrievalPreset("recent", alpha_similarity=0.6, beta_recency=0.3, gamma_frequency=0.1),
         RetrievalPreset(
@@ -62,7 +57,6 @@ PRESETS: dict[str, RetrievalPreset] = {
             keyword_k=30,
             vector_k=30,
             graph_depth=0,
-            turn_k=0,
             list_weights={"keyword": 1.0, "vector": 1.0},
             turn_anchors=0,
         ),
@@ -144,50 +138,7 @@ def semantic_query(query: str) -> str:
     return stripped if re.search(r"\w{3,}", stripped) else query
 
 
-# The turn channel's points: one per turn, the vector of the whole turn, stored beside the sentences' points
-# under the id of one of the turn's facts (its host) changed by a fixed mask, and under its own model name, so a
-# search of the sentences never meets a turn and the other way round. The mask is its own inverse: a turn hit
-# maps back to its host fact.
-TURN_MODEL_SUFFIX = "+turn"
-_TURN_MASK = 0x7475726E5F706F696E745F6D61736B21  # b"turn_point_mask!"
-_HEX32 = re.compile(r"[0-9a-f]{32}")
-
-
-def turn_model(model: str) -> str:
-    """The model name the turn vectors of ``model`` are stored under."""
-    return model + TURN_MODEL_SUFFIX
-
-
-def turn_point_id(memory_id: str) -> str:
-    """The id of the turn point hosted by fact ``memory_id`` (a 32-hex id), and, given a turn point's id, its
-    host's: the mapping is its own inverse. An id of another form hosts no turn point and is returned as is."""
-    if not _HEX32.fullmatch(memory_id):
-        return memory_id
-    return f"{int(memory_id, 16) ^ _TURN_MASK:032x}"
-
-
 Turn = tuple[str, datetime]  # (session id, when it was said): the memories of one turn share both
-
-
-def share_turn_ranks(
-    fused: Mapping[str, float], hosts: Sequence[str], turn_of: Mapping[str, Turn], weight: float, k: int
-) -> dict[str, float]:
-    """The turn channel's rank given to the whole turn: a turn's vector is stored once, on one of its facts (its
-    host), so ``hosts`` (the turn list, best first) names one fact a turn; each other memory of ``fused`` said
-    in that turn (same ``turn_of``) gains what the host gained from the list, weight / (k + rank), and the
-    sentence lists then order the turn's facts among themselves. A memory without a turn gains nothing."""
-    gift: dict[Turn, float] = {}
-    for rank, host in enumerate(hosts, start=1):
-        turn = turn_of.get(host)
-        if turn is not None:
-            gift.setdefault(turn, weight / (k + rank))
-    hosted = set(hosts)
-    shared = dict(fused)
-    for mid, score in fused.items():
-        turn = turn_of.get(mid)
-        if turn is not None and mid not in hosted:
-            shared[mid] = score + gift.get(turn, 0.0)
-    return shared
 
 
 def spread_to_adjacent_turns(

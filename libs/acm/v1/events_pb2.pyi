@@ -192,7 +192,6 @@ class WrittenMemory(_message.Message):
     MENTION_COUNT_FIELD_NUMBER: _builtins.int
     ACCESS_COUNT_FIELD_NUMBER: _builtins.int
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
-    TURN_EMBEDDING_FIELD_NUMBER: _builtins.int
     memory_id: _builtins.str
     tier: _common_pb2.Tier.ValueType
     layer: _common_pb2.Layer.ValueType
@@ -215,12 +214,6 @@ class WrittenMemory(_message.Message):
     def stored(self) -> _memories_pb2.StoredMemory:
         """The memory in full, as stored (its owner: the envelope's scope at memory.tier)."""
 
-    @_builtins.property
-    def turn_embedding(self) -> _containers.RepeatedScalarFieldContainer[_builtins.float]:
-        """The vector of the whole turn the memory was said in, on one fact of each turn (its host): retrieve's turn
-        channel ranks a turn as a unit. Empty on every other memory.
-        """
-
     def __init__(
         self,
         *,
@@ -237,11 +230,10 @@ class WrittenMemory(_message.Message):
         mention_count: _builtins.int = ...,
         access_count: _builtins.int = ...,
         schema_version: _builtins.int = ...,
-        turn_embedding: _abc.Iterable[_builtins.float] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "stored", b"stored"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["access_count", b"access_count", "created_at", b"created_at", "embedding", b"embedding", "entity_names", b"entity_names", "kind", b"kind", "layer", b"layer", "memory_id", b"memory_id", "mention_count", b"mention_count", "schema_version", b"schema_version", "source_turn_ids", b"source_turn_ids", "stored", b"stored", "text", b"text", "tier", b"tier", "turn_embedding", b"turn_embedding"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["access_count", b"access_count", "created_at", b"created_at", "embedding", b"embedding", "entity_names", b"entity_names", "kind", b"kind", "layer", b"layer", "memory_id", b"memory_id", "mention_count", b"mention_count", "schema_version", b"schema_version", "source_turn_ids", b"source_turn_ids", "stored", b"stored", "text", b"text", "tier", b"tier"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from acm import topics
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import JobStatus, Memory, stable_id
-from acm.domain.retrieval import turn_model, turn_point_id
 from acm.domain.scope import Scope
 from acm.envelopes import decode, envelope
 from acm.graph_wire import graph_from_pb
@@ -38,29 +37,24 @@ def changes_from_pb(body: events_pb2.MemoriesWritten, scope: Scope, dim: int) ->
         except InvalidRequest as exc:
             raise PermanentError(str(exc)) from None
         written.append(memory)
-        # Its own vector, and on a turn's host fact the whole turn's (the turn channel's point, acm.domain.retrieval).
-        for point_id, vector, model in (
-            (memory.memory_id, pb.embedding, body.embedding_model),
-            (turn_point_id(memory.memory_id), pb.turn_embedding, turn_model(body.embedding_model)),
-        ):
-            if not vector:
-                continue
-            if len(vector) != dim:
-                raise PermanentError(
-                    f"memory {pb.memory_id} has a {len(vector)}-d embedding, the index is {dim}-d "
-                    "(ingest and retrieve must use the same ACM_EMBEDDER)"
-                )
-            points.append(
-                VectorPoint(
-                    memory_id=point_id,
-                    vector=list(vector),
-                    owner=memory.owner,
-                    layer=memory.layer,
-                    created_at=memory.created_at,
-                    session_id=memory.session_id,
-                    model=model,
-                )
+        if not pb.embedding:
+            continue
+        if len(pb.embedding) != dim:
+            raise PermanentError(
+                f"memory {pb.memory_id} has a {len(pb.embedding)}-d embedding, the index is {dim}-d "
+                "(ingest and retrieve must use the same ACM_EMBEDDER)"
             )
+        points.append(
+            VectorPoint(
+                memory_id=memory.memory_id,
+                vector=list(pb.embedding),
+                owner=memory.owner,
+                layer=memory.layer,
+                created_at=memory.created_at,
+                session_id=memory.session_id,
+                model=body.embedding_model,
+            )
+        )
     return MemoryChanges(written, points, list(body.authored_memory_ids), list(body.expired_memory_ids), graph)
 
 
