@@ -47,6 +47,8 @@ CONSUMERS = (
     Consumer(topics.FORGET, "compact"),
     Consumer(topics.MEMORY_EDITS, "ingest"),
     Consumer(topics.JOBS, "gateway-jobs"),
+    # The gateway keeps what each group dead-lettered (ListDeadLetters; acm_gateway.handlers.dead_letters).
+    *(Consumer(topics.dead_letter(group), "gateway-dead-letters") for group in topics.DEAD_LETTER_GROUPS),
 )
 
 # The Envelope body each topic carries, and who publishes it.
@@ -80,6 +82,8 @@ PRODUCERS = {
 
 
 def _payload(topic: str) -> str:
+    if topic not in BODIES:  # a dead-letter topic
+        return f"{events_pb2.DeadLetter.DESCRIPTOR.full_name} (protobuf)"
     body = BODIES[topic]
     message = events_pb2.Envelope.DESCRIPTOR.fields_by_name[body].message_type
     assert message is not None, f"Envelope.{body} is not a message"

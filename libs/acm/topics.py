@@ -13,6 +13,11 @@ MEMORY_EDITS = "acm.memory.edits.v1"  # the Memory API's writes, applied by inge
 JOBS = "acm.jobs.v1"  # jobs' outcomes (ingest, retrieve), applied by the gateway, which owns the jobs table
 
 
+# The consumer groups whose dead letters the gateway keeps for ListDeadLetters (acm.asyncapi.CONSUMERS' groups but
+# the replicas' own warm-up groups, whose hints are worthless late, and the gateway's dead-letter group itself).
+DEAD_LETTER_GROUPS = ("ingest", "architect", "retrieve", "anticipate", "compact", "gateway-jobs")
+
+
 def dead_letter(group: str) -> str:
     """One dead-letter topic per consumer group."""
     return f"acm.dlq.{group}.v1"

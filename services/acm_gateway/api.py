@@ -19,14 +19,14 @@ from acm.domain.models import Job, JobStatus, Memory, Turn, new_id
 from acm.domain.scope import Action, ForgetLevel, KeyRole, Scope, Tier
 from acm.memory_wire import query_from_pb, stored_from_pb, stored_to_pb, users_to_pb
 from acm.ports.architect import AgentDefinition
-from acm.ports.stores import ApiKey
+from acm.ports.stores import ApiKey, DeadLetterEntry, DeadLetterRepo
 from acm.runtime import status_of
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, memories_pb2
 from acm_gateway.agents import Agents
 from acm_gateway.convert import bundle_to_pb, compaction_to_pb, fetch_query
 from acm_gateway.errors import PermissionDenied, Unavailable
-from acm_gateway.jobs_api import ListJobs
+from acm_gateway.jobs_api import ListJobs, page_after, page_size, position_token
 from acm_gateway.memories import MAX_BATCH, MemoryApi
 from acm_gateway.usecases import (
     AcceptTurn,
@@ -90,6 +90,20 @@ def listed_job_to_pb(job: Job) -> gateway_pb2.ListedJob:
     )
 
 
+def dead_letter_to_pb(letter: DeadLetterEntry) -> gateway_pb2.DeadLetterInfo:
+    return gateway_pb2.DeadLetterInfo(
+        letter_id=letter.letter_id,
+        group=letter.group,
+        topic=letter.topic,
+        key=letter.key,
+        reason=letter.reason,
+        attempts=letter.attempts,
+        size_bytes=letter.size_bytes,
+        failed_at=ts(letter.failed_at),
+        event_id=letter.event_id,
+    )
+
+
 def _admin_only(key: ApiKey, what: str) -> None:
     if key.grant.role is not KeyRole.ADMIN:
         raise PermissionDenied(
@@ -123,8 +137,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         memories: MemoryApi | None = None,
         fetch_limits: Limits | None = None,
         ingest_limits: Limits | None = None,
+        dead_letters: DeadLetterRepo | None = None,
     ) -> None:
-        """``fetch_limits``, ``ingest_limits``: admission of Fetch and of Ingest/IngestBatch (None: unlimited)."""
+        """``fetch_limits``, ``ingest_limits``: admission of Fetch and of Ingest/IngestBatch (None: unlimited).
+        ``dead_letters``: the letters ListDeadLetters reads (None: it answers UNAVAILABLE)."""
+        self._dead_letters = dead_letters
         self._fetches = Admission("Fetch", fetch_limits) if fetch_limits else None
         self._ingests = Admission("Ingest", ingest_limits) if ingest_limits else None
         self._agents = agents
@@ -393,6 +410,24 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
 
         return await self._call("ListJobs", context, work)
+
+    async def ListDeadLetters(
+        self, request: gateway_pb2.ListDeadLettersRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ListDeadLettersResponse:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListDeadLettersResponse:
+            _admin_only(key, "list the client's dead letters")
+            if self._dead_letters is None:
+                raise Unavailable("this gateway keeps no dead letters")
+            size = page_size(request.page_size)
+            found = await self._dead_letters.of_client(key.client_id, size + 1, page_after(request.page_token))
+            more = len(found) > size
+            last = found[size - 1] if more else None
+            return gateway_pb2.ListDeadLettersResponse(
+                letters=[dead_letter_to_pb(x) for x in found[:size]],
+                next_page_token=position_token(last.failed_at, last.letter_id) if last else "",
+            )
+
+        return await self._call("ListDeadLetters", context, work)
 
     def _batch_turn(self, index: int, pb: common_pb2.Turn, scope: Scope) -> Turn:
         try:

@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from acm import topics
 from acm.adapters.data_keys_sql import SqlDataKeyRepo
+from acm.adapters.dead_letters_sql import SqlDeadLetterRepo
 from acm.adapters.grpc_architect import GrpcArchitect
 from acm.adapters.grpc_compactor import GrpcCompactor
 from acm.adapters.grpc_memories import GrpcMemoryReader
@@ -39,6 +40,8 @@ from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
 from acm_gateway.agents import Agents
 from acm_gateway.api import GatewayServicer
+from acm_gateway.handlers.dead_letters import GROUP as DEAD_LETTERS_GROUP
+from acm_gateway.handlers.dead_letters import DeadLetterHandler
 from acm_gateway.handlers.jobs import GROUP as JOBS_GROUP
 from acm_gateway.handlers.jobs import JobUpdatedHandler
 from acm_gateway.handlers.prefetch_pools import PoolReadyHandler
@@ -79,8 +82,8 @@ def build_servicer(
     the architect's, the compact service's and retrieve's Memory API (None: their RPCs answer UNAVAILABLE).
     A session's context is read from its owners, compact (working memory) and retrieve (turns): without
     both, Fetch in a session returns retrieved memories only. ``schemas``: the architect's agent schemas
-    (acm.ports.owners). ``apply_job_updates``: subscribe the jobs handler (False only for a second gateway
-    on stores whose jobs another gateway of the same process already applies)."""
+    (acm.ports.owners). ``apply_job_updates``: subscribe the jobs and dead letters handlers (False only for a
+    second gateway on stores whose jobs another gateway of the same process already applies)."""
     load = None
     if compactor is not None and memory_reader is not None:
         load = LoadSession(memory_reader, compactor, schemas, settings.max_session_turns)
@@ -95,8 +98,12 @@ def build_servicer(
             from_now=True,
         )
     # Jobs' outcomes, reported by ingest and retrieve (the gateway owns the jobs table); both modes build this.
+    dead_letters = SqlDeadLetterRepo.of(rel)
     if apply_job_updates:
         bus.subscribe(topics.JOBS, JOBS_GROUP, JobUpdatedHandler(rel.jobs))
+        # What the consumers dead-lettered, kept without the events for ListDeadLetters (the same one gateway).
+        for group in topics.DEAD_LETTER_GROUPS:
+            bus.subscribe(topics.dead_letter(group), DEAD_LETTERS_GROUP, DeadLetterHandler(dead_letters))
     accept_turn = AcceptTurn(events, rel.jobs, schemas, settings.max_turn_bytes)
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
@@ -109,6 +116,7 @@ def build_servicer(
         memories=MemoryApi(memory_reader, events, rel.jobs, rel.audit, accept_turn),
         fetch_limits=settings.fetch_limits(),
         ingest_limits=settings.ingest_limits(),
+        dead_letters=dead_letters,
     )
 
 

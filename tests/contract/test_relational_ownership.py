@@ -20,7 +20,7 @@ ALICE = Scope("c1", "acme", "alice", session_id="s1")
 # The tables of each group (acm.adapters.sql_migrations).
 TABLES = {
     "memories": {"memories", "memory_authors"},
-    "jobs": {"jobs"},
+    "jobs": {"jobs", "dead_letters"},
     "api_keys": {"api_keys", "data_keys"},
     "processed": {"processed_events"},
     "audit": {"audit_log"},

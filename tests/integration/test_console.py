@@ -6,12 +6,14 @@ size, not blank). CI installs chromium (scripts/test.sh), so a missing browser f
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,11 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from acm import topics
+from acm.adapters.embedded_bus import EmbeddedBus
+from acm.domain.scope import Scope
 from tests.support.acm_serve import ACM, acm_serve, free_port
+from tests.support.events import turn_envelope
 
 ALICE = {"customerId": "acme", "userId": "alice", "sessionId": "s1"}
 ALICE_QUERY = {"scope.customerId": "acme", "scope.userId": "alice"}
@@ -34,6 +40,7 @@ class Console:
     url: str  # the HTTP listener's base
     admin_key: str
     agent_key: str
+    data_dir: Path  # acm serve's: its bus is <data_dir>/bus.db
 
 
 def _chromium() -> str:
@@ -78,7 +85,7 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
                 accepted = http.post("/v1/turns", json={"scope": ALICE, "turn": turn})
                 assert accepted.status_code == 200, accepted.text
                 assert _wait_done(http, accepted.json()["jobId"])["status"] == "JOB_STATUS_DONE"
-        yield Console(url, served.api_key, agent_key.group(0))
+        yield Console(url, served.api_key, agent_key.group(0), served.data_dir)
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +102,20 @@ def page(browser: Browser) -> Iterator[Page]:
     opened = context.new_page()
     yield opened
     context.close()
+
+
+def _publish_unsigned_turn(data_dir: Path, text: str) -> None:
+    async def publish() -> None:
+        bus = EmbeddedBus(data_dir / "bus.db")
+        try:
+            env = turn_envelope(Scope("local", "acme", "alice", session_id="s1"), text, "t-unsigned", "j-unsigned")
+            await bus.publish(topics.TURNS, "local/acme/alice/s1", env.SerializeToString())
+        finally:
+            await bus.stop()
+
+    # On its own thread: playwright's sync API runs an event loop on this one.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, publish()).result(timeout=30)
 
 
 def _screenshot(page: Page, path: Path) -> None:
@@ -200,6 +221,21 @@ def test_an_admin_sees_deletes_and_the_api_agrees(page: Page, console: Console, 
     page.wait_for_function("document.getElementById('plot-image').naturalWidth > 0")
     _screenshot(page, tmp_path / "plot.png")
     assert page.evaluate("window.__pwned") is None
+
+    # An event no consumer can handle (an unsigned turn, written straight to the bus): the dead letters view shows
+    # where it failed and why, never the event.
+    _publish_unsigned_turn(console.data_dir, "card 4111 1111 1111 1111")
+    with httpx.Client(base_url=console.url, headers={"Authorization": f"Bearer {console.admin_key}"}) as http:
+        for _ in range(300):
+            if any(x["group"] == "ingest" for x in http.get("/v1/dead-letters").json()["letters"]):
+                break
+            time.sleep(0.1)
+    page.click("nav a[data-view=dead-letters]")
+    letter = page.locator("#letters-table tbody tr", has_text="ingest")
+    expect(letter).to_contain_text("signature does not verify")
+    expect(letter).to_contain_text(topics.TURNS)
+    expect(page.locator("#letters-table")).not_to_contain_text("4111")
+    _screenshot(page, tmp_path / "dead-letters.png")
 
     # The client's keys: the agent key among them, with its rights.
     page.click("nav a[data-view=key]")

@@ -9,11 +9,14 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from PIL import Image
 
+from acm import topics
+from acm.adapters.dead_letters_sql import SqlDeadLetterRepo
 from acm.auth import create_api_key
 from acm.domain.errors import Unauthenticated
 from acm.domain.models import Job, JobStatus, Layer, Memory
@@ -25,6 +28,7 @@ from acm_gateway.app import GatewayServer
 from acm_gateway.http_api import HttpGateway, WebApp
 from acm_gateway.http_server import HttpServer
 from acm_gateway.settings import parse_origins
+from tests.support.events import turn_envelope
 
 OPS = "https://ops.example.com"
 
@@ -206,6 +210,38 @@ async def test_list_jobs_shows_an_admin_the_clients_jobs_with_a_failures_reason(
         assert refused.status_code == 403 and "admin key" in refused.json()["message"]
         assert (await http.get("/v1/jobs", params={"pageToken": "zz"}, headers=admin)).status_code == 400
         assert (await http.get("/v1/jobs", params={"pageSize": 501}, headers=admin)).status_code == 400
+
+
+async def test_list_dead_letters_shows_a_malformed_events_reason_and_never_its_content(acm: EmbeddedAcm) -> None:
+    alice = Scope("local", "acme", "alice", "bot", "s1")
+    unsigned = turn_envelope(alice, "my card is 4111 1111 1111 1111", "t-unsigned", "j-unsigned").SerializeToString()
+    await acm.bus.publish(topics.TURNS, alice.session_key, b"\x00\xffnot a protobuf")  # claims no client
+    await acm.bus.publish(topics.TURNS, alice.session_key, unsigned)
+    theirs = turn_envelope(Scope("other", "acme", "zed"), "theirs", "t-theirs", "j-theirs").SerializeToString()
+    await acm.bus.publish(topics.TURNS, "other/acme/zed/", theirs)
+    admin = {"Authorization": f"Bearer {acm.api_key}"}
+    letters: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", timeout=30) as http:
+        for _ in range(200):  # ingest and architect dead-letter it; the gateway keeps both
+            listed = await http.get("/v1/dead-letters", headers=admin)
+            assert listed.status_code == 200, listed.text
+            letters = listed.json()["letters"]
+            if {x["group"] for x in letters} >= {"ingest", "architect"}:
+                break
+            await asyncio.sleep(0.1)
+        by_group = {x["group"]: x for x in letters}
+        assert set(by_group) == {"ingest", "architect"}, letters  # neither the garbage's nor another client's
+        ingest = by_group["ingest"]
+        assert "signature" in ingest["reason"], ingest
+        assert ingest["topic"] == topics.TURNS and ingest["key"] == alice.session_key
+        # The size is the record's as the bus carried it: the bus sealed the unsigned turn, which only adds bytes.
+        assert int(ingest["sizeBytes"]) >= len(unsigned) and ingest["failedAt"] and ingest["attempts"] >= 1
+        assert "4111" not in listed.text  # the event itself is never kept
+        page = (await http.get("/v1/dead-letters", params={"pageSize": 1}, headers=admin)).json()
+        rest = await http.get("/v1/dead-letters", params={"pageToken": page["nextPageToken"]}, headers=admin)
+        assert [x["letterId"] for x in page["letters"] + rest.json()["letters"]] == [x["letterId"] for x in letters]
+    unclaimed = await SqlDeadLetterRepo.of(acm.stores["gateway"]).of_client("", 10)
+    assert sorted(x.group for x in unclaimed) == ["architect", "ingest"]  # the garbage: kept, listed to no client
 
 
 def _memory(memory_id: str, scope: Scope, tier: Tier = Tier.USER) -> Memory:

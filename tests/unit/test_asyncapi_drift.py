@@ -28,6 +28,13 @@ def test_every_topic_has_its_payload_publisher_and_consumer_groups_in_the_docume
         assert f"{topics.dead_letter(consumer.group)}:publish" in channels
 
 
+def test_the_gateway_keeps_the_dead_letters_of_every_group_but_the_warm_ups_and_its_own() -> None:
+    groups = {c.group for c in asyncapi.CONSUMERS} - {asyncapi.WARM_GROUP, "gateway-dead-letters"}
+    assert set(topics.DEAD_LETTER_GROUPS) == groups
+
+
 def _message(topic: str) -> str:
-    """The body's message type by protobuf's naming: turn_received -> TurnReceived."""
+    """The body's message type by protobuf's naming: turn_received -> TurnReceived; a dead-letter topic's DeadLetter."""
+    if topic not in asyncapi.BODIES:
+        return "DeadLetter"
     return "".join(part.capitalize() for part in asyncapi.BODIES[topic].split("_"))

@@ -305,6 +305,31 @@ _JOBS_LISTING = Migration(
     ),
 )
 
+# Dead letters, kept by the gateway for ListDeadLetters (acm_gateway.handlers.dead_letters): where, when, why and
+# how large, never the event. Text columns only (failed_at: fixed-width UTC ISO text, ordered as text), one SQL
+# for both dialects (acm.adapters.dead_letters_sql).
+_DEAD_LETTERS = Migration(
+    3,
+    "dead letters",
+    (
+        """
+        CREATE TABLE IF NOT EXISTS dead_letters (
+            letter_id  text PRIMARY KEY,
+            client_id  text NOT NULL,
+            grp        text NOT NULL,
+            topic      text NOT NULL,
+            record_key text NOT NULL,
+            reason     text NOT NULL,
+            attempts   integer NOT NULL,
+            size_bytes bigint NOT NULL,
+            failed_at  text NOT NULL,
+            event_id   text NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS dead_letters_client_time_idx ON dead_letters (client_id, failed_at, letter_id)",
+    ),
+)
+
 POSTGRES = Migrations(
     # Transaction-scoped, so it is released even if a statement fails; two concurrent CREATE TABLE IF NOT
     # EXISTS could otherwise still collide on the catalog's unique indexes.
@@ -325,7 +350,7 @@ POSTGRES = Migrations(
             ),
             _PG_MEMORY_METADATA,
         ),
-        "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING),
+        "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING, _DEAD_LETTERS),
         "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
@@ -610,7 +635,7 @@ SQLITE = Migrations(
                 ),
             ),
         ),
-        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING),
+        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING, _DEAD_LETTERS),
         "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),

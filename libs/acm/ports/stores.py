@@ -172,6 +172,34 @@ class JobRepo(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class DeadLetterEntry:
+    """A dead letter as the gateway keeps it: where, when, why and how large, never the event (it can hold a
+    user's data). ``client_id`` is the event's claimed client ("" when it was not even an envelope)."""
+
+    letter_id: str  # the dead-letter record's own topic/partition/offset: redelivery is the same letter
+    client_id: str
+    group: str
+    topic: str
+    key: str
+    reason: str
+    attempts: int
+    size_bytes: int
+    failed_at: datetime
+    event_id: str = ""
+
+
+class DeadLetterRepo(Protocol):
+    async def add(self, letter: DeadLetterEntry) -> None:
+        """Insert if absent (a redelivered dead letter changes nothing)."""
+
+    async def of_client(
+        self, client_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[DeadLetterEntry]:
+        """The client's dead letters, newest first (failed_at, then letter_id, descending), those after ``after``
+        in that order, at most ``limit`` (ListDeadLetters)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ApiKey:
     key_id: str
     client_id: str

@@ -127,6 +127,100 @@ class ListJobsResponse(_message.Message):
 Global___ListJobsResponse: _TypeAlias = ListJobsResponse  # noqa: Y015
 
 @_typing.final
+class ListDeadLettersRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """1..500; 0: 100."""
+    page_token: _builtins.str
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListDeadLettersRequest: _TypeAlias = ListDeadLettersRequest  # noqa: Y015
+
+@_typing.final
+class DeadLetterInfo(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LETTER_ID_FIELD_NUMBER: _builtins.int
+    GROUP_FIELD_NUMBER: _builtins.int
+    TOPIC_FIELD_NUMBER: _builtins.int
+    KEY_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    ATTEMPTS_FIELD_NUMBER: _builtins.int
+    SIZE_BYTES_FIELD_NUMBER: _builtins.int
+    FAILED_AT_FIELD_NUMBER: _builtins.int
+    EVENT_ID_FIELD_NUMBER: _builtins.int
+    letter_id: _builtins.str
+    group: _builtins.str
+    """The consumer group that gave up, the topic and key of the event."""
+    topic: _builtins.str
+    key: _builtins.str
+    reason: _builtins.str
+    attempts: _builtins.int
+    size_bytes: _builtins.int
+    """The event's size in bytes (the event itself is not kept: it can hold a user's data)."""
+    event_id: _builtins.str
+    @_builtins.property
+    def failed_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        letter_id: _builtins.str = ...,
+        group: _builtins.str = ...,
+        topic: _builtins.str = ...,
+        key: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        attempts: _builtins.int = ...,
+        size_bytes: _builtins.int = ...,
+        failed_at: _timestamp_pb2.Timestamp | None = ...,
+        event_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["failed_at", b"failed_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "event_id", b"event_id", "failed_at", b"failed_at", "group", b"group", "key", b"key", "letter_id", b"letter_id", "reason", b"reason", "size_bytes", b"size_bytes", "topic", b"topic"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeadLetterInfo: _TypeAlias = DeadLetterInfo  # noqa: Y015
+
+@_typing.final
+class ListDeadLettersResponse(_message.Message):
+    """Newest first (failed_at, then letter_id)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LETTERS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    @_builtins.property
+    def letters(self) -> _containers.RepeatedCompositeFieldContainer[Global___DeadLetterInfo]: ...
+    def __init__(
+        self,
+        *,
+        letters: _abc.Iterable[Global___DeadLetterInfo] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["letters", b"letters", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListDeadLettersResponse: _TypeAlias = ListDeadLettersResponse  # noqa: Y015
+
+@_typing.final
 class ListKeysRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -133,6 +133,11 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.ListJobsRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.ListJobsResponse.FromString,
                 _registered_method=True)
+        self.ListDeadLetters = channel.unary_unary(
+                '/acm.v1.Gateway/ListDeadLetters',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServicer:
@@ -274,6 +279,15 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDeadLetters(self, request, context):
+        """Events of the client's that a consumer could not handle (malformed, unverifiable, retries exhausted), newest
+        first, with the reason: where, when, why and how large, never the event itself. Admin keys only (the
+        operator console's dead letters view).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -371,6 +385,11 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.ListJobs,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.ListJobsRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.ListJobsResponse.SerializeToString,
+            ),
+            'ListDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeadLetters,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -889,6 +908,33 @@ class Gateway:
             '/acm.v1.Gateway/ListJobs',
             acm_dot_v1_dot_gateway__pb2.ListJobsRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.ListJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ListDeadLetters',
+            acm_dot_v1_dot_gateway__pb2.ListDeadLettersRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.ListDeadLettersResponse.FromString,
             options,
             channel_credentials,
             insecure,

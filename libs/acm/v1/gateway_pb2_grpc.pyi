@@ -80,6 +80,11 @@ class GatewayStub:
     """The client's jobs (ingests, deletes, imports, forgets), newest first, with their outcome and a failure's
     reason; optionally those of one status. Admin keys only (the operator console's jobs view).
     """
+    ListDeadLetters: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListDeadLettersRequest, _gateway_pb2.ListDeadLettersResponse]
+    """Events of the client's that a consumer could not handle (malformed, unverifiable, retries exhausted), newest
+    first, with the reason: where, when, why and how large, never the event itself. Admin keys only (the
+    operator console's dead letters view).
+    """
 
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
@@ -131,6 +136,11 @@ class GatewayAsyncStub(GatewayStub):
     ListJobs: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListJobsRequest, _gateway_pb2.ListJobsResponse]  # type: ignore[assignment]
     """The client's jobs (ingests, deletes, imports, forgets), newest first, with their outcome and a failure's
     reason; optionally those of one status. Admin keys only (the operator console's jobs view).
+    """
+    ListDeadLetters: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListDeadLettersRequest, _gateway_pb2.ListDeadLettersResponse]  # type: ignore[assignment]
+    """Events of the client's that a consumer could not handle (malformed, unverifiable, retries exhausted), newest
+    first, with the reason: where, when, why and how large, never the event itself. Admin keys only (the
+    operator console's dead letters view).
     """
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
@@ -294,6 +304,17 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_gateway_pb2.ListJobsResponse, _abc.Awaitable[_gateway_pb2.ListJobsResponse]]:
         """The client's jobs (ingests, deletes, imports, forgets), newest first, with their outcome and a failure's
         reason; optionally those of one status. Admin keys only (the operator console's jobs view).
+        """
+
+    @_abc_1.abstractmethod
+    def ListDeadLetters(
+        self,
+        request: _gateway_pb2.ListDeadLettersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.ListDeadLettersResponse, _abc.Awaitable[_gateway_pb2.ListDeadLettersResponse]]:
+        """Events of the client's that a consumer could not handle (malformed, unverifiable, retries exhausted), newest
+        first, with the reason: where, when, why and how large, never the event itself. Admin keys only (the
+        operator console's dead letters view).
         """
 
 def add_GatewayServicer_to_server(servicer: GatewayServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -246,6 +246,32 @@ async function showJobs(append) {
   $("jobs-more").hidden = !jobsNext;
 }
 
+// --- dead letters ---------------------------------------------------------------------------------------
+
+let lettersNext = "";
+
+async function showLetters(append) {
+  const params = new URLSearchParams({ pageSize: "100" });
+  if (append && lettersNext) params.append("pageToken", lettersNext);
+  const page = await call("GET", `/v1/dead-letters?${params}`);
+  const body = $("letters-table").tBodies[0];
+  if (!append) body.replaceChildren();
+  for (const letter of page.letters) {
+    const row = body.insertRow();
+    row.dataset.letterId = letter.letterId;
+    cell(row, short(letter.failedAt));
+    cell(row, letter.group);
+    cell(row, letter.topic);
+    cell(row, letter.key);
+    cell(row, letter.reason, "text");
+    cell(row, letter.attempts);
+    cell(row, letter.sizeBytes);
+    cell(row, letter.eventId);
+  }
+  lettersNext = page.nextPageToken;
+  $("letters-more").hidden = !lettersNext;
+}
+
 // --- agents, key, health ------------------------------------------------------------------------------
 
 async function showAgents() {
@@ -336,6 +362,7 @@ function showView() {
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.view === name);
   showError(null);
   if (name === "jobs") showJobs(false).catch(showError);
+  if (name === "dead-letters") showLetters(false).catch(showError);
   if (name === "users") showUsers(false).catch(showError);
   if (name === "key") showKeys().catch(showError);
   if (name === "benchmarks") showPlots().catch(showError);
@@ -384,6 +411,8 @@ document.addEventListener("DOMContentLoaded", () => {
     return showJobs(false);
   }));
   $("jobs-more").addEventListener("click", guard(() => showJobs(true)));
+  $("letters-refresh").addEventListener("click", guard(() => showLetters(false)));
+  $("letters-more").addEventListener("click", guard(() => showLetters(true)));
   $("agents-load").addEventListener("click", guard(showAgents));
   $("health-load").addEventListener("click", guard(showHealth));
   window.addEventListener("hashchange", showView);

@@ -1,0 +1,78 @@
+"""The gateway's dead letters (acm.ports.stores.DeadLetterRepo) in its relational store, Postgres or SQLite: the
+same SQL, text columns only. The table is migrated with the gateway's jobs group (acm.adapters.sql_migrations)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from acm.adapters.sql_repos import Executor, Row
+from acm.ports.stores import DeadLetterEntry
+
+if TYPE_CHECKING:
+    from acm.bootstrap import Relational
+
+_COLUMNS = "letter_id, client_id, grp, topic, record_key, reason, attempts, size_bytes, failed_at, event_id"
+
+
+def _text(at: datetime) -> str:
+    """Fixed-width UTC text, so that text order is time order."""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _entry(row: Row) -> DeadLetterEntry:
+    return DeadLetterEntry(
+        letter_id=row["letter_id"],
+        client_id=row["client_id"],
+        group=row["grp"],
+        topic=row["topic"],
+        key=row["record_key"],
+        reason=row["reason"],
+        attempts=int(row["attempts"]),
+        size_bytes=int(row["size_bytes"]),
+        failed_at=datetime.strptime(row["failed_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC),
+        event_id=row["event_id"],
+    )
+
+
+class SqlDeadLetterRepo:
+    def __init__(self, ex: Executor) -> None:
+        self._ex = ex
+
+    @classmethod
+    def of(cls, rel: Relational) -> SqlDeadLetterRepo:
+        """Over the gateway's store (its executor: the store's pool or connection and deadline)."""
+        return cls(rel._handle.executor)  # type: ignore[attr-defined]
+
+    async def add(self, letter: DeadLetterEntry) -> None:
+        await self._ex.execute(
+            f"INSERT INTO dead_letters ({_COLUMNS}) VALUES (:letter_id, :client_id, :grp, :topic, :record_key, "
+            ":reason, :attempts, :size_bytes, :failed_at, :event_id) ON CONFLICT (letter_id) DO NOTHING",
+            {
+                "letter_id": letter.letter_id,
+                "client_id": letter.client_id,
+                "grp": letter.group,
+                "topic": letter.topic,
+                "record_key": letter.key,
+                "reason": letter.reason,
+                "attempts": letter.attempts,
+                "size_bytes": letter.size_bytes,
+                "failed_at": _text(letter.failed_at),
+                "event_id": letter.event_id,
+            },
+        )
+
+    async def of_client(
+        self, client_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[DeadLetterEntry]:
+        params: dict[str, object] = {"client_id": client_id, "limit": limit}
+        mark = ""
+        if after is not None:
+            mark = " AND (failed_at < :mark_t OR (failed_at = :mark_t AND letter_id < :mark_id))"
+            params.update(mark_t=_text(after[0]), mark_id=after[1])
+        rows = await self._ex.fetch(
+            f"SELECT {_COLUMNS} FROM dead_letters WHERE client_id = :client_id{mark} "
+            "ORDER BY failed_at DESC, letter_id DESC LIMIT :limit",
+            params,
+        )
+        return [_entry(r) for r in rows]

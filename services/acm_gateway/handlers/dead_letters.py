@@ -1,0 +1,51 @@
+"""acm.dlq.<group>.v1 → the gateway's dead letters (ListDeadLetters): where, when, why and how large each event a
+consumer gave up on was, never the event itself (it can hold a user's data). The letter's id is the dead-letter
+record's own position, so a redelivery is the same row (insert if absent); the offset is committed after the
+write (acm.adapters.delivery)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC
+
+from google.protobuf.message import DecodeError
+
+from acm.ports.bus import PermanentError, Record
+from acm.ports.stores import DeadLetterEntry, DeadLetterRepo
+from acm.v1 import events_pb2
+
+GROUP = "gateway-dead-letters"  # one group for every replica: each letter is kept once
+
+
+def _client_of(value: bytes) -> str:
+    """The client the event claims (the envelope's scope is in clear even when its body is sealed); "" when the
+    event is not an envelope at all (then no client's admin lists it)."""
+    try:
+        return events_pb2.Envelope.FromString(value).scope.client_id
+    except (DecodeError, ValueError):
+        return ""
+
+
+@dataclass
+class DeadLetterHandler:
+    letters: DeadLetterRepo
+
+    async def __call__(self, record: Record) -> None:
+        try:
+            letter = events_pb2.DeadLetter.FromString(record.value)
+        except (DecodeError, ValueError) as exc:
+            raise PermanentError(f"not an acm.v1.DeadLetter: {exc}") from exc
+        await self.letters.add(
+            DeadLetterEntry(
+                letter_id=f"{record.topic}/{record.partition}/{record.offset}",
+                client_id=_client_of(letter.value),
+                group=letter.group,
+                topic=letter.topic,
+                key=letter.key,
+                reason=letter.reason,
+                attempts=letter.attempts,
+                size_bytes=len(letter.value),
+                failed_at=letter.failed_at.ToDatetime(tzinfo=UTC),
+                event_id=letter.event_id,
+            )
+        )
