@@ -110,7 +110,7 @@ def build_servicer(
         accept_turn=accept_turn,
         get_job=GetJob(rel.jobs),
         fetch=FetchContext(reads, settings.default_budget_tokens, settings.max_budget_tokens),
-        forget=RequestForget(events, rel.jobs, rel.audit, shredder_of(bus)),
+        forget=RequestForget(events, rel.jobs, rel.audit, shredder_of(bus), dead_letters),
         compact=CompactNow(compactor),
         agents=Agents(architect) if architect is not None else None,
         memories=MemoryApi(memory_reader, events, rel.jobs, rel.audit, accept_turn),

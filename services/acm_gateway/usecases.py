@@ -21,7 +21,7 @@ from acm.metrics import job_reached, timed_fetch
 from acm.ports.compactor import Compactor
 from acm.ports.owners import SchemaSource
 from acm.ports.reader import ContextReader
-from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, JobRepo
+from acm.ports.stores import ApiKey, ApiKeyRepo, AuditLog, DeadLetterRepo, JobRepo
 from acm.sealing import KeyShredder, forget_owners
 from acm_gateway.errors import NotFound, PermissionDenied, Unauthenticated, Unavailable
 
@@ -179,6 +179,7 @@ class RequestForget:
     jobs: JobRepo
     audit: AuditLog
     data_keys: KeyShredder | None = None  # the bus's data keys (acm.sealing); None: the bus is not sealed
+    dead_letters: DeadLetterRepo | None = None  # the gateway's copy of the dead letters (ListDeadLetters)
 
     async def __call__(self, key: ApiKey, scope: Scope, level_name: str, traceparent: str) -> str:
         level = forget_level(level_name)
@@ -186,6 +187,8 @@ class RequestForget:
             raise InvalidRequest("forgetting a session needs scope.session_id")
         # The forgotten scope's jobs go now (their ids and counts are about it); the forget job is made after.
         await self.jobs.forget(scope, level)
+        if self.dead_letters is not None:
+            await self.dead_letters.forget(scope, level)  # their keys name the forgotten scope
         owners = forget_owners(level, scope)
         if self.data_keys is not None and owners is not None:
             # Crypto-shredding: every event of theirs still on the bus can no longer be opened (acm.sealing).

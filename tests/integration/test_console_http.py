@@ -214,7 +214,7 @@ async def test_list_jobs_shows_an_admin_the_clients_jobs_with_a_failures_reason(
 
 async def test_list_dead_letters_shows_a_malformed_events_reason_and_never_its_content(acm: EmbeddedAcm) -> None:
     alice = Scope("local", "acme", "alice", "bot", "s1")
-    unsigned = turn_envelope(alice, "my card is 4111 1111 1111 1111", "t-unsigned", "j-unsigned").SerializeToString()
+    unsigned = turn_envelope(alice, "my card number is PLUGH-XYZZY", "t-unsigned", "j-unsigned").SerializeToString()
     await acm.bus.publish(topics.TURNS, alice.session_key, b"\x00\xffnot a protobuf")  # claims no client
     await acm.bus.publish(topics.TURNS, alice.session_key, unsigned)
     theirs = turn_envelope(Scope("other", "acme", "zed"), "theirs", "t-theirs", "j-theirs").SerializeToString()
@@ -236,10 +236,14 @@ async def test_list_dead_letters_shows_a_malformed_events_reason_and_never_its_c
         assert ingest["topic"] == topics.TURNS and ingest["key"] == alice.session_key
         # The size is the record's as the bus carried it: the bus sealed the unsigned turn, which only adds bytes.
         assert int(ingest["sizeBytes"]) >= len(unsigned) and ingest["failedAt"] and ingest["attempts"] >= 1
-        assert "4111" not in listed.text  # the event itself is never kept
+        assert "PLUGH" not in listed.text  # the event itself is never kept
         page = (await http.get("/v1/dead-letters", params={"pageSize": 1}, headers=admin)).json()
         rest = await http.get("/v1/dead-letters", params={"pageToken": page["nextPageToken"]}, headers=admin)
         assert [x["letterId"] for x in page["letters"] + rest.json()["letters"]] == [x["letterId"] for x in letters]
+        # Forgetting alice deletes her letters (their keys name her) at once.
+        forget = {"scope": {"customerId": "acme", "userId": "alice"}, "level": "user"}
+        assert (await http.post("/v1/forget", json=forget, headers=admin)).status_code == 200
+        assert (await http.get("/v1/dead-letters", headers=admin)).json()["letters"] == []
     unclaimed = await SqlDeadLetterRepo.of(acm.stores["gateway"]).of_client("", 10)
     assert sorted(x.group for x in unclaimed) == ["architect", "ingest"]  # the garbage: kept, listed to no client
 

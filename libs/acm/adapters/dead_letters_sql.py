@@ -6,13 +6,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from acm.adapters.sql_repos import Executor, Row
+from acm.adapters.sql_repos import Executor, Row, forget_where
+from acm.domain.scope import ForgetLevel, Scope
 from acm.ports.stores import DeadLetterEntry
 
 if TYPE_CHECKING:
     from acm.bootstrap import Relational
 
-_COLUMNS = "letter_id, client_id, grp, topic, record_key, reason, attempts, size_bytes, failed_at, event_id"
+_NAMES = (
+    "letter_id, client_id, grp, topic, record_key, reason, attempts, size_bytes, failed_at, event_id, "
+    "customer_id, user_id, session_id"
+).split(", ")
+_COLUMNS = ", ".join(_NAMES)
 
 
 def _text(at: datetime) -> str:
@@ -32,6 +37,9 @@ def _entry(row: Row) -> DeadLetterEntry:
         size_bytes=int(row["size_bytes"]),
         failed_at=datetime.strptime(row["failed_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC),
         event_id=row["event_id"],
+        customer_id=row["customer_id"],
+        user_id=row["user_id"],
+        session_id=row["session_id"],
     )
 
 
@@ -46,8 +54,8 @@ class SqlDeadLetterRepo:
 
     async def add(self, letter: DeadLetterEntry) -> None:
         await self._ex.execute(
-            f"INSERT INTO dead_letters ({_COLUMNS}) VALUES (:letter_id, :client_id, :grp, :topic, :record_key, "
-            ":reason, :attempts, :size_bytes, :failed_at, :event_id) ON CONFLICT (letter_id) DO NOTHING",
+            f"INSERT INTO dead_letters ({_COLUMNS}) VALUES ({', '.join(f':{c}' for c in _NAMES)}) "
+            "ON CONFLICT (letter_id) DO NOTHING",
             {
                 "letter_id": letter.letter_id,
                 "client_id": letter.client_id,
@@ -59,8 +67,15 @@ class SqlDeadLetterRepo:
                 "size_bytes": letter.size_bytes,
                 "failed_at": _text(letter.failed_at),
                 "event_id": letter.event_id,
+                "customer_id": letter.customer_id,
+                "user_id": letter.user_id,
+                "session_id": letter.session_id,
             },
         )
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> int:
+        where, params = forget_where(scope, level)
+        return await self._ex.execute(f"DELETE FROM dead_letters WHERE {where}", params)
 
     async def of_client(
         self, client_id: str, limit: int, after: tuple[datetime, str] | None = None

@@ -294,6 +294,8 @@ _DATA_KEYS = (
 )
 _DATA_KEYS_MIGRATION = Migration(2, "data keys of the sealed bus", _DATA_KEYS)
 
+_FORGET_IDS = ("customer_id", "user_id", "session_id")
+
 # ListJobs (the console's jobs view): a client's jobs newest first, all or of one status, by index seeks rather
 # than a scan of every client's jobs. The same text in both dialects.
 _JOBS_LISTING = Migration(
@@ -329,6 +331,12 @@ _DEAD_LETTERS = Migration(
         "CREATE INDEX IF NOT EXISTS dead_letters_client_time_idx ON dead_letters (client_id, failed_at, letter_id)",
     ),
 )
+# A Forget deletes the forgotten scope's dead letters (their keys name the user): the rest of the claimed scope.
+_DEAD_LETTER_SCOPES = Migration(
+    4,
+    "dead letters' scopes",
+    tuple(f"ALTER TABLE dead_letters ADD COLUMN {c} text NOT NULL DEFAULT ''" for c in _FORGET_IDS),
+)
 
 POSTGRES = Migrations(
     # Transaction-scoped, so it is released even if a statement fails; two concurrent CREATE TABLE IF NOT
@@ -350,7 +358,7 @@ POSTGRES = Migrations(
             ),
             _PG_MEMORY_METADATA,
         ),
-        "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING, _DEAD_LETTERS),
+        "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _DEAD_LETTER_SCOPES),
         "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
@@ -635,7 +643,7 @@ SQLITE = Migrations(
                 ),
             ),
         ),
-        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING, _DEAD_LETTERS),
+        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _DEAD_LETTER_SCOPES),
         "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),

@@ -186,6 +186,10 @@ class DeadLetterEntry:
     size_bytes: int
     failed_at: datetime
     event_id: str = ""
+    # The rest of the event's claimed scope: a Forget deletes the forgotten scope's letters (their keys name it).
+    customer_id: str = ""
+    user_id: str = ""
+    session_id: str = ""
 
 
 class DeadLetterRepo(Protocol):
@@ -197,6 +201,9 @@ class DeadLetterRepo(Protocol):
     ) -> list[DeadLetterEntry]:
         """The client's dead letters, newest first (failed_at, then letter_id, descending), those after ``after``
         in that order, at most ``limit`` (ListDeadLetters)."""
+
+    async def forget(self, scope: Scope, level: ForgetLevel) -> int:
+        """Delete the letters that forgetting ``level`` of ``scope`` covers (acm.domain.scope.forgets); the count."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,18 +12,18 @@ from google.protobuf.message import DecodeError
 
 from acm.ports.bus import PermanentError, Record
 from acm.ports.stores import DeadLetterEntry, DeadLetterRepo
-from acm.v1 import events_pb2
+from acm.v1 import common_pb2, events_pb2
 
 GROUP = "gateway-dead-letters"  # one group for every replica: each letter is kept once
 
 
-def _client_of(value: bytes) -> str:
-    """The client the event claims (the envelope's scope is in clear even when its body is sealed); "" when the
+def _scope_of(value: bytes) -> common_pb2.Scope:
+    """The scope the event claims (the envelope's scope is in clear even when its body is sealed); empty when the
     event is not an envelope at all (then no client's admin lists it)."""
     try:
-        return events_pb2.Envelope.FromString(value).scope.client_id
+        return events_pb2.Envelope.FromString(value).scope
     except (DecodeError, ValueError):
-        return ""
+        return common_pb2.Scope()
 
 
 @dataclass
@@ -35,10 +35,11 @@ class DeadLetterHandler:
             letter = events_pb2.DeadLetter.FromString(record.value)
         except (DecodeError, ValueError) as exc:
             raise PermanentError(f"not an acm.v1.DeadLetter: {exc}") from exc
+        scope = _scope_of(letter.value)
         await self.letters.add(
             DeadLetterEntry(
                 letter_id=f"{record.topic}/{record.partition}/{record.offset}",
-                client_id=_client_of(letter.value),
+                client_id=scope.client_id,
                 group=letter.group,
                 topic=letter.topic,
                 key=letter.key,
@@ -47,5 +48,8 @@ class DeadLetterHandler:
                 size_bytes=len(letter.value),
                 failed_at=letter.failed_at.ToDatetime(tzinfo=UTC),
                 event_id=letter.event_id,
+                customer_id=scope.customer_id,
+                user_id=scope.user_id,
+                session_id=scope.session_id,
             )
         )
