@@ -296,6 +296,13 @@ _DATA_KEYS_MIGRATION = Migration(2, "data keys of the sealed bus", _DATA_KEYS)
 
 _FORGET_IDS = ("customer_id", "user_id", "session_id")
 
+# ListCompactions (the console's compactions view): a client's compactions in every session, newest first.
+_COMPACTIONS_LISTING = Migration(
+    2,
+    "a client's compactions by time",
+    ("CREATE INDEX IF NOT EXISTS compactions_client_time_idx ON compactions (client_id, created_at, compaction_id)",),
+)
+
 # ListJobs (the console's jobs view): a client's jobs newest first, all or of one status, by index seeks rather
 # than a scan of every client's jobs. The same text in both dialects.
 _JOBS_LISTING = Migration(
@@ -363,7 +370,7 @@ POSTGRES = Migrations(
         "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _PG_SCHEMAS),),
-        "working": (Migration(1, _BEFORE, _PG_WORKING),),
+        "working": (Migration(1, _BEFORE, _PG_WORKING), _COMPACTIONS_LISTING),
         "entities": (Migration(1, "entity registry", _ENTITIES),),
     },
 )
@@ -648,7 +655,7 @@ SQLITE = Migrations(
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _SQLITE_SCHEMAS),),
-        "working": (Migration(1, _BEFORE, _SQLITE_WORKING),),
+        "working": (Migration(1, _BEFORE, _SQLITE_WORKING), _COMPACTIONS_LISTING),
         "entities": (Migration(1, "entity registry", _ENTITIES),),
     },
 )

@@ -5,6 +5,7 @@ record."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from acm.adapters import sql_migrations
@@ -101,6 +102,27 @@ class SqlWorkingMemoryRepo:
             {**_session(scope), "limit": max(limit, 0)},
         )
         return [CompactionRecord.from_json(r["body"]) for r in rows]
+
+    async def of_client(
+        self, client_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[tuple[Scope, CompactionRecord]]:
+        params: dict[str, Any] = {"client_id": client_id, "limit": max(limit, 0)}
+        mark = ""
+        if after is not None:
+            mark = " AND (created_at < :mark_t OR (created_at = :mark_t AND compaction_id < :mark_id))"
+            params.update(mark_t=self._d.ts(after[0]), mark_id=after[1])
+        rows = await self._ex.fetch(
+            f"SELECT {', '.join(_KEY)}, {self._d.json_text('body')} AS body FROM compactions "
+            f"WHERE client_id = :client_id{mark} ORDER BY created_at DESC, compaction_id DESC LIMIT :limit",
+            params,
+        )
+        return [
+            (
+                Scope(r["client_id"], r["customer_id"], r["user_id"], session_id=r["session_id"]),
+                CompactionRecord.from_json(r["body"]),
+            )
+            for r in rows
+        ]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         where, params = _forget_where(scope, level)

@@ -3,6 +3,7 @@ atomically, and the record of every compaction."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 from acm.domain.compaction.engine import WorkingMemory
@@ -27,6 +28,12 @@ class WorkingMemoryRepo(Protocol):
 
     async def compactions(self, scope: Scope, limit: int = 20) -> list[CompactionRecord]:
         """The session's compactions, newest first."""
+
+    async def of_client(
+        self, client_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> list[tuple[Scope, CompactionRecord]]:
+        """The client's compactions in every session, each with its session's scope, newest first (created_at,
+        then compaction_id, descending), those after ``after`` in that order, at most ``limit`` (ListCompactions)."""
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> int:
         """Erase the working memories (and compaction records) that ``level`` of ``scope`` covers."""
