@@ -1,14 +1,15 @@
-"""GetWorkingMemory's messages (acm/v1/compact.proto) ↔ domain values, for both ends of the internal call
-(compact's servicer, the gateway's client). Nothing is lost: the gateway assembles a session's context from
-what comes back exactly as compact would from its store."""
+"""GetWorkingMemory's and ListCompactions' messages (acm/v1/compact.proto) ↔ domain values, for both ends of
+the internal call (compact's servicer, the gateway's client; the gateway's public ListCompactions too). Nothing
+is lost: the gateway assembles a session's context from what comes back exactly as compact would from its store."""
 
 from __future__ import annotations
 
 from acm.convert import compaction_from_pb, compaction_to_pb, from_ts, ts
 from acm.domain.compaction.engine import SessionTurn, WorkingMemory
 from acm.domain.compaction.pinned import PinnedEntity, PinnedState
-from acm.ports.compactor import StoredWorkingMemory
-from acm.v1 import compact_pb2
+from acm.domain.scope import Scope
+from acm.ports.compactor import CompactionsPage, StoredWorkingMemory
+from acm.v1 import compact_pb2, gateway_pb2
 
 
 def _pin_to_pb(e: PinnedEntity) -> compact_pb2.WorkingPin:
@@ -95,4 +96,29 @@ def stored_working_from_pb(pb: compact_pb2.GetWorkingMemoryResponse) -> StoredWo
     return StoredWorkingMemory(
         working_memory_from_pb(pb.working_memory) if pb.HasField("working_memory") else None,
         compaction_from_pb(pb.latest) if pb.HasField("latest") else None,
+    )
+
+
+def compactions_to_pb(page: CompactionsPage) -> gateway_pb2.ListCompactionsResponse:
+    return gateway_pb2.ListCompactionsResponse(
+        compactions=[
+            gateway_pb2.ListedCompaction(
+                customer_id=scope.customer_id,
+                user_id=scope.user_id,
+                session_id=scope.session_id,
+                compaction=compaction_to_pb(record),
+            )
+            for scope, record in page.compactions
+        ],
+        next_page_token=page.next_page_token,
+    )
+
+
+def compactions_from_pb(client_id: str, pb: gateway_pb2.ListCompactionsResponse) -> CompactionsPage:
+    return CompactionsPage(
+        [
+            (Scope(client_id, c.customer_id, c.user_id, session_id=c.session_id), compaction_from_pb(c.compaction))
+            for c in pb.compactions
+        ],
+        pb.next_page_token,
     )

@@ -18,15 +18,17 @@ from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Memory, Turn, new_id
 from acm.domain.scope import Action, ForgetLevel, KeyRole, Scope, Tier
 from acm.memory_wire import query_from_pb, stored_from_pb, stored_to_pb, users_to_pb
+from acm.paging import page_after, page_size, position_token
 from acm.ports.architect import AgentDefinition
 from acm.ports.stores import ApiKey, DeadLetterEntry, DeadLetterRepo
 from acm.runtime import status_of
 from acm.telemetry import context_from_traceparent, traceparent_of_current_span
 from acm.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, memories_pb2
+from acm.working_wire import compactions_to_pb
 from acm_gateway.agents import Agents
 from acm_gateway.convert import bundle_to_pb, compaction_to_pb, fetch_query
 from acm_gateway.errors import PermissionDenied, Unavailable
-from acm_gateway.jobs_api import ListJobs, page_after, page_size, position_token
+from acm_gateway.jobs_api import ListJobs
 from acm_gateway.memories import MAX_BATCH, MemoryApi
 from acm_gateway.usecases import (
     AcceptTurn,
@@ -428,6 +430,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
 
         return await self._call("ListDeadLetters", context, work)
+
+    async def ListCompactions(
+        self, request: gateway_pb2.ListCompactionsRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ListCompactionsResponse:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.ListCompactionsResponse:
+            _admin_only(key, "list the client's compactions")
+            if request.scope.client_id and request.scope.client_id != key.client_id:
+                raise PermissionDenied("scope.client_id does not match the API key's client; leave it empty")
+            compactor = self._compact.compactor
+            if compactor is None:
+                raise Unavailable("no compact service is configured for this gateway")
+            page = await compactor.compactions(key.client_id, request.page_size, request.page_token)
+            return compactions_to_pb(page)
+
+        return await self._call("ListCompactions", context, work)
 
     def _batch_turn(self, index: int, pb: common_pb2.Turn, scope: Scope) -> Turn:
         try:

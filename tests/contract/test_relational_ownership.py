@@ -107,7 +107,12 @@ async def test_reopening_a_services_store_runs_nothing_again(backend: Backend) -
     second = await open_relational(backend.url_of("compact"), service="compact")
     try:
         rows = await second._handle.executor.fetch("SELECT grp, version FROM schema_versions")  # type: ignore[attr-defined]
-        assert sorted((r["grp"], r["version"]) for r in rows) == [("audit", 1), ("processed", 1), ("working", 1)]
+        assert sorted((r["grp"], r["version"]) for r in rows) == [
+            ("audit", 1),
+            ("processed", 1),
+            ("working", 1),
+            ("working", 2),
+        ]
     finally:
         await first.close()
         await second.close()

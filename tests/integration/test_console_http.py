@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from PIL import Image
 from acm import topics
 from acm.adapters.dead_letters_sql import SqlDeadLetterRepo
 from acm.auth import create_api_key
+from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import Unauthenticated
 from acm.domain.models import Job, JobStatus, Layer, Memory
 from acm.domain.scope import Grant, KeyRole, Scope, Tier
@@ -246,6 +248,34 @@ async def test_list_dead_letters_shows_a_malformed_events_reason_and_never_its_c
         assert (await http.get("/v1/dead-letters", headers=admin)).json()["letters"] == []
     unclaimed = await SqlDeadLetterRepo.of(acm.stores["gateway"]).of_client("", 10)
     assert sorted(x.group for x in unclaimed) == ["architect", "ingest"]  # the garbage: kept, listed to no client
+
+
+async def test_list_compactions_shows_an_admin_every_sessions_outcome(acm: EmbeddedAcm) -> None:
+    working = acm.stores["compact"].working  # compact's own records: what ListCompactions reads
+    at = datetime(2026, 5, 1, tzinfo=UTC)
+    failed = CompactionRecord("k1", "failed", 900, 900, 1.0, False, 3, ("PO-7",), message="missing PO-7", created_at=at)
+    done = CompactionRecord("k2", "compacted", 900, 300, 0.33, True, 1, created_at=at + timedelta(minutes=1))
+    await working.record(Scope("local", "acme", "alice", "bot", "s1"), failed)
+    await working.record(Scope("local", "globex", "carol", "bot", "s2"), done)
+    await working.record(Scope("other", "acme", "zed", "bot", "s1"), replace(done, compaction_id="theirs"))
+    admin = {"Authorization": f"Bearer {acm.api_key}"}
+    agent_secret = (
+        await create_api_key(acm.stores["gateway"].api_keys, "local", "agent", Grant(KeyRole.AGENT, ("acme",)))
+    )[1]
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{acm.http_port}", timeout=30) as http:
+        first = await http.get("/v1/compactions", params={"pageSize": 1}, headers=admin)
+        assert first.status_code == 200, first.text
+        [newest] = first.json()["compactions"]
+        assert (newest["customerId"], newest["userId"], newest["sessionId"]) == ("globex", "carol", "s2")
+        assert newest["compaction"]["compactionId"] == "k2" and newest["compaction"]["verified"] is True
+        rest = await http.get("/v1/compactions", params={"pageToken": first.json()["nextPageToken"]}, headers=admin)
+        [older] = rest.json()["compactions"]  # not "theirs"
+        assert rest.json()["nextPageToken"] == ""
+        assert older["compaction"]["outcome"] == "failed" and older["compaction"].get("verified", False) is False
+        assert older["compaction"]["missingAtoms"] == ["PO-7"] and older["compaction"]["message"] == "missing PO-7"
+        refused = await http.get("/v1/compactions", headers={"Authorization": f"Bearer {agent_secret}"})
+        assert refused.status_code == 403 and "admin key" in refused.json()["message"]
+        assert (await http.get("/v1/compactions", params={"pageToken": "zz"}, headers=admin)).status_code == 400
 
 
 def _memory(memory_id: str, scope: Scope, tier: Tier = Tier.USER) -> Memory:

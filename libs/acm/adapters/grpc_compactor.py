@@ -14,11 +14,11 @@ from acm.convert import compaction_from_pb, scope_to_pb
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import InternalFault
 from acm.domain.scope import Scope
-from acm.ports.compactor import StoredWorkingMemory
+from acm.ports.compactor import CompactionsPage, StoredWorkingMemory
 from acm.runtime import error_of_status
 from acm.telemetry import traceparent_of_current_span
 from acm.v1 import common_pb2, compact_pb2, compact_pb2_grpc, gateway_pb2
-from acm.working_wire import stored_working_from_pb
+from acm.working_wire import compactions_from_pb, stored_working_from_pb
 
 R = TypeVar("R", bound=Message)
 
@@ -71,3 +71,12 @@ class GrpcCompactor:
             return stored_working_from_pb(found)
         except ValueError as exc:
             raise InternalFault(f"compact sent a malformed working memory: {exc}") from None
+
+    async def compactions(self, client_id: str, page_size: int, page_token: str) -> CompactionsPage:
+        request = gateway_pb2.ListCompactionsRequest(
+            scope=common_pb2.Scope(client_id=client_id), page_size=page_size, page_token=page_token
+        )
+        found = await self._call(
+            "ListCompactions", self._stub.ListCompactions, request, request.scope, self._read_timeout_s
+        )
+        return compactions_from_pb(client_id, found)

@@ -48,6 +48,11 @@ class CompactStub:
                 request_serializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryResponse.FromString,
                 _registered_method=True)
+        self.ListCompactions = channel.unary_unary(
+                '/acm.v1.Compact/ListCompactions',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsResponse.FromString,
+                _registered_method=True)
 
 
 class CompactServicer:
@@ -70,6 +75,13 @@ class CompactServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCompactions(self, request, context):
+        """The client's compactions in every session (the public ListCompactions; only scope.client_id counts).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CompactServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -82,6 +94,11 @@ def add_CompactServicer_to_server(servicer, server):
                     servicer.GetWorkingMemory,
                     request_deserializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryRequest.FromString,
                     response_serializer=acm_dot_v1_dot_compact__pb2.GetWorkingMemoryResponse.SerializeToString,
+            ),
+            'ListCompactions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCompactions,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -141,6 +158,33 @@ class Compact:
             '/acm.v1.Compact/GetWorkingMemory',
             acm_dot_v1_dot_compact__pb2.GetWorkingMemoryRequest.SerializeToString,
             acm_dot_v1_dot_compact__pb2.GetWorkingMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCompactions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Compact/ListCompactions',
+            acm_dot_v1_dot_gateway__pb2.ListCompactionsRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.ListCompactionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

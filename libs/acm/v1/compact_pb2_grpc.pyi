@@ -42,6 +42,8 @@ class CompactStub:
     """A session's working memory as compact stored it, with its latest compaction record: the gateway's session
     context reads it when the session changed (compact owns the working memory and the records).
     """
+    ListCompactions: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListCompactionsRequest, _gateway_pb2.ListCompactionsResponse]
+    """The client's compactions in every session (the public ListCompactions; only scope.client_id counts)."""
 
 @_typing.type_check_only
 class CompactAsyncStub(CompactStub):
@@ -56,6 +58,8 @@ class CompactAsyncStub(CompactStub):
     """A session's working memory as compact stored it, with its latest compaction record: the gateway's session
     context reads it when the session changed (compact owns the working memory and the records).
     """
+    ListCompactions: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListCompactionsRequest, _gateway_pb2.ListCompactionsResponse]  # type: ignore[assignment]
+    """The client's compactions in every session (the public ListCompactions; only scope.client_id counts)."""
 
 class CompactServicer(metaclass=_abc_1.ABCMeta):
     """Internal: the gateway asks the compact service to compact a session's working memory now (the public
@@ -79,5 +83,13 @@ class CompactServicer(metaclass=_abc_1.ABCMeta):
         """A session's working memory as compact stored it, with its latest compaction record: the gateway's session
         context reads it when the session changed (compact owns the working memory and the records).
         """
+
+    @_abc_1.abstractmethod
+    def ListCompactions(
+        self,
+        request: _gateway_pb2.ListCompactionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.ListCompactionsResponse, _abc.Awaitable[_gateway_pb2.ListCompactionsResponse]]:
+        """The client's compactions in every session (the public ListCompactions; only scope.client_id counts)."""
 
 def add_CompactServicer_to_server(servicer: CompactServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

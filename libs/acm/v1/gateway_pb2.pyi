@@ -127,6 +127,89 @@ class ListJobsResponse(_message.Message):
 Global___ListJobsResponse: _TypeAlias = ListJobsResponse  # noqa: Y015
 
 @_typing.final
+class ListCompactionsRequest(_message.Message):
+    """Only scope.client_id counts (the gateway sets it from the caller's key; a public caller leaves the scope empty)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """1..500; 0: 100."""
+    page_token: _builtins.str
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListCompactionsRequest: _TypeAlias = ListCompactionsRequest  # noqa: Y015
+
+@_typing.final
+class ListedCompaction(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CUSTOMER_ID_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    COMPACTION_FIELD_NUMBER: _builtins.int
+    customer_id: _builtins.str
+    user_id: _builtins.str
+    session_id: _builtins.str
+    @_builtins.property
+    def compaction(self) -> Global___Compaction: ...
+    def __init__(
+        self,
+        *,
+        customer_id: _builtins.str = ...,
+        user_id: _builtins.str = ...,
+        session_id: _builtins.str = ...,
+        compaction: Global___Compaction | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["compaction", b"compaction"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["compaction", b"compaction", "customer_id", b"customer_id", "session_id", b"session_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListedCompaction: _TypeAlias = ListedCompaction  # noqa: Y015
+
+@_typing.final
+class ListCompactionsResponse(_message.Message):
+    """Newest first (created_at, then compaction_id)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMPACTIONS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    @_builtins.property
+    def compactions(self) -> _containers.RepeatedCompositeFieldContainer[Global___ListedCompaction]: ...
+    def __init__(
+        self,
+        *,
+        compactions: _abc.Iterable[Global___ListedCompaction] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["compactions", b"compactions", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListCompactionsResponse: _TypeAlias = ListCompactionsResponse  # noqa: Y015
+
+@_typing.final
 class ListDeadLettersRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

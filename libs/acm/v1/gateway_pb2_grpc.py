@@ -138,6 +138,11 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersResponse.FromString,
                 _registered_method=True)
+        self.ListCompactions = channel.unary_unary(
+                '/acm.v1.Gateway/ListCompactions',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServicer:
@@ -288,6 +293,14 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCompactions(self, request, context):
+        """The client's compactions in every session, newest first, with their verification outcome. Admin keys only
+        (the operator console's compactions view); read from the compact service, which owns them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -390,6 +403,11 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.ListDeadLetters,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.ListDeadLettersResponse.SerializeToString,
+            ),
+            'ListCompactions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCompactions,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.ListCompactionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -935,6 +953,33 @@ class Gateway:
             '/acm.v1.Gateway/ListDeadLetters',
             acm_dot_v1_dot_gateway__pb2.ListDeadLettersRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.ListDeadLettersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCompactions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/ListCompactions',
+            acm_dot_v1_dot_gateway__pb2.ListCompactionsRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.ListCompactionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -85,6 +85,10 @@ class GatewayStub:
     first, with the reason: where, when, why and how large, never the event itself. Admin keys only (the
     operator console's dead letters view).
     """
+    ListCompactions: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListCompactionsRequest, _gateway_pb2.ListCompactionsResponse]
+    """The client's compactions in every session, newest first, with their verification outcome. Admin keys only
+    (the operator console's compactions view); read from the compact service, which owns them.
+    """
 
 @_typing.type_check_only
 class GatewayAsyncStub(GatewayStub):
@@ -141,6 +145,10 @@ class GatewayAsyncStub(GatewayStub):
     """Events of the client's that a consumer could not handle (malformed, unverifiable, retries exhausted), newest
     first, with the reason: where, when, why and how large, never the event itself. Admin keys only (the
     operator console's dead letters view).
+    """
+    ListCompactions: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListCompactionsRequest, _gateway_pb2.ListCompactionsResponse]  # type: ignore[assignment]
+    """The client's compactions in every session, newest first, with their verification outcome. Admin keys only
+    (the operator console's compactions view); read from the compact service, which owns them.
     """
 
 class GatewayServicer(metaclass=_abc_1.ABCMeta):
@@ -315,6 +323,16 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
         """Events of the client's that a consumer could not handle (malformed, unverifiable, retries exhausted), newest
         first, with the reason: where, when, why and how large, never the event itself. Admin keys only (the
         operator console's dead letters view).
+        """
+
+    @_abc_1.abstractmethod
+    def ListCompactions(
+        self,
+        request: _gateway_pb2.ListCompactionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.ListCompactionsResponse, _abc.Awaitable[_gateway_pb2.ListCompactionsResponse]]:
+        """The client's compactions in every session, newest first, with their verification outcome. Admin keys only
+        (the operator console's compactions view); read from the compact service, which owns them.
         """
 
 def add_GatewayServicer_to_server(servicer: GatewayServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
