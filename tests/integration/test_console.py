@@ -237,6 +237,18 @@ def test_an_admin_sees_deletes_and_the_api_agrees(page: Page, console: Console, 
     expect(page.locator("#letters-table")).not_to_contain_text("PLUGH")
     _screenshot(page, tmp_path / "dead-letters.png")
 
+    # A compaction of alice's session, then every session's compactions with their verification outcome.
+    with httpx.Client(base_url=console.url, headers={"Authorization": f"Bearer {console.admin_key}"}) as http:
+        compacted = http.post("/v1/sessions:compact", json={"scope": ALICE, "budgetTokens": 64}, timeout=60)
+        assert compacted.status_code == 200, compacted.text
+        outcome = compacted.json()["compaction"]["outcome"]
+    page.click("nav a[data-view=compactions]")
+    compaction = page.locator("#compactions-table tbody tr", has_text="alice")
+    expect(compaction).to_have_count(1)
+    expect(compaction).to_contain_text(outcome)
+    expect(compaction).to_contain_text("s1")
+    _screenshot(page, tmp_path / "compactions.png")
+
     # The client's keys: the agent key among them, with its rights.
     page.click("nav a[data-view=key]")
     agent_id = console.agent_key.split("_")[1]

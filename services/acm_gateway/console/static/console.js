@@ -272,6 +272,35 @@ async function showLetters(append) {
   $("letters-more").hidden = !lettersNext;
 }
 
+// --- compactions -----------------------------------------------------------------------------------------
+
+let compactionsNext = "";
+
+async function showCompactions(append) {
+  const params = new URLSearchParams({ pageSize: "100" });
+  if (append && compactionsNext) params.append("pageToken", compactionsNext);
+  const page = await call("GET", `/v1/compactions?${params}`);
+  const body = $("compactions-table").tBodies[0];
+  if (!append) body.replaceChildren();
+  for (const listed of page.compactions) {
+    const c = listed.compaction;
+    const row = body.insertRow();
+    row.dataset.compactionId = c.compactionId;
+    cell(row, short(c.createdAt));
+    cell(row, listed.customerId);
+    cell(row, listed.userId);
+    cell(row, listed.sessionId);
+    cell(row, c.outcome);
+    cell(row, c.verified ? "verified" : "not verified");
+    cell(row, `${c.tokensBefore || 0} → ${c.tokensAfter || 0}`);
+    cell(row, c.attempts);
+    cell(row, (c.missingAtoms || []).join(", "), "text");
+    cell(row, c.message, "text");
+  }
+  compactionsNext = page.nextPageToken;
+  $("compactions-more").hidden = !compactionsNext;
+}
+
 // --- agents, key, health ------------------------------------------------------------------------------
 
 async function showAgents() {
@@ -363,6 +392,7 @@ function showView() {
   showError(null);
   if (name === "jobs") showJobs(false).catch(showError);
   if (name === "dead-letters") showLetters(false).catch(showError);
+  if (name === "compactions") showCompactions(false).catch(showError);
   if (name === "users") showUsers(false).catch(showError);
   if (name === "key") showKeys().catch(showError);
   if (name === "benchmarks") showPlots().catch(showError);
@@ -413,6 +443,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("jobs-more").addEventListener("click", guard(() => showJobs(true)));
   $("letters-refresh").addEventListener("click", guard(() => showLetters(false)));
   $("letters-more").addEventListener("click", guard(() => showLetters(true)));
+  $("compactions-refresh").addEventListener("click", guard(() => showCompactions(false)));
+  $("compactions-more").addEventListener("click", guard(() => showCompactions(true)));
   $("agents-load").addEventListener("click", guard(showAgents));
   $("health-load").addEventListener("click", guard(showHealth));
   window.addEventListener("hashchange", showView);
