@@ -458,32 +458,6 @@ async def test_retrieve_answers_from_its_own_copy_of_the_memories(stack: Stack) 
         await written.close()
 
 
-async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack) -> None:
-    """Runs last in this module: stops the processes so the local-mode Qdrant folder can be opened."""
-    _stop(stack.procs)
-    vectors = QdrantVectorStore.from_url(f"qdrant-local://{stack.vector_path}")
-    try:
-        bob = Scope(stack.client_ids[0], "acme", "bob")
-        bob_session = Scope(stack.client_ids[0], "acme", "bob", "support-bot", "s1")
-        alice = Scope(stack.client_ids[0], "acme", "alice")
-        embedder = build_embedder(RetrieveSettings.model_fields["embedder"].default)  # what the processes used
-        dim, model = embedder.dim, embedder.name
-        probe = [1.0] + [0.0] * (dim - 1)
-        rel = await stack.store("retrieve")  # its read model, which its vectors follow
-        try:
-            memories = await rel.memories.session_memories(bob_session, 50)
-            bob_memories = {m.memory_id for m in memories if m.kind != "turn"}  # facts are what is searched
-            found = {memory_id for memory_id, _ in await vectors.search(bob, probe, 50, model=model)}
-            extra = [m.text for m in await rel.memories.get(bob_session, sorted(found - bob_memories))]
-        finally:
-            await rel.close()
-        assert bob_memories  # every fact of Bob's has its vector, and nothing else is visible to him
-        assert found == bob_memories, extra
-        assert await vectors.search(alice, probe, 10, model=model) == []  # forgotten
-    finally:
-        await vectors.close()
-
-
 async def test_http_probes_console_and_the_metadata_filter_in_distributed_mode(stack: Stack) -> None:
     """The gateway's HTTP listener as deployed: probes mirroring gRPC health, the console behind an admin key, and a
     turn's metadata through ingest (Postgres), Kafka and retrieve's projection to ListMemories' filter."""
@@ -512,3 +486,29 @@ async def test_http_probes_console_and_the_metadata_filter_in_distributed_mode(s
         # ListUsers reads retrieve's copy over the internal Memories API, its client's users only.
         users = (await http.get("/v1/users", params={"pageSize": 500})).json()["users"]
         assert {"customerId": "acme", "userId": "meta-ana", "memories": len(found)} in users, users
+
+
+async def test_retrieve_indexed_vectors_through_the_qdrant_adapter(stack: Stack) -> None:
+    """Runs last in this module: stops the processes so the local-mode Qdrant folder can be opened."""
+    _stop(stack.procs)
+    vectors = QdrantVectorStore.from_url(f"qdrant-local://{stack.vector_path}")
+    try:
+        bob = Scope(stack.client_ids[0], "acme", "bob")
+        bob_session = Scope(stack.client_ids[0], "acme", "bob", "support-bot", "s1")
+        alice = Scope(stack.client_ids[0], "acme", "alice")
+        embedder = build_embedder(RetrieveSettings.model_fields["embedder"].default)  # what the processes used
+        dim, model = embedder.dim, embedder.name
+        probe = [1.0] + [0.0] * (dim - 1)
+        rel = await stack.store("retrieve")  # its read model, which its vectors follow
+        try:
+            memories = await rel.memories.session_memories(bob_session, 50)
+            bob_memories = {m.memory_id for m in memories if m.kind != "turn"}  # facts are what is searched
+            found = {memory_id for memory_id, _ in await vectors.search(bob, probe, 50, model=model)}
+            extra = [m.text for m in await rel.memories.get(bob_session, sorted(found - bob_memories))]
+        finally:
+            await rel.close()
+        assert bob_memories  # every fact of Bob's has its vector, and nothing else is visible to him
+        assert found == bob_memories, extra
+        assert await vectors.search(alice, probe, 10, model=model) == []  # forgotten
+    finally:
+        await vectors.close()
