@@ -46,6 +46,10 @@ _SCHEMA: tuple[LiteralString, ...] = (
     "CREATE CONSTRAINT acm_memory_id IF NOT EXISTS FOR (m:Memory) REQUIRE m.memory_id IS UNIQUE",
     "CREATE INDEX acm_entity_client IF NOT EXISTS FOR (e:Entity) ON (e.client_id)",
     "CREATE INDEX acm_entity_name IF NOT EXISTS FOR (e:Entity) ON (e.client_id, e.name_lc)",
+    # The reader's own entities at one tier, by name or all of them (find_entities), not the client's.
+    "CREATE INDEX acm_entity_owner_name IF NOT EXISTS FOR (e:Entity) ON (e.client_id, e.name_lc, e.tier, e.customer_id,"
+    " e.user_id)",
+    "CREATE INDEX acm_entity_owner IF NOT EXISTS FOR (e:Entity) ON (e.client_id, e.tier, e.customer_id, e.user_id)",
     "CREATE INDEX acm_memory_client IF NOT EXISTS FOR (m:Memory) ON (m.client_id)",
     "CREATE INDEX acm_rel_client IF NOT EXISTS FOR ()-[r:REL]-() ON (r.client_id)",
     "CREATE INDEX acm_rel_memory IF NOT EXISTS FOR ()-[r:REL]-() ON (r.memory_id)",
@@ -115,10 +119,24 @@ SET r.client_id = row.client_id, r.customer_id = row.customer_id, r.user_id = ro
 RETURN count(r) AS n
 """
 
+# By name or by alias among the reader's own entities at each tier, one index seek each (acm_entity_owner_name,
+# acm_entity_owner): one predicate with the OR of name and alias made the planner walk every entity of the
+# client (PROFILE: 7,608 rows, twice, for one name at 100k memories; docs/operations.md "Scale").
+_OWNERS: tuple[LiteralString, ...] = (
+    "e.tier = 'user' AND e.customer_id = $customer_id AND e.user_id = $user_id",
+    "e.tier = 'customer' AND e.customer_id = $customer_id AND e.user_id = ''",
+    "e.tier = 'client' AND e.customer_id = '' AND e.user_id = ''",
+)
 _FIND_ENTITIES: LiteralString = (
-    "MATCH (e:Entity) WHERE " + _visible("e") + " AND (e.name_lc IN $names OR any(a IN e.aliases_lc WHERE a IN $names))"
-    " RETURN e ORDER BY CASE e.tier WHEN 'user' THEN 0 WHEN 'customer' THEN 1 ELSE 2 END,"
-    " e.name_lc, e.entity_id"
+    "CALL () { "
+    + " UNION ".join(
+        "MATCH (e:Entity) WHERE e.client_id = $client_id AND " + found + " AND " + owner + " RETURN e"
+        for owner in _OWNERS
+        for found in ("e.name_lc IN $names", "any(a IN e.aliases_lc WHERE a IN $names)")
+    )
+    + " } WITH e WHERE "
+    + _visible("e")
+    + " RETURN e ORDER BY CASE e.tier WHEN 'user' THEN 0 WHEN 'customer' THEN 1 ELSE 2 END, e.name_lc, e.entity_id"
 )
 
 _SEEDS: LiteralString = "MATCH (e:Entity) WHERE e.entity_id IN $ids AND " + _visible("e") + " RETURN e.entity_id AS id"
