@@ -249,12 +249,13 @@ async def distributed_forget_residue(
     import psycopg
 
     from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings, Urls
-    from acm_cli.residue import distributed_residue, kafka_residue, postgres_residue
+    from acm_cli.residue import distributed_residue, kafka_residue, postgres_residue, wal_segment_now
 
     name = f"acm_forget_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     dsn = f"{postgres_dsn.rpartition('/')[0]}/{name}"
+    wal_since = await wal_segment_now(dsn)  # the subject's words are written after this: later segments only
     bus_url = f"kafka://{kafka_bootstrap}?namespace=forget-{uuid.uuid4().hex[:8]}."
     vector_path = work / "qdrant"
     acm = EmbeddedAcm(EmbeddedSettings(data_dir=work / "acm", listen_addr="127.0.0.1:0"))
@@ -277,10 +278,10 @@ async def distributed_forget_residue(
     async def after_level(words: tuple[bytes, ...]) -> dict[str, int]:
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
             await conn.execute("VACUUM")
-        vacuumed = await postgres_residue(dsn, words, wal=True)
+        vacuumed = await postgres_residue(dsn, words, wal=False)
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
             await conn.execute("VACUUM FULL")  # rewrites every table and index (an exclusive lock while it runs)
-        full = await postgres_residue(dsn, words, wal=True)
+        full = await postgres_residue(dsn, words, wal=True, wal_since=wal_since)
         return {
             "postgres_pages_after_vacuum": vacuumed["postgres_pages"],
             "postgres_pages_after_vacuum_full": full["postgres_pages"],

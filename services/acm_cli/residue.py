@@ -92,10 +92,14 @@ def embedded_residue(data_dir: Path, needles: Sequence[bytes]) -> dict[str, int]
 # --- distributed stores ------------------------------------------------------------------------------------
 
 
-async def postgres_residue(dsn: str, needles: Sequence[bytes], *, wal: bool = True) -> dict[str, int]:
+async def postgres_residue(
+    dsn: str, needles: Sequence[bytes], *, wal: bool = True, wal_since: str = ""
+) -> dict[str, int]:
     """{"postgres": rows holding a needle (every table of the search path, each row as text),
     "postgres_pages": occurrences in the raw pages of every table, index and TOAST table (needs superuser
-    and pageinspect, else -1), "postgres_wal": occurrences in the server's WAL segments (superuser, else -1)}."""
+    and pageinspect, else -1), "postgres_wal": occurrences in the server's WAL segments (superuser, else -1)}.
+    ``wal_since``: only the segments from this one on (``wal_segment_now``): the WAL is the whole server's, and
+    text written after a moment cannot be in a segment finished before it."""
     import psycopg
 
     texts = [n.decode() for n in needles]
@@ -120,7 +124,7 @@ async def postgres_residue(dsn: str, needles: Sequence[bytes], *, wal: bool = Tr
             pass  # pageinspect needs superuser: without it the raw pages are not scanned (no key in the report)
         if wal:
             try:
-                out["postgres_wal"] = await _pg_wal(conn, needles)
+                out["postgres_wal"] = await _pg_wal(conn, needles, wal_since)
             except psycopg.Error:
                 pass  # reading WAL files needs pg_read_server_files: likewise left out of the report
     return out
@@ -144,8 +148,19 @@ async def _pg_pages(conn: Any, needles: Sequence[bytes]) -> int:
     return total
 
 
-async def _pg_wal(conn: Any, needles: Sequence[bytes]) -> int:
-    names = await (await conn.execute("SELECT name FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'")).fetchall()
+async def wal_segment_now(dsn: str) -> str:
+    """The name of the WAL segment being written now (segment names sort in write order on one timeline)."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        row = await (await conn.execute("SELECT pg_walfile_name(pg_current_wal_lsn())")).fetchone()
+    return str(row[0]) if row else ""
+
+
+async def _pg_wal(conn: Any, needles: Sequence[bytes], since: str = "") -> int:
+    names = await (
+        await conn.execute("SELECT name FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$' AND name >= %s", (since,))
+    ).fetchall()
     total = 0
     for (name,) in names:
         row = await (await conn.execute("SELECT pg_read_binary_file('pg_wal/' || %s)", (name,))).fetchone()
