@@ -21,6 +21,7 @@ from acm_client import (
     InvalidArgument,
     JobStatus,
     Memory,
+    MemoryFilter,
     MemoryStatus,
     NotFound,
     Retry,
@@ -107,7 +108,11 @@ async def test_the_async_client_makes_the_same_calls(server: AcmServer) -> None:
     bob = Scope(customer_id="acme", user_id="bob", session_id="b1")
     async with AsyncClient(server.addr, server.api_key) as acm:
         accepted = await acm.ingest_batch(
-            bob, [Turn("My dog is called Rex", turn_id="b-1"), Turn("I work as a nurse", turn_id="b-2")]
+            bob,
+            [
+                Turn("My dog is called Rex", turn_id="b-1", metadata={"ticket": "T-9"}),
+                Turn("I work as a nurse", turn_id="b-2"),
+            ],
         )
         assert len(accepted) == 2
         for one in accepted:
@@ -116,6 +121,9 @@ async def test_the_async_client_makes_the_same_calls(server: AcmServer) -> None:
         assert any("Rex" in m.text for m in context.memories), context.memories
         page = await acm.list_memories(bob)
         assert {m.memory.source_turn_ids[0] for m in page.memories} >= {"b-1", "b-2"}
+        tagged = await acm.list_memories(bob, MemoryFilter(metadata={"ticket": "T-9"}))
+        assert tagged.memories and {m.memory.source_turn_ids[0] for m in tagged.memories} == {"b-1"}
+        assert all(m.metadata == {"ticket": "T-9"} for m in tagged.memories)
 
 
 def test_grpc_statuses_are_exceptions_a_caller_can_catch(server: AcmServer) -> None:

@@ -349,6 +349,7 @@ class StoredMemory:
     slot: str
     updated_at: datetime | None
     valid_to: datetime | None
+    metadata: Mapping[str, str] = field(default_factory=dict)  # its turn's metadata, redacted as the turn was
 
     @classmethod
     def from_pb(cls, stored: memories_pb2.StoredMemory) -> StoredMemory:
@@ -360,6 +361,7 @@ class StoredMemory:
             slot=stored.slot,
             updated_at=_time(stored, "updated_at"),
             valid_to=_time(stored, "valid_to"),
+            metadata=dict(stored.metadata),
         )
 
 
@@ -396,6 +398,7 @@ class MemoryFilter:
     role: Role | None = None
     tool_name: str = ""
     include_stale: bool = False
+    metadata: Mapping[str, str] = field(default_factory=dict)  # each key must have exactly this value
 
     def to_pb(self, scope: Scope, page_size: int, page_token: str) -> memories_pb2.ListMemoriesRequest:
         request = memories_pb2.ListMemoriesRequest(
@@ -408,6 +411,7 @@ class MemoryFilter:
             role=_pb_enum("ROLE", self.role or Role.UNSPECIFIED),
             tool_name=self.tool_name,
             include_stale=self.include_stale,
+            metadata=[f"{key}={value}" for key, value in sorted(self.metadata.items())],
             page_size=page_size,
             page_token=page_token,
         )
