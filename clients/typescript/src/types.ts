@@ -125,6 +125,8 @@ export interface StoredMemory {
   slot: string;
   updatedAt: Date | null;
   validTo: Date | null;
+  /** Its turn's metadata, redacted as the turn was. */
+  metadata: Record<string, string>;
 }
 
 export interface MemoryPage {
@@ -155,6 +157,8 @@ export interface MemoryFilter {
   role?: Role;
   toolName?: string;
   includeStale?: boolean;
+  /** Each key must have exactly this value. */
+  metadata?: Record<string, string>;
 }
 
 // The wire, as @grpc/proto-loader decodes it (keepCase, enums as names, longs as numbers, defaults filled in).
@@ -214,6 +218,9 @@ export function toFilter(where: MemoryFilter): Wire {
     role: toEnum("ROLE", where.role ?? "unspecified"),
     tool_name: where.toolName ?? "",
     include_stale: where.includeStale ?? false,
+    metadata: Object.entries(where.metadata ?? {})
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, value]) => `${key}=${value}`),
   };
 }
 
@@ -325,6 +332,7 @@ export function storedMemory(w: Wire): StoredMemory {
     slot: w.slot,
     updatedAt: fromTime(w.updated_at),
     validTo: fromTime(w.valid_to),
+    metadata: { ...(w.metadata ?? {}) },
   };
 }
 

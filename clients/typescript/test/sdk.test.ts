@@ -81,7 +81,11 @@ after(() => stop(served));
 test("a turn is ingested, its job followed and the fact fetched back typed", async () => {
   const acm = new AcmClient({ address, apiKey });
   try {
-    const accepted = await acm.ingest(ALICE, { content: "I moved to Lisbon in May", turnId: "t-lisbon" });
+    const accepted = await acm.ingest(ALICE, {
+      content: "I moved to Lisbon in May",
+      turnId: "t-lisbon",
+      metadata: { ticket: "T-7" },
+    });
     const job = await acm.waitJob(ALICE, accepted.jobId);
     assert.equal(job.status, "done");
     assert.equal(job.kind, "ingest");
@@ -101,6 +105,11 @@ test("a turn is ingested, its job followed and the fact fetched back typed", asy
     const stored = await acm.getMemory(ALICE, fact.memoryId);
     assert.equal(stored.status, "active");
     assert.equal(stored.memory.memoryId, fact.memoryId);
+    assert.deepEqual(stored.metadata, { ticket: "T-7" });
+
+    const tagged = await acm.listMemories(ALICE, { metadata: { ticket: "T-7" } });
+    assert.ok(tagged.memories.some((m) => m.memory.memoryId === fact.memoryId), JSON.stringify(tagged));
+    assert.deepEqual((await acm.listMemories(ALICE, { metadata: { ticket: "T-8" } })).memories, []);
   } finally {
     acm.close();
   }
