@@ -26,7 +26,7 @@ KEPT = "acm.db.before-split"
 # The tables of each group (acm.adapters.sql_migrations); the FTS5 index follows memories by its triggers.
 TABLES = {
     "memories": ("memories", "memory_authors"),
-    "jobs": ("jobs",),
+    "jobs": ("jobs", "dead_letters"),
     "api_keys": ("api_keys", "data_keys"),
     "processed": ("processed_events",),
     "audit": ("audit_log",),
@@ -80,7 +80,10 @@ def _copy(shared: Path, target: Path, tables: list[str]) -> dict[str, int]:
     try:
         conn.execute("ATTACH DATABASE ? AS shared", (shared.resolve().as_uri() + "?mode=ro",))
         conn.execute("BEGIN")
+        old = {row[0] for row in conn.execute("SELECT name FROM shared.sqlite_master WHERE type = 'table'")}
         for table in tables:
+            if table not in old:  # a table added after the file was shared (data keys, entities, dead letters)
+                continue
             columns = ", ".join(row[1] for row in conn.execute(f"PRAGMA main.table_info({table})"))
             cur = conn.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM shared.{table}")
             counts[table] = cur.rowcount

@@ -55,7 +55,7 @@ async def test_the_shared_file_is_split_into_the_services_files_once(tmp_path: P
     assert await split_shared_database(tmp_path)
     assert not (tmp_path / SHARED).exists() and (tmp_path / KEPT).is_file()  # kept, renamed
     assert {s: _tables(database_file(tmp_path, s)) for s in SERVICES} == {
-        "gateway": {"api_keys", "data_keys", "jobs", "audit_log"},
+        "gateway": {"api_keys", "data_keys", "jobs", "dead_letters", "audit_log"},
         "ingest": {"memories", "memory_authors", "entities", "entity_aliases", "processed_events", "audit_log"},
         "retrieve": {"memories", "memory_authors", "processed_events", "audit_log"},
         "architect": {"agent_schemas", "processed_events", "audit_log"},
@@ -104,3 +104,19 @@ async def test_a_split_that_stopped_half_way_is_done_again_from_the_shared_file(
     finally:
         await architect.close()
     assert not (tmp_path / "gateway.db.splitting").exists()
+
+
+async def test_a_shared_file_from_before_the_newer_tables_is_split_too(tmp_path: Path) -> None:
+    # A real acm.db predates the tables added since (data keys, the entity registry, dead letters): those are
+    # made empty in the services' files, and the rest is copied.
+    await _old_folder(tmp_path)
+    with sqlite3.connect(tmp_path / SHARED) as conn:
+        for table in ("data_keys", "entities", "entity_aliases", "dead_letters"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+    assert await split_shared_database(tmp_path)
+    gateway = await open_relational(f"sqlite:///{database_file(tmp_path, 'gateway')}", service="gateway")
+    try:
+        job = await gateway.jobs.get(ALICE, "job-1")
+        assert job is not None and job.kind == "ingest"
+    finally:
+        await gateway.close()
