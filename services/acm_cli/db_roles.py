@@ -160,6 +160,7 @@ MOVES = {
     "api_keys": "gateway",
     "data_keys": "gateway",
     "jobs": "gateway",
+    "dead_letters": "gateway",
     "audit_log": "gateway",
     "agent_schemas": "architect",
     "working_memory": "compact",

@@ -339,11 +339,23 @@ _DEAD_LETTERS = Migration(
     ),
 )
 # A Forget deletes the forgotten scope's dead letters (their keys name the user): the rest of the claimed scope.
-_DEAD_LETTER_SCOPES = Migration(
+# Re-runnable, as every migration must be (a database whose versions table was lost runs them all again).
+_PG_DEAD_LETTER_SCOPES = Migration(
     4,
     "dead letters' scopes",
-    tuple(f"ALTER TABLE dead_letters ADD COLUMN {c} text NOT NULL DEFAULT ''" for c in _FORGET_IDS),
+    tuple(f"ALTER TABLE dead_letters ADD COLUMN IF NOT EXISTS {c} text NOT NULL DEFAULT ''" for c in _FORGET_IDS),
 )
+
+
+async def _add_dead_letter_scopes(tx: Tx) -> None:
+    # SQLite has no ADD COLUMN IF NOT EXISTS.
+    have = {row["name"] for row in await tx.fetch("PRAGMA table_info(dead_letters)")}
+    for column in _FORGET_IDS:
+        if column not in have:
+            await tx.execute(f"ALTER TABLE dead_letters ADD COLUMN {column} text NOT NULL DEFAULT ''")
+
+
+_SQLITE_DEAD_LETTER_SCOPES = Migration(4, "dead letters' scopes", (_add_dead_letter_scopes,))
 
 POSTGRES = Migrations(
     # Transaction-scoped, so it is released even if a statement fails; two concurrent CREATE TABLE IF NOT
@@ -365,7 +377,7 @@ POSTGRES = Migrations(
             ),
             _PG_MEMORY_METADATA,
         ),
-        "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _DEAD_LETTER_SCOPES),
+        "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _PG_DEAD_LETTER_SCOPES),
         "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
@@ -650,7 +662,7 @@ SQLITE = Migrations(
                 ),
             ),
         ),
-        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _DEAD_LETTER_SCOPES),
+        "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _SQLITE_DEAD_LETTER_SCOPES),
         "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)), _DATA_KEYS_MIGRATION),
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),
