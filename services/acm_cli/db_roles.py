@@ -22,6 +22,7 @@ from urllib.parse import quote, urlparse, urlunparse
 
 from acm.ownership import SERVICES, schema_of
 from acm_cli.graph_backfill import add_parser as add_entities_parser
+from acm_cli.store_split import TABLES, heirs
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection, sql
@@ -155,24 +156,10 @@ async def _own_tables(conn: AsyncConnection[Any], role_name: str, schema_name: s
 
 
 # The layout before per-service schemas kept every table in public: each goes to its owner (the tables every
-# service has of its own to the one that wrote them: processed events to ingest, the audit log to the gateway).
-MOVES = {
-    "api_keys": "gateway",
-    "data_keys": "gateway",
-    "jobs": "gateway",
-    "dead_letters": "gateway",
-    "audit_log": "gateway",
-    "agent_schemas": "architect",
-    "working_memory": "compact",
-    "compactions": "compact",
-    "memories": "ingest",
-    "memory_authors": "ingest",
-    "processed_events": "ingest",
-    "entities": "ingest",  # the entity registry (issue 19), if a shared-layout store made it
-    "entity_aliases": "ingest",
-}
+# service has of its own to the one that wrote them), derived from the same table lists as the embedded split.
+MOVES = {table: heirs(group)[0] for group, tables in TABLES.items() for table in tables}
 # Retrieve's read model starts as a copy of ingest's memories, then follows acm.memories.v1.
-READ_MODEL = ("memories", "memory_authors")
+READ_MODEL = TABLES["memories"]
 
 
 async def _move_public(conn: AsyncConnection[Any], services: set[str]) -> None:
