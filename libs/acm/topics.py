@@ -21,3 +21,7 @@ DEAD_LETTER_GROUPS = ("ingest", "architect", "retrieve", "anticipate", "compact"
 def dead_letter(group: str) -> str:
     """One dead-letter topic per consumer group."""
     return f"acm.dlq.{group}.v1"
+
+
+def is_dead_letter(topic: str) -> bool:
+    return topic.startswith("acm.dlq.") and topic.endswith(".v1")

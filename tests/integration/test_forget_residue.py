@@ -107,6 +107,22 @@ async def test_a_group_behind_or_a_retention_keeps_records(tmp_path: Path) -> No
     await bus.stop()
 
 
+async def test_a_kept_topic_keeps_what_its_groups_consumed(tmp_path: Path) -> None:
+    """Dead letters: the gateway's index reading one does not delete the bytes an operator replays."""
+    clock = [1_700_000_000.0]
+    bus = EmbeddedBus(tmp_path / "bus.db", clock=lambda: clock[0], kept=lambda topic: topic == "dlq")
+    bus.subscribe("dlq", "index", lambda r: asyncio.sleep(0))
+    bus.subscribe("t", "g", lambda r: asyncio.sleep(0))
+    await bus.publish("dlq", "k", b"letter")
+    await bus.publish("t", "k", b"turn")
+    for sub in bus._subscriptions:
+        bus._commit(sub, 2)
+    assert bus.prune() == 1  # the turn only
+    clock[0] += 7 * 86400 + 1
+    assert bus.prune() == 1  # the letter, after the unconsumed retention
+    await bus.stop()
+
+
 async def test_the_relational_store_forget_leaves_no_copy_in_the_file_its_wal_or_fts(tmp_path: Path) -> None:
     word = pseudo_word(random.Random())
     store = await SqliteStore.open(tmp_path / "acm.db")

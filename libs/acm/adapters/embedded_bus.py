@@ -9,7 +9,9 @@ SQLite calls are short and run inline on the event loop.
 Pruning: a record is deleted once every consumer group of its topic has committed past it and it was
 published ``retention_s`` ago (default 0: as soon as it is consumed). The groups counted are those
 subscribed here and those of other instances on the same file (readers) that committed within
-``reader_idle_s``. A topic nobody consumes (dead letters) keeps its records ``unconsumed_retention_s``.
+``reader_idle_s``. A topic nobody consumes keeps its records ``unconsumed_retention_s``, and so does a topic
+``kept`` names (dead letters: the gateway indexes them, but the record is what an operator replays, as Kafka's
+retention keeps it whoever read it).
 ``secure_delete`` zeroes the deleted bytes and each prune ends with a TRUNCATE checkpoint, so no copy is left
 in the file or its WAL (docs/privacy.md). Prunes run after commits and on idle polls, at most every
 ``prune_every_s``.
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from acm.adapters.delivery import Worker, batch_size, deliver_batch
 from acm.ports.bus import BusUnavailable, Record, RecordHandler
+from acm.topics import is_dead_letter
 
 log = logging.getLogger("acm.bus")
 MESSAGING_SYSTEM = "acm_embedded_log"  # OpenTelemetry has no name for it
@@ -83,6 +86,7 @@ class EmbeddedBus:
         unconsumed_retention_s: float = 7 * 86400.0,
         reader_idle_s: float = 3600.0,
         prune_every_s: float = 1.0,
+        kept: Callable[[str], bool] = is_dead_letter,  # every instance on the file must agree
         clock: Callable[[], float] = time.time,
     ) -> None:
         # ``clock`` (wall seconds) stamps records and offsets and decides retention, so tests can advance it.
@@ -98,6 +102,7 @@ class EmbeddedBus:
         self._unconsumed_retention_s = unconsumed_retention_s
         self._reader_idle_s = reader_idle_s
         self._prune_every_s = prune_every_s
+        self._kept = kept
         self._pruned_at = 0.0  # monotonic time of the last prune
         self._subscriptions: list[_Subscription] = []
         self._conn: sqlite3.Connection | None = None
@@ -230,7 +235,7 @@ class EmbeddedBus:
         deleted = 0
         for (topic,) in db.execute("SELECT DISTINCT topic FROM records").fetchall():
             groups = set(mine.get(topic, ())) | set(offsets.get(topic, {}))
-            if groups:
+            if groups and not self._kept(topic):
                 done = min(offsets.get(topic, {}).get(g, 0) for g in groups)
                 cursor = db.execute(
                     "DELETE FROM records WHERE topic = ? AND seq <= ? AND at <= ?",
