@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import Field
@@ -71,25 +72,22 @@ def from_ts(value: Timestamp) -> datetime | None:
     return _EPOCH + timedelta(seconds=value.seconds, microseconds=value.nanos // 1000)
 
 
+def fields_of(source: object, names: Sequence[str]) -> dict[str, Any]:
+    """``source``'s attributes ``names``, as keyword arguments: a mapping between a message and a domain value
+    whose fields share their names is one list, read in both directions."""
+    return {name: getattr(source, name) for name in names}
+
+
+_SCOPE_FIELDS = ("customer_id", "user_id", "agent_id", "session_id")
+
+
 def scope_to_pb(scope: Scope) -> common_pb2.Scope:
-    return common_pb2.Scope(
-        client_id=scope.client_id,
-        customer_id=scope.customer_id,
-        user_id=scope.user_id,
-        agent_id=scope.agent_id,
-        session_id=scope.session_id,
-    )
+    return common_pb2.Scope(client_id=scope.client_id, **fields_of(scope, _SCOPE_FIELDS))
 
 
 def scope_from_pb(pb: common_pb2.Scope, client_id: str | None = None) -> Scope:
     """Raises ScopeError (a ValueError) with a readable message when a part is missing or malformed."""
-    return Scope(
-        client_id=client_id if client_id is not None else pb.client_id,
-        customer_id=pb.customer_id,
-        user_id=pb.user_id,
-        agent_id=pb.agent_id,
-        session_id=pb.session_id,
-    )
+    return Scope(client_id=client_id if client_id is not None else pb.client_id, **fields_of(pb, _SCOPE_FIELDS))
 
 
 def tiers_from_pb(values: Sequence[int]) -> tuple[Tier, ...]:
@@ -200,41 +198,37 @@ def info_from_pb(pb: gateway_pb2.AgentSchemaInfo) -> AgentInfo:
     return AgentInfo(pb.agent_id, pb.version, pb.archetype, pb.schema_json, pb.rationale)
 
 
+# CompactionRecord's fields that the message carries as they are (the atoms are tuples there, lists here).
+_COMPACTION_FIELDS = (
+    "compaction_id",
+    "outcome",
+    "tokens_before",
+    "tokens_after",
+    "ratio",
+    "verified",
+    "attempts",
+    "turns_replaced",
+    "turns_verbatim",
+    "message",
+    "latency_ms",
+)
+
+
 def compaction_to_pb(record: CompactionRecord) -> gateway_pb2.Compaction:
     return gateway_pb2.Compaction(
-        compaction_id=record.compaction_id,
-        outcome=record.outcome,
-        tokens_before=record.tokens_before,
-        tokens_after=record.tokens_after,
-        ratio=record.ratio,
-        verified=record.verified,
-        attempts=record.attempts,
+        **fields_of(record, _COMPACTION_FIELDS),
         missing_atoms=list(record.missing_atoms),
         unsupported_atoms=list(record.unsupported_atoms),
-        turns_replaced=record.turns_replaced,
-        turns_verbatim=record.turns_verbatim,
         created_at=ts(record.created_at),
-        message=record.message,
-        latency_ms=record.latency_ms,
     )
 
 
 def compaction_from_pb(pb: gateway_pb2.Compaction) -> CompactionRecord:
     """The record as the compact service sent it (its summariser is not part of the message)."""
     return CompactionRecord(
-        compaction_id=pb.compaction_id,
-        outcome=pb.outcome,
-        tokens_before=pb.tokens_before,
-        tokens_after=pb.tokens_after,
-        ratio=pb.ratio,
-        verified=pb.verified,
-        attempts=pb.attempts,
+        **fields_of(pb, _COMPACTION_FIELDS),
         missing_atoms=tuple(pb.missing_atoms),
         unsupported_atoms=tuple(pb.unsupported_atoms),
-        turns_replaced=pb.turns_replaced,
-        turns_verbatim=pb.turns_verbatim,
-        message=pb.message,
-        latency_ms=pb.latency_ms,
         created_at=from_ts(pb.created_at) or utcnow(),
     )
 

@@ -14,6 +14,7 @@ from acm.convert import (
     TIER_TO_PB,
     TRUST_FROM_PB,
     TRUST_TO_PB,
+    fields_of,
     from_ts,
     memory_to_pb,
     retrieved_from_pb,
@@ -33,6 +34,21 @@ STATUS_TO_PB = {
     MemoryStatus.STALE: memories_pb2.MEMORY_STATUS_STALE,
 }
 STATUS_FROM_PB = {v: k for k, v in STATUS_TO_PB.items()}
+
+
+# What a StoredMemory's memory (a RetrievedMemory once read) gives a Memory as it is.
+_SHOWN_FIELDS = (
+    "memory_id",
+    "text",
+    "layer",
+    "kind",
+    "source_turn_ids",
+    "session_id",
+    "valid_from",
+    "role",
+    "tool_name",
+    "trust",
+)
 
 
 def stored_to_pb(memory: Memory) -> memories_pb2.StoredMemory:
@@ -60,25 +76,16 @@ def stored_from_pb(pb: memories_pb2.StoredMemory, scope: Scope) -> Memory:
     if shown.created_at is None:
         raise InvalidRequest(f"memory {shown.memory_id[:40]!r} has no created_at")
     return Memory(
-        memory_id=shown.memory_id,
+        **fields_of(shown, _SHOWN_FIELDS),
         owner=scope.owner(shown.tier),
-        text=shown.text,
-        layer=shown.layer,
-        kind=shown.kind,
-        source_turn_ids=shown.source_turn_ids,
         created_at=shown.created_at,
         agent_id=pb.agent_id,
-        session_id=shown.session_id,
         updated_at=from_ts(pb.updated_at),
-        valid_from=shown.valid_from,
         valid_to=from_ts(pb.valid_to),
         token_count=shown.tokens,
         status=STATUS_FROM_PB.get(pb.status, MemoryStatus.ACTIVE),
         superseded_by=pb.superseded_by,
         slot=pb.slot,
-        role=shown.role,
-        tool_name=shown.tool_name,
-        trust=shown.trust,
         metadata=metadata_pairs(pb.metadata),
     )
 

@@ -4,7 +4,7 @@ is lost: the gateway assembles a session's context from what comes back exactly 
 
 from __future__ import annotations
 
-from acm.convert import compaction_from_pb, compaction_to_pb, from_ts, ts
+from acm.convert import compaction_from_pb, compaction_to_pb, fields_of, from_ts, ts
 from acm.domain.compaction.engine import SessionTurn, WorkingMemory
 from acm.domain.compaction.pinned import PinnedEntity, PinnedState
 from acm.domain.scope import Scope
@@ -39,23 +39,18 @@ def _pin_from_pb(pb: compact_pb2.WorkingPin) -> PinnedEntity:
     )
 
 
+_TURN_FIELDS = ("turn_id", "role", "text", "tokens", "tool_name", "speaker")
+
+
 def _turn_to_pb(t: SessionTurn) -> compact_pb2.WorkingTurn:
-    return compact_pb2.WorkingTurn(
-        turn_id=t.turn_id,
-        role=t.role,
-        text=t.text,
-        tokens=t.tokens,
-        at=ts(t.at),
-        tool_name=t.tool_name,
-        speaker=t.speaker,
-    )
+    return compact_pb2.WorkingTurn(**fields_of(t, _TURN_FIELDS), at=ts(t.at))
 
 
 def _turn_from_pb(pb: compact_pb2.WorkingTurn) -> SessionTurn:
     at = from_ts(pb.at)
     if at is None:
         raise ValueError(f"working turn {pb.turn_id[:40]!r} has no time")
-    return SessionTurn(pb.turn_id, pb.role, pb.text, pb.tokens, at, pb.tool_name, pb.speaker)
+    return SessionTurn(**fields_of(pb, _TURN_FIELDS), at=at)
 
 
 def working_memory_to_pb(m: WorkingMemory) -> compact_pb2.WorkingMemory:

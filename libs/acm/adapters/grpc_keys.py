@@ -11,7 +11,7 @@ import grpc
 
 from acm.auth import call_metadata, required_service_secret
 from acm.channels import ClientTls, open_channel
-from acm.convert import from_ts, ts
+from acm.convert import fields_of, from_ts, ts
 from acm.domain.models import utcnow
 from acm.domain.scope import Grant, KeyRole
 from acm.ports.owners import KeySource
@@ -22,6 +22,8 @@ from acm.settings import KeysFromGateway
 from acm.ttl_cache import TtlCache
 from acm.v1 import common_pb2, keys_pb2, keys_pb2_grpc
 
+_KEY_FIELDS = ("key_id", "client_id", "key_hash", "name", "revoked")
+
 
 def key_to_pb(key: ApiKey | None) -> keys_pb2.GetKeyResponse:
     if key is None:
@@ -29,12 +31,8 @@ def key_to_pb(key: ApiKey | None) -> keys_pb2.GetKeyResponse:
     g = key.grant
     return keys_pb2.GetKeyResponse(
         found=True,
-        key_id=key.key_id,
-        client_id=key.client_id,
-        key_hash=key.key_hash,
-        name=key.name,
+        **fields_of(key, _KEY_FIELDS),
         created_at=ts(key.created_at),
-        revoked=key.revoked,
         role=g.role.value,
         customers=list(g.customers),
         users=list(g.users),
@@ -45,12 +43,8 @@ def key_from_pb(pb: keys_pb2.GetKeyResponse) -> ApiKey | None:
     if not pb.found:
         return None
     return ApiKey(
-        key_id=pb.key_id,
-        client_id=pb.client_id,
-        key_hash=pb.key_hash,
-        name=pb.name,
+        **fields_of(pb, _KEY_FIELDS),
         created_at=from_ts(pb.created_at) or utcnow(),
-        revoked=pb.revoked,
         grant=Grant(KeyRole(pb.role or KeyRole.ADMIN.value), tuple(pb.customers), tuple(pb.users)),
     )
 
@@ -121,10 +115,12 @@ class GrpcKeyring:
         self._clock = clock
         self._secret = required_service_secret() if service_token_secret is None else service_token_secret
         self._current: dict[Owner, tuple[float, DataKey]] = {}
-        self._by_id: dict[str, tuple[float, DataKey | None]] = {}
+        # By (the record's owner, key id): a session's record may name its user's key (sealed before keys were per
+        # session), which the gateway serves for that owner; kept under the owner asked for.
+        self._by_id: dict[tuple[Owner, str], tuple[float, DataKey | None]] = {}
 
     async def _ask(self, owner: Owner, key_id: str) -> DataKey | None:
-        scope = common_pb2.Scope(client_id=owner[0], customer_id=owner[1], user_id=owner[2])
+        scope = common_pb2.Scope(client_id=owner[0], customer_id=owner[1], user_id=owner[2], session_id=owner[3])
         request = keys_pb2.GetDataKeyRequest(scope=scope, key_id=key_id)
         try:
             answer: keys_pb2.GetDataKeyResponse = await self._stub.GetDataKey(
@@ -139,9 +135,9 @@ class GrpcKeyring:
             return None
         return DataKey(answer.key_id, owner, answer.secret)
 
-    def _keep(self, key_id: str, key: DataKey | None) -> None:
+    def _keep(self, owner: Owner, key_id: str, key: DataKey | None) -> None:
         if self._ttl_s > 0:
-            self._by_id[key_id] = (self._clock() + self._ttl_s, key)
+            self._by_id[owner, key_id] = (self._clock() + self._ttl_s, key)
             if len(self._by_id) > _MAX_KEPT:
                 self._by_id.clear()
 
@@ -156,24 +152,24 @@ class GrpcKeyring:
             self._current[owner] = (self._clock() + self._ttl_s, key)
             if len(self._current) > _MAX_KEPT:
                 self._current.clear()
-        self._keep(key.key_id, key)
+        self._keep(owner, key.key_id, key)
         return key
 
     async def by_id(self, owner: Owner, key_id: str) -> DataKey | None:
         kept = self._current.get(owner)
         if kept is not None and kept[1].key_id != key_id:
             del self._current[owner]
-        hit = self._by_id.get(key_id)
+        hit = self._by_id.get((owner, key_id))
         if hit is not None and hit[0] > self._clock():
             key = hit[1]
         else:
             key = await self._ask(owner, key_id)
-            self._keep(key_id, key)
+            self._keep(owner, key_id, key)
         return key if key is not None and key.owner == owner else None
 
     def forgotten(self, prefix: Owner) -> None:
-        for key_id in [k for k, (_, key) in self._by_id.items() if key is not None and owned_by(key.owner, prefix)]:
-            del self._by_id[key_id]
+        for at in [at for at in self._by_id if owned_by(at[0], prefix)]:
+            del self._by_id[at]
         for owner in [o for o in self._current if owned_by(o, prefix)]:
             del self._current[owner]
 
