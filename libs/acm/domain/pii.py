@@ -409,6 +409,14 @@ _NOT_CARD_CUE = re.compile(
 )
 
 
+def _nearest_cue_before(low: str, at: int) -> int:
+    """Where the card cue closest before `at` (within the cue window) starts; -1 when there is none."""
+    start = -1
+    for m in _CARD_CUE.finditer(low, max(0, at - _CARD_CUE_WINDOW), at):
+        start = m.start()
+    return start
+
+
 def _cards(t: _Text) -> Iterator[Span]:
     seg = t.seg
     for ws, we in t.windows(13):
@@ -420,6 +428,13 @@ def _cards(t: _Text) -> Iterator[Span]:
             if len(groups) > 1 and (len(set(_SEPARATOR.findall(raw))) > 1 or len(groups[0]) != 4):
                 continue  # cards are printed 4-4-4-4 / 4-6-5 with one kind of separator
             digits = "".join(groups)
+            not_card = _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start())
+            if (
+                not_card
+                and not _CARD_CUE.search(not_card.group(0))
+                and _nearest_cue_before(t.low, m.start()) < not_card.start()
+            ):
+                continue  # "招商银行 … 流水号 2026…": the label next to the number says what it is
             cued = _CARD_CUE.search(t.low, max(0, m.start() - _CARD_CUE_WINDOW), m.start()) or _CARD_CUE.search(
                 t.low, m.end(), m.end() + _CARD_CUE_AFTER
             )
@@ -530,6 +545,19 @@ _TOKEN_FORMATS = re.compile(
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
 _BEARER = re.compile(r"bearer\s+(?P<v>[a-z0-9._~+/-]{12,}=*)")
 _URL_CREDENTIALS = re.compile(r"://[^\s:/@]+:(?P<v>[^\s@/]+)@")
+# Passwords on a command line: mysql -p'x' / -p"x", --password=x, sshpass -p x, PGPASSWORD=x, MYSQL_PWD=x.
+_CLI_PASSWORD = re.compile(
+    r"(?<![\w-])(?:-p(?P<q>['\"])(?P<v>[^'\"\s]{3,})(?P=q)|--password(?:=|\s+)['\"]?(?P<w>[^'\"\s]{3,})"
+    r"|sshpass\s+-p\s*['\"]?(?P<x>[^'\"\s]{3,})|(?:pgpassword|mysql_pwd|redispassword)=['\"]?(?P<y>[^'\"\s]{3,}))"
+)
+# mysql's glued form, -pSECRET, only on a mysql client line ("-p8080" elsewhere is a port).
+_MYSQL_GLUED = re.compile(r"\bmysql(?:dump|admin|sh)?\b[^\n]*?(?<![\w-])-p(?P<v>[^\s'\"-][^\s'\"]{3,})")
+_BASIC_AUTH = re.compile(r"authorization\W{0,3}\s*basic\s+(?P<v>[a-z0-9+/]{12,}={0,2})")
+# Session cookies by name: "connect.sid=…; theme=dark", "JSESSIONID=…".
+_SESSION_COOKIE = re.compile(
+    r"(?<![\w.-])(?:connect\.sid|sid|sessionid|session_id|session|sess|phpsessid|jsessionid|asp\.net_sessionid"
+    r"|[a-z0-9]+_session|_session|auth_token|access_token|jwt|token)=(?P<v>[^;\s\"',]{16,})"
+)
 
 # key / token / secret / credential, then what follows. A bare "key" ("key: value pairs", "the key is
 # 42") only counts with a qualifier before it (api key, access_key, OPENAI_API_KEY) or a random value.
@@ -557,24 +585,39 @@ _BARE_RANDOM = re.compile(
 )
 _HASH_CUE = re.compile(
     r"(?:commit|sha|hash|checksum|digest|md5|revision|rev|etag|uuid|guid|fingerprint|object|blob|tree|merge|cherry-pick"
-    r"|revert|git|build|image|id|ids|version|file|path|url|doc|document|sheet|video|record|row)s?\b[^\n]{0,24}$"
+    r"|revert|git|build|image|id|ids|version|file|path|url|doc|document|sheet|video|record|row|ref|checkout|head|parent"
+    r"|trace|traceparent|span|request|release)s?\b[^\n]{0,24}$"
+)
+
+
+# A value assigned to a name that starts a word (logfmt "raw=…", env "X=…"): mixed-case random text is scanned
+# like a bare one (hex there is mostly a release or commit hash). Not after "?" or "&" (a URL query).
+_ASSIGNED_RANDOM = re.compile(
+    r"(?:^|(?<=[\s;,(\[{]))[A-Za-z_][\w.-]{0,30}=(?P<v>[A-Za-z0-9+_.-]{32,}={0,2})(?![A-Za-z0-9+/=_-])"
 )
 
 
 def _bare_random(t: _Text) -> Iterator[Span]:
     seg = t.seg
-    for m in _BARE_RANDOM.finditer(seg):
-        value = m.group(0)
-        if not _has_letter_and_digit(value):
-            continue
-        is_hex = all(c in "0123456789abcdefABCDEF" for c in value)
-        if not is_hex and not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
-            continue
-        if not is_hex and _entropy(value) < 4.0:
-            continue
-        if _HASH_CUE.search(t.low, max(0, m.start() - 40), m.start()):
-            continue
-        yield m.start(), m.end(), "secret"
+    found = [(m.start(), m.end()) for m in _BARE_RANDOM.finditer(seg)]
+    if "=" in seg:
+        found += [(m.start("v"), m.end("v")) for m in _ASSIGNED_RANDOM.finditer(seg)]
+    for start, end in found:
+        yield from _random_value(t, start, end)
+
+
+def _random_value(t: _Text, start: int, end: int) -> Iterator[Span]:
+    value = t.seg[start:end]
+    if not _has_letter_and_digit(value):
+        return
+    is_hex = all(c in "0123456789abcdefABCDEF" for c in value)
+    if not is_hex and not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return
+    if not is_hex and _entropy(value) < 4.0:
+        return
+    if _HASH_CUE.search(t.low, max(0, start - 40), start):
+        return
+    yield start, end, "secret"
 
 
 def _secrets(t: _Text) -> Iterator[Span]:
@@ -635,6 +678,22 @@ def _secrets(t: _Text) -> Iterator[Span]:
             yield start, end, "secret"
     for m in _URL_CREDENTIALS.finditer(seg):
         yield m.start("v"), m.end("v"), "secret"
+    if "-p" in low or "password=" in low or "pwd=" in low:
+        for m in _CLI_PASSWORD.finditer(low):
+            group = next(g for g in ("v", "w", "x", "y") if m.group(g))
+            if m.group(group).lower() not in _NOT_A_SECRET:
+                yield m.start(group), m.end(group), "secret"
+        if "mysql" in low:
+            for m in _MYSQL_GLUED.finditer(low):
+                yield m.start("v"), m.end("v"), "secret"
+    if "basic" in low:
+        for m in _BASIC_AUTH.finditer(low):
+            yield m.start("v"), m.end("v"), "secret"
+    if "=" in low:
+        for m in _SESSION_COOKIE.finditer(low):
+            value = m.group("v")
+            if _has_letter_and_digit(value) or _entropy(value) >= 3.5:
+                yield m.start("v"), m.end("v"), "secret"
     if any(w in low for w in _KEY_WORDS):
         for m in _KEY_WORD.finditer(low):
             yield from _keyed_secret(seg, low, m)
@@ -647,6 +706,11 @@ def _password_like(value: str, pin: bool) -> bool:
         return value.isdigit() and 4 <= len(value) <= 8
     has_symbol = any(c in _PASSWORD_SYMBOLS for c in value[:-1]) or value[-1:] in "!#$%&*"
     return len(value) >= 6 and (_has_letter_and_digit(value) or has_symbol)
+
+
+# "token accepted sub=…": a value after another name and its "=" is that name's.
+_OWN_NAME = re.compile(r"[a-z][ \t]*=[ \t]*[\"'`]?$")
+_OWN_NAME_HEAD = re.compile(r"[a-z_][a-z0-9_.-]{0,30}=")
 
 
 def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
@@ -672,6 +736,9 @@ def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
                 yield v_start, v_end, "secret"
                 return
     tail = _KEY_ENTROPY_TAIL.match(low, after)
+    between = low[after : tail.start("v")] if tail else ""
+    if tail and ((" " in between and _OWN_NAME.search(between)) or _OWN_NAME_HEAD.match(tail.group("v"))):
+        tail = None
     if tail:
         v_start, v_end, value = _value(tail, seg)
         if _has_letter_and_digit(value) and _entropy(value) >= 3.3:
@@ -758,8 +825,21 @@ def _otp_span(m: re.Match[str]) -> Span | None:
     return (start, end, "otp") if end else None
 
 
+# "Code 434640 - do not share", "123456 (valid for 5 minutes)": a short number with the warning every one-time
+# code message carries.
+_OTP_WARNED = re.compile(
+    r"(?<![\w.,/:-])(?P<v>\d{4,8})(?![\w.,/:-]|\s*(?:%|[a-z]{1,3}\b))[^\d\n]{0,30}?(?:do\s+not\s+share|don'?t\s+share"
+    r"|never\s+share|not\s+share\s+(?:it|this)|do\s+not\s+disclose|valid\s+for\s+\d+\s*(?:min|minutes|mins)"
+    r"|expires?\s+in\s+\d+\s*(?:min|minutes|mins|seconds)|请勿泄露|切勿泄露|不要告诉|分钟内有效)"
+)
+
+
 def _otps(t: _Text) -> Iterator[Span]:
     low = t.low
+    if "share" in low or "disclose" in low or "valid for" in low or "expire" in low or "泄露" in low or "有效" in low:
+        for m in _OTP_WARNED.finditer(low):
+            if not _NOT_CARD_CUE.search(low, max(0, m.start() - 24), m.start()):  # "order 552019 …"
+                yield m.start("v"), m.end("v"), "otp"
     if any(w in low for w in _OTP_WORDS):
         for m in _OTP_ANCHOR.finditer(low):
             word = m.group(0)
