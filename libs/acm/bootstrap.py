@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlparse
 
 from acm.ownership import REPOS, NotOwnedRepo, owns, schema_of
@@ -22,6 +23,10 @@ from acm.ports.stores import (
     VectorStore,
 )
 from acm.ports.working_memory import WorkingMemoryRepo
+
+if TYPE_CHECKING:  # the adapters are imported when a URL asks for them (no Postgres driver for SQLite)
+    from acm.adapters.sql_repos import SqlStore
+    from acm.adapters.working_memory_sql import SqlWorkingMemoryRepo
 
 
 class ConfigError(ValueError):
@@ -74,8 +79,9 @@ async def open_relational(
     own raise acm.ownership.NotOwned. None: every table in one store, the layout before ownership."""
     groups = None if service is None else sorted(owns(service))
     scheme = urlparse(url).scheme
+    from acm.adapters.entities_sql import SqlEntityRegistry
+
     if scheme in ("postgresql", "postgres"):
-        from acm.adapters.entities_sql import SqlEntityRegistry
         from acm.adapters.postgres_store import PG, PostgresStore
         from acm.adapters.working_memory_sql import PgWorkingMemoryRepo
 
@@ -83,43 +89,42 @@ async def open_relational(
         pg = await PostgresStore.open(
             url, timeout_s=timeout_s, min_size=pool[0], max_size=pool[1], schema=schema, groups=groups
         )
-        pg_working = PgWorkingMemoryRepo(pg.executor)
-        if groups is None or "working" in groups:
-            await pg_working.migrate()
-        rel = Relational(
-            pg.memories,
-            pg.jobs,
-            pg.api_keys,
-            pg.processed,
-            pg.audit,
-            pg.schemas,
-            pg_working,
-            pg,
-            SqlEntityRegistry(pg.executor, PG),
+        return await _relational(
+            pg, PgWorkingMemoryRepo(pg.executor), SqlEntityRegistry(pg.executor, PG), groups, service
         )
-        return _guarded(rel, service)
     if scheme == "sqlite":
-        from acm.adapters.entities_sql import SqlEntityRegistry
         from acm.adapters.sqlite_store import SQLITE, SqliteStore
         from acm.adapters.working_memory_sql import SqliteWorkingMemoryRepo
 
         lite = await SqliteStore.open(_sqlite_path(url), timeout_s=timeout_s, groups=groups)
-        lite_working = SqliteWorkingMemoryRepo(lite.executor)
-        if groups is None or "working" in groups:
-            await lite_working.migrate()
-        rel = Relational(
-            lite.memories,
-            lite.jobs,
-            lite.api_keys,
-            lite.processed,
-            lite.audit,
-            lite.schemas,
-            lite_working,
-            lite,
-            SqlEntityRegistry(lite.executor, SQLITE),
+        return await _relational(
+            lite, SqliteWorkingMemoryRepo(lite.executor), SqlEntityRegistry(lite.executor, SQLITE), groups, service
         )
-        return _guarded(rel, service)
     raise ConfigError(f"database url {url!r}: use postgresql://… or sqlite:///path")
+
+
+async def _relational(
+    store: SqlStore,
+    working: SqlWorkingMemoryRepo,
+    entities: EntityRegistry,
+    groups: list[str] | None,
+    service: str | None,
+) -> Relational:
+    """One store's repositories (either dialect), its working-memory tables migrated where it keeps them."""
+    if groups is None or "working" in groups:
+        await working.migrate()
+    rel = Relational(
+        store.memories,
+        store.jobs,
+        store.api_keys,
+        store.processed,
+        store.audit,
+        store.schemas,
+        working,
+        store,
+        entities,
+    )
+    return _guarded(rel, service)
 
 
 async def open_vectors(url: str, timeout_s: float = 5.0) -> VectorStore:
