@@ -5,11 +5,18 @@ the routing fields (event_id, scope, occurred_at, traceparent, key_id, signature
 live in the gateway's store, wrapped by a master key; a Forget destroys the forgotten owner's keys, so what is
 left of their events on Kafka (retention) or in the embedded log can no longer be opened by anyone.
 
-Which key seals a body: the envelope scope's owner, ``key_owner``. Every scope ACM publishes names a user, so
-all of a user's events, the customer- and client-tier statements they make included, are sealed with that
-user's key (a customer's or client's key only for an envelope whose scope names no user). A user Forget destroys
-that user's key; a customer Forget every key under the customer; a client Forget every key of the client. Each
-level therefore destroys every key that can open the forgotten subject's records.
+Which key seals a body: the envelope scope's owner, ``key_owner``: its (user, session) when the scope names a
+session, else its user (a customer's or client's key only for an envelope whose scope names no user). Every
+event of a session, its turns, the memories written from them (the customer- and client-tier statements made in
+it included) and the signals, is sealed with that session's key. A session Forget destroys the session's key; a
+user Forget every key of the user (each session's and the user's own); a customer Forget every key under the
+customer; a client Forget every key of the client. Each level therefore destroys every key that can open the
+forgotten subject's records. Records sealed before keys were per session name the user's key (``data_key_id``)
+and still open with it (``may_open``).
+
+The data keys are wrapped by a master key, and each row records which one (``master_id``): the gateway accepts
+the current master and, while a rotation runs, the previous ones (``MasterKeys``); ``rotate_master`` re-wraps
+every row under the current one (``acm keys rotate-master``).
 
 One place: `SealingBus` wraps a service's bus, sealing on publish and opening on delivery, so handlers and
 `acm.envelopes.decode` see the clear body. A record whose key is gone is taken as forgotten: skipped and
@@ -21,11 +28,13 @@ are (their bytes stay readable until the topic's retention; the documented limit
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import logging
 import os
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,8 +65,8 @@ _MAX_KEPT = 100_000
 _NONCE = 12
 _AAD_TAG = b"acm.sealed.v1"
 
-# (client_id, customer_id, user_id) of a data key: "" for the parts above its level.
-Owner = tuple[str, str, str]
+# (client_id, customer_id, user_id, session_id) of a data key: "" for the parts below its level.
+Owner = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +93,17 @@ class Keyring(Protocol):
 
 
 def key_owner(scope: common_pb2.Scope) -> Owner:
-    """The owner whose key seals an envelope of this scope: its user, else its customer, else its client."""
+    """The owner whose key seals an envelope of this scope: its user's session, else its user, else its
+    customer (a session without a user has no key of its own)."""
     if scope.user_id:
-        return scope.client_id, scope.customer_id, scope.user_id
-    return scope.client_id, scope.customer_id, ""
+        return scope.client_id, scope.customer_id, scope.user_id, scope.session_id
+    return scope.client_id, scope.customer_id, "", ""
+
+
+def may_open(key: Owner, record: Owner) -> bool:
+    """Whether a key of ``key`` may open a record whose scope makes ``record`` its owner: the record's own key,
+    or its user's key (a session's record sealed before keys were per session)."""
+    return key == record or (bool(record[3]) and key == (*record[:3], ""))
 
 
 def owned_by(owner: Owner, prefix: Owner) -> bool:
@@ -96,16 +112,20 @@ def owned_by(owner: Owner, prefix: Owner) -> bool:
 
 
 _FORGET_PREFIX: dict[int, Callable[[common_pb2.Scope], Owner]] = {
-    events_pb2.FORGET_LEVEL_USER: lambda s: (s.client_id, s.customer_id, s.user_id),
-    events_pb2.FORGET_LEVEL_CUSTOMER: lambda s: (s.client_id, s.customer_id, ""),
-    events_pb2.FORGET_LEVEL_CLIENT: lambda s: (s.client_id, "", ""),
+    events_pb2.FORGET_LEVEL_SESSION: lambda s: (s.client_id, s.customer_id, s.user_id, s.session_id),
+    events_pb2.FORGET_LEVEL_USER: lambda s: (s.client_id, s.customer_id, s.user_id, ""),
+    events_pb2.FORGET_LEVEL_CUSTOMER: lambda s: (s.client_id, s.customer_id, "", ""),
+    events_pb2.FORGET_LEVEL_CLIENT: lambda s: (s.client_id, "", "", ""),
 }
 
 
 def forget_prefix(level: int, scope: common_pb2.Scope) -> Owner | None:
-    """The owners whose keys a Forget of ``level`` destroys (a prefix, see owned_by); None: none (a session)."""
+    """The owners whose keys a Forget of ``level`` destroys (a prefix, see owned_by); None: none (a session
+    Forget without a session names no key)."""
     make = _FORGET_PREFIX.get(level)
-    return make(scope) if make is not None else None
+    if make is None or (level == events_pb2.FORGET_LEVEL_SESSION and not scope.session_id):
+        return None
+    return make(scope)
 
 
 def _aad(env: events_pb2.Envelope, key_id: str) -> bytes:
@@ -265,8 +285,58 @@ def master_key_bytes(text: str) -> bytes:
     return raw
 
 
+def master_id(master: bytes) -> str:
+    """A master key's public id, recorded with each data key it wraps: an HMAC under the key itself (names it,
+    reveals nothing of it)."""
+    return hmac.new(master, b"acm.master-key-id.v1", hashlib.sha256).hexdigest()[:16]
+
+
+class MasterKeyMissing(RuntimeError):
+    """A data key is wrapped by a master key the gateway is not given: a configuration error (never a
+    Forget), so the record waits (retried) instead of being taken as forgotten."""
+
+
+@dataclass(frozen=True)
+class MasterKeys:
+    """The master keys the gateway holds: ``current`` wraps every new data key; ``previous`` (while a rotation
+    runs: ACM_MASTER_KEY_PREVIOUS, embedded ``master.key.next``) still unwraps the rows not re-wrapped yet."""
+
+    current: bytes
+    previous: tuple[bytes, ...] = ()
+
+    @property
+    def current_id(self) -> str:
+        return master_id(self.current)
+
+    def by_id(self, wanted: str) -> bytes | None:
+        return next((m for m in (self.current, *self.previous) if master_id(m) == wanted), None)
+
+    def unwrap(self, stored: StoredKey) -> bytes:
+        """The stored key's secret, opened with the master its row names (a row from before master ids: each
+        master held, the current first)."""
+        if stored.master_id:
+            master = self.by_id(stored.master_id)
+            if master is None:
+                raise MasterKeyMissing(
+                    f"data key {stored.key_id} is wrapped by master key {stored.master_id}, which is not configured "
+                    f"(current {self.current_id}; a rotation in progress needs ACM_MASTER_KEY_PREVIOUS)"
+                )
+            return unwrap(master, stored.key_id, stored.owner, stored.wrapped)
+        for master in (self.current, *self.previous):
+            try:
+                return unwrap(master, stored.key_id, stored.owner, stored.wrapped)
+            except InvalidTag:
+                continue
+        raise MasterKeyMissing(f"data key {stored.key_id} opens with none of the master keys configured")
+
+    def wrap(self, key_id: str, owner: Owner, secret: bytes) -> StoredKey:
+        return StoredKey(key_id, owner, wrap(self.current, key_id, owner, secret), self.current_id)
+
+
 def _wrap_aad(key_id: str, owner: Owner) -> bytes:
-    return "\x00".join(("acm.data_key.v1", key_id, *owner)).encode()
+    # A user's (session-less) key is bound as before keys were per session, so rows from then still unwrap.
+    parts = owner if owner[3] else owner[:3]
+    return "\x00".join(("acm.data_key.v1", key_id, *parts)).encode()
 
 
 def wrap(master: bytes, key_id: str, owner: Owner, secret: bytes) -> str:
@@ -285,6 +355,7 @@ class StoredKey:
     key_id: str
     owner: Owner
     wrapped: str
+    master_id: str = ""  # the master key that wrapped it ("": a row from before master ids)
 
 
 class DataKeyRepo(Protocol):
@@ -300,6 +371,19 @@ class DataKeyRepo(Protocol):
     async def destroy(self, prefix: Owner) -> int:
         """Delete every key of the owners under ``prefix``; how many."""
 
+    async def not_wrapped_by(self, master_id: str, after: str, limit: int) -> list[StoredKey]:
+        """Up to ``limit`` keys wrapped by another master than ``master_id`` (or by an unrecorded one), by key
+        id after ``after``."""
+
+    async def count_not_wrapped_by(self, master_id: str) -> int: ...
+
+    async def rewrap(self, old: StoredKey, new: StoredKey) -> bool:
+        """Replace ``old``'s wrapping with ``new``'s unless the row changed meanwhile (destroyed, or re-wrapped
+        by a concurrent run); whether it was replaced."""
+
+    async def purge(self) -> None:
+        """What the store must do so replaced and deleted wrappings leave its files (SQLite: a checkpoint)."""
+
 
 class KeyShredder(Protocol):
     async def destroy(self, prefix: Owner) -> int:
@@ -313,10 +397,14 @@ class StoreKeyring:
     embedded process, the only one)."""
 
     def __init__(
-        self, repo: DataKeyRepo, master: bytes, ttl_s: float = 0.0, clock: Callable[[], float] = time.monotonic
+        self,
+        repo: DataKeyRepo,
+        master: bytes | MasterKeys,
+        ttl_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._repo = repo
-        self._master = master
+        self._masters = master if isinstance(master, MasterKeys) else MasterKeys(master)
         self._ttl_s = ttl_s
         self._clock = clock
         self._by_id: dict[str, tuple[float, DataKey]] = {}
@@ -333,7 +421,7 @@ class StoreKeyring:
         table[at] = (self._clock() + self._ttl_s, key)
 
     def _open(self, stored: StoredKey) -> DataKey:
-        key = DataKey(stored.key_id, stored.owner, unwrap(self._master, stored.key_id, stored.owner, stored.wrapped))
+        key = DataKey(stored.key_id, stored.owner, self._masters.unwrap(stored))
         self._keep(self._by_id, key.key_id, key)
         return key
 
@@ -344,7 +432,7 @@ class StoreKeyring:
         stored = await self._repo.current(owner)
         if stored is None:
             key_id = new_id()
-            await self._repo.add(StoredKey(key_id, owner, wrap(self._master, key_id, owner, os.urandom(KEY_BYTES))))
+            await self._repo.add(self._masters.wrap(key_id, owner, os.urandom(KEY_BYTES)))
             stored = await self._repo.current(owner)
             if stored is None:  # destroyed between the two statements by a Forget of this very owner
                 raise PermanentError("the data key's owner was forgotten while its key was made")
@@ -359,7 +447,7 @@ class StoreKeyring:
             if stored is None:
                 return None
             kept = self._open(stored)
-        return kept if kept.owner == owner else None
+        return kept if may_open(kept.owner, owner) else None
 
     async def destroy(self, prefix: Owner) -> int:
         """A Forget: the keys of every owner under ``prefix`` are deleted; their records cannot be opened."""
@@ -390,18 +478,29 @@ def shredder_of(bus: EventBus) -> KeyShredder | None:
 
 
 def forget_owners(level: ForgetLevel, scope: Scope) -> Owner | None:
-    """The owners whose data keys a Forget of ``level`` destroys (a prefix, see owned_by); None for a session:
-    its user's key also seals the user's other sessions, so a session's events stay on the bus until retention."""
+    """The owners whose data keys a Forget of ``level`` destroys (a prefix, see owned_by): a session's key; every
+    key of a user (each session's and the user's own), of a customer, of a client. None: a session Forget that
+    names no session."""
+    if level is ForgetLevel.SESSION:
+        return (scope.client_id, scope.customer_id, scope.user_id, scope.session_id) if scope.session_id else None
     if level is ForgetLevel.USER:
-        return scope.client_id, scope.customer_id, scope.user_id
+        return scope.client_id, scope.customer_id, scope.user_id, ""
     if level is ForgetLevel.CUSTOMER:
-        return scope.client_id, scope.customer_id, ""
-    if level is ForgetLevel.CLIENT:
-        return scope.client_id, "", ""
-    return None
+        return scope.client_id, scope.customer_id, "", ""
+    return scope.client_id, "", "", ""
 
 
 MASTER_KEY_FILE = "master.key"
+# The embedded rotation's new master key, until every data key is wrapped by it (then it becomes master.key).
+NEXT_MASTER_KEY_FILE = "master.key.next"
+
+
+def _new_key_file(path: Path) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(new_master_key() + "\n")
+        out.flush()
+        os.fsync(out.fileno())
 
 
 def embedded_master_key(data_dir: Path) -> bytes:
@@ -410,10 +509,90 @@ def embedded_master_key(data_dir: Path) -> bytes:
     opens nothing forgotten; it guards the live keys no more than the folder's permissions do."""
     path = data_dir / MASTER_KEY_FILE
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(new_master_key() + "\n")
+        _new_key_file(path)
     return master_key_bytes(path.read_text())
+
+
+def embedded_master_keys(data_dir: Path) -> MasterKeys:
+    """The embedded process's master keys: ``master.key``, and an interrupted rotation's ``master.key.next``
+    (some data keys may be wrapped by it already)."""
+    current = embedded_master_key(data_dir)
+    nxt = data_dir / NEXT_MASTER_KEY_FILE
+    return MasterKeys(current, (master_key_bytes(nxt.read_text()),) if nxt.exists() else ())
+
+
+@dataclass(frozen=True, slots=True)
+class Rotation:
+    rewrapped: int  # data keys this run re-wrapped
+    left: int  # data keys still wrapped by another master (made meanwhile by a gateway on the old one)
+
+
+async def rotate_master(
+    repo: DataKeyRepo,
+    masters: MasterKeys,
+    batch: int = 500,
+    progress: Callable[[int, int], None] | None = None,
+) -> Rotation:
+    """Re-wrap every data key not yet wrapped by ``masters.current`` (unwrapped with the master its row names,
+    one of ``masters``): resumable (a run takes the rows still on another master) and idempotent (a row is
+    replaced only as it was read, so a concurrent run or a Forget in between wins). ``progress(done, total)``
+    after each batch. The data keys' secrets are unchanged: records on the bus open as before."""
+    target = masters.current_id
+    total = await repo.count_not_wrapped_by(target)
+    done, after = 0, ""
+    while True:
+        rows = await repo.not_wrapped_by(target, after, batch)
+        if not rows:
+            break
+        for stored in rows:
+            fresh = masters.wrap(stored.key_id, stored.owner, masters.unwrap(stored))
+            done += await repo.rewrap(stored, fresh)
+        after = rows[-1].key_id
+        if progress is not None:
+            progress(done, total)
+    await repo.purge()  # SQLite: the old wrappings out of the file's free pages and its WAL
+    return Rotation(done, await repo.count_not_wrapped_by(target))
+
+
+async def rotate_embedded_master(
+    data_dir: Path, repo: DataKeyRepo, batch: int = 500, progress: Callable[[int, int], None] | None = None
+) -> Rotation:
+    """The embedded rotation (``acm serve`` stopped): a new master key made as ``master.key.next`` (an interrupted
+    run's reused), every data key re-wrapped by it, then written over ``master.key`` in place (same length) and
+    the ``.next`` file removed. Interrupted anywhere, ``embedded_master_keys`` holds both keys and a new run
+    goes on."""
+    path, nxt = data_dir / MASTER_KEY_FILE, data_dir / NEXT_MASTER_KEY_FILE
+    old = embedded_master_key(data_dir)
+    if not nxt.exists():
+        _new_key_file(nxt)
+    text = nxt.read_text()
+    new = master_key_bytes(text)
+    result = await rotate_master(repo, MasterKeys(new, (old,)), batch, progress)
+    if result.left:
+        return result  # rows on a master neither file holds: keep both files, the caller reports it
+    # Over the old file's own bytes (the same length: one write), so its old key does not stay in a free block.
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, text.encode(), 0)
+        os.ftruncate(fd, len(text.encode()))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    nxt.unlink()
+    return result
+
+
+def master_keys(current: str, previous: Sequence[str] = ()) -> MasterKeys:
+    """ACM_MASTER_KEY and ACM_MASTER_KEY_PREVIOUS's keys (ValueError naming the setting: one is not a valid key;
+    the message never holds the value)."""
+    try:
+        now = master_key_bytes(current)
+    except ValueError as exc:
+        raise ValueError(f"ACM_MASTER_KEY is not valid: {exc}") from None
+    try:
+        return MasterKeys(now, tuple(master_key_bytes(p) for p in previous if p.strip()))
+    except ValueError as exc:
+        raise ValueError(f"ACM_MASTER_KEY_PREVIOUS is not valid: {exc}") from None
 
 
 async def readable_bytes(value: bytes, keyring: Keyring, topic: str = "") -> bytes:

@@ -33,7 +33,7 @@ from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.read.prefetching import PrefetchingRetriever
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, limit_compute_threads
-from acm.sealing import SealingBus, StoreKeyring, embedded_master_key
+from acm.sealing import SealingBus, StoreKeyring, embedded_master_keys
 from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
 from acm.transport import ServerTls
 from acm_anticipate.app import Anticipate
@@ -219,7 +219,7 @@ class EmbeddedAcm:
         self.cache = await open_cache(u.cache, timeout)
         # Bodies with a user's data sealed with the gateway's data keys, read in-process (acm.sealing); the master
         # key is kept in the data folder.
-        data_keys = StoreKeyring(SqlDataKeyRepo.of(self.stores["gateway"]), embedded_master_key(s.data_dir))
+        data_keys = StoreKeyring(SqlDataKeyRepo.of(self.stores["gateway"]), embedded_master_keys(s.data_dir))
         self.bus = SealingBus(open_bus(u.bus, client_id="acm-embedded", timeout_s=timeout), data_keys)
         # The gateway's keys and the architect's schemas, read in-process from their owners' stores.
         owners = Owners.in_process(self.stores["gateway"].api_keys, self.stores["architect"].schemas)

@@ -10,6 +10,7 @@ acm export -c acme -u alice > alice.jsonl;  acm import -c acme -u alice2 alice.j
 acm ingest-batch -c acme -u alice -s s1 turns.jsonl;  acm compact -c acme -u alice -s s1;  acm agents list …
 acm keys create --client acme --database-url postgresql://…   (distributed mode; an admin key)
 acm keys create --client acme --role agent --customers c1,c2 [--users u1]   (an agent key)
+acm keys rotate-master [--data-dir D | --database-url postgresql://…]   (re-wrap the data keys: docs/privacy.md)
 acm bench locomo --data locomo.json --json results/locomo.json   (benchmarks, against embedded ACM)
 """
 
@@ -413,6 +414,72 @@ async def _keys_master_key(_: argparse.Namespace) -> None:
     print(new_master_key())
 
 
+def _gateway_store_options(p: argparse.ArgumentParser, url: str, data_dir: str) -> None:
+    """--database-url and --data-dir of the `acm keys` commands (the gateway's store)."""
+    p.add_argument(
+        "--database-url",
+        default=os.environ.get("ACM_DATABASE_URL"),
+        help=f"{url} (default ACM_DATABASE_URL, else the data folder's)",
+    )
+    p.add_argument("--data-dir", type=Path, help=f"data folder of the embedded ACM {data_dir} (default {DATA_DEFAULT})")
+
+
+async def _keys_rotate_master(args: argparse.Namespace) -> None:
+    """Re-wraps every data key under the new master key. Embedded (no --database-url): `acm serve` stopped, the
+    data folder's master.key replaced. Distributed: ACM_MASTER_KEY (new) and ACM_MASTER_KEY_PREVIOUS (old), as
+    the gateways run with during the rotation."""
+    from acm.adapters.data_keys_sql import SqlDataKeyRepo
+    from acm.sealing import MasterKeyMissing, Rotation, master_keys, rotate_embedded_master, rotate_master
+
+    def progress(done: int, total: int) -> None:
+        console.print(f"re-wrapped {done} of {total} data keys")
+
+    embedded = args.data_dir is not None or not args.database_url
+    url = _database_url(
+        argparse.Namespace(database_url=None if embedded else args.database_url, data_dir=args.data_dir)
+    )
+    lock = None
+    if embedded:
+        from acm_cli.embedded import DataDirInUse, lock_data_dir
+
+        try:  # the running process holds the old master key in memory: it must not run meanwhile
+            lock = lock_data_dir(_data_dir(args))
+        except DataDirInUse as exc:
+            raise UsageError(f"{exc}: stop it first (the rotation replaces its master key)") from None
+    else:
+        try:
+            masters = master_keys(
+                os.environ.get("ACM_MASTER_KEY", ""), os.environ.get("ACM_MASTER_KEY_PREVIOUS", "").split(",")
+            )
+        except ValueError as exc:
+            raise UsageError(
+                f"{exc}: set the new key as ACM_MASTER_KEY, the old one as ACM_MASTER_KEY_PREVIOUS"
+            ) from None
+    rel = await _open_database(url)
+    try:
+        repo = SqlDataKeyRepo.of(rel)
+        result: Rotation
+        if embedded:
+            result = await rotate_embedded_master(_data_dir(args), repo, args.batch, progress)
+        else:
+            result = await rotate_master(repo, masters, args.batch, progress)
+    except MasterKeyMissing as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise SystemExit(EXIT_FAILED) from None
+    finally:
+        await rel.close()
+        if lock is not None:
+            os.close(lock)
+    console.print(f"re-wrapped {result.rewrapped} data keys; {result.left} left on another master key")
+    if result.left:
+        console.print(
+            "[red]a gateway still wraps new keys with an old master key: update it, then run this again[/red]"
+        )
+        raise SystemExit(EXIT_FAILED)
+    if not embedded:
+        console.print("done: remove ACM_MASTER_KEY_PREVIOUS from the gateways and restart them")
+
+
 async def _keys_create(args: argparse.Namespace) -> None:
     from acm.auth import create_api_key
     from acm.domain.scope import Grant, KeyRole
@@ -561,19 +628,22 @@ def parser() -> argparse.ArgumentParser:
     )
     create.add_argument("--customers", default="", help="agent keys: the customer ids it acts for, comma-separated")
     create.add_argument("--users", default="", help="agent keys: only these user ids of those customers")
-    create.add_argument(
-        "--database-url",
-        default=os.environ.get("ACM_DATABASE_URL"),
-        help="postgresql://… or sqlite:///… of an existing ACM (default ACM_DATABASE_URL, else the data folder's)",
-    )
-    create.add_argument(
-        "--data-dir", type=Path, help=f"data folder of the embedded ACM whose database to use (default {DATA_DEFAULT})"
-    )
+    _gateway_store_options(create, "postgresql://… or sqlite:///… of an existing ACM", "whose database to use")
     create.set_defaults(run=_keys_create)
     master = keys_sub.add_parser(
         "master-key", help="print a new master key for ACM_MASTER_KEY (wraps the bus's data keys; docs/privacy.md)"
     )
     master.set_defaults(run=_keys_master_key)
+    rotate = keys_sub.add_parser(
+        "rotate-master",
+        help="re-wrap every data key under a new master key (resumable; docs/privacy.md, Master key rotation)",
+        description="Embedded: stop `acm serve`; a new master.key is made and every data key re-wrapped by it. "
+        "Distributed: run with ACM_MASTER_KEY=<new> ACM_MASTER_KEY_PREVIOUS=<old> (as the gateways run during the "
+        "rotation) and --database-url of the gateway's store. Run again after an interruption: it goes on.",
+    )
+    _gateway_store_options(rotate, "the gateway's store, postgresql://… (distributed)", "whose master key to rotate")
+    rotate.add_argument("--batch", type=int, default=500, help="data keys re-wrapped between progress lines")
+    rotate.set_defaults(run=_keys_rotate_master)
 
     bench = sub.add_parser(
         "bench",

@@ -35,7 +35,7 @@ from acm.read.reader import read_side
 from acm.read.session import LoadSession
 from acm.runtime import LIVENESS, HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource
-from acm.sealing import SealingBus, StoreKeyring, master_key_bytes, shredder_of
+from acm.sealing import SealingBus, StoreKeyring, master_keys, shredder_of
 from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
 from acm_gateway.agents import Agents
@@ -258,17 +258,17 @@ def build_server(
 
 async def run(settings: GatewaySettings) -> None:
     try:  # before any store is opened; the message never holds the value
-        master_key = master_key_bytes(settings.master_key)
+        masters = master_keys(settings.master_key, settings.master_key_previous.split(","))
     except ValueError as exc:
-        reason = "is required" if not settings.master_key else f"is not valid: {exc}"
-        raise SystemExit(f"GatewaySettings: cannot start: ACM_MASTER_KEY {reason} (docs/privacy.md)") from None
+        reason = "ACM_MASTER_KEY is required" if not settings.master_key else str(exc)
+        raise SystemExit(f"GatewaySettings: cannot start: {reason} (docs/privacy.md)") from None
     timeout = settings.store_timeout_s
     rel = await open_relational(
         settings.database_url, timeout, (settings.db_pool_min, settings.db_pool_max), service="gateway"
     )
     cache = await open_cache(settings.cache_url, timeout)
     # The bus's data keys, in the gateway's store wrapped by the master key; turns and edits sealed (acm.sealing).
-    data_keys = StoreKeyring(SqlDataKeyRepo.of(rel), master_key, ttl_s=DATA_KEY_TTL_S)
+    data_keys = StoreKeyring(SqlDataKeyRepo.of(rel), masters, ttl_s=DATA_KEY_TTL_S)
     bus = SealingBus(open_bus(settings.bus_url, client_id="acm-gateway", timeout_s=timeout), data_keys)
     tls = ClientTls.of(settings)
     channel = open_channel(settings.retrieve_addr, tls, round_robin=True)

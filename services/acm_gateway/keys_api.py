@@ -40,7 +40,7 @@ class KeysServicer(InternalServicer[KeySource], keys_pb2_grpc.KeysServicer, log=
             check_id("scope.client_id", scope.client_id)
             if self._data_keys is None:
                 return keys_pb2.GetDataKeyResponse(found=False)
-            owner = (scope.client_id, scope.customer_id, scope.user_id)
+            owner = (scope.client_id, scope.customer_id, scope.user_id, scope.session_id)
             if request.key_id:
                 key = await self._data_keys.by_id(owner, request.key_id)
             else:

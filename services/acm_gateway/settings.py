@@ -56,6 +56,9 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     # mode (the gateway refuses to start without it); `acm keys master-key` makes one. Lost: every sealed record
     # on the bus is unreadable (as after a Forget of everyone).
     master_key: str = Field("", repr=False)
+    # While a master-key rotation runs (docs/privacy.md): the old master key(s), comma-separated, which still
+    # unwrap the data keys `acm keys rotate-master` has not re-wrapped yet. Empty once it reports 0 left.
+    master_key_previous: str = Field("", repr=False)
 
     @field_validator("cors_origins")
     @classmethod

@@ -150,14 +150,14 @@ async def test_services_get_data_keys_from_the_gateway_and_never_a_destroyed_one
     keys_gateway: tuple[str, StoreKeyring],
 ) -> None:
     addr, data_keys = keys_gateway
-    owner = (f"c-{uuid.uuid4().hex[:6]}", "acme", "alice")
+    owner = (f"c-{uuid.uuid4().hex[:6]}", "acme", "alice", "s1")
     async with grpc.aio.insecure_channel(addr) as channel:
         ring = GrpcKeyring(channel, 2.0, ttl_s=0.0, service_token_secret=SECRET)
         made = await ring.current(owner)
         assert made == await data_keys.current(owner)  # the gateway's own key, made on first use
         assert await ring.by_id(owner, made.key_id) == made
-        assert await ring.by_id((owner[0], "acme", "bob"), made.key_id) is None  # another owner's id: no key
-        assert await data_keys.destroy((owner[0], "acme", "")) == 1  # a customer Forget
+        assert await ring.by_id((owner[0], "acme", "bob", "s1"), made.key_id) is None  # another owner's id: no key
+        assert await data_keys.destroy((owner[0], "acme", "", "")) == 1  # a customer Forget
         assert await ring.by_id(owner, made.key_id) is None
         assert (await ring.current(owner)).key_id != made.key_id  # a new key from then on
 

@@ -278,7 +278,7 @@ _PG_MEMORY_METADATA = Migration(
 )
 
 # The bus's data keys (acm.sealing), in the gateway's store: one current key per owner (a user, a customer, a
-# client: "" for the parts above its level), wrapped by the master key. A Forget deletes the owner's rows.
+# client: "" for the parts below its level), wrapped by the master key. A Forget deletes the owner's rows.
 _DATA_KEYS = (
     """
     CREATE TABLE IF NOT EXISTS data_keys (
@@ -293,6 +293,52 @@ _DATA_KEYS = (
     """,
 )
 _DATA_KEYS_MIGRATION = Migration(2, "data keys of the sealed bus", _DATA_KEYS)
+
+# Data keys per session (a session Forget destroys its key) and the master key that wrapped each (rotation):
+# the owner gains session_id ("" for a user's own key and above), unique with it. Re-runnable.
+_DATA_KEY_SESSIONS = "data keys per session, and the master key of each"
+_PG_DATA_KEY_SESSIONS = Migration(
+    3,
+    _DATA_KEY_SESSIONS,
+    (
+        "ALTER TABLE data_keys ADD COLUMN IF NOT EXISTS session_id text NOT NULL DEFAULT ''",
+        "ALTER TABLE data_keys ADD COLUMN IF NOT EXISTS master_id text NOT NULL DEFAULT ''",
+        "ALTER TABLE data_keys DROP CONSTRAINT IF EXISTS data_keys_client_id_customer_id_user_id_key",
+        "CREATE UNIQUE INDEX IF NOT EXISTS data_keys_owner_idx "
+        "ON data_keys (client_id, customer_id, user_id, session_id)",
+    ),
+)
+
+
+async def _data_key_sessions(tx: Tx) -> None:
+    # SQLite cannot drop a table's UNIQUE constraint: the table is copied into one with the new owner.
+    have = {row["name"] for row in await tx.fetch("PRAGMA table_info(data_keys)")}
+    if "session_id" in have:
+        return
+    await tx.execute(
+        """
+        CREATE TABLE data_keys_by_session (
+            key_id      text PRIMARY KEY,
+            client_id   text NOT NULL,
+            customer_id text NOT NULL,
+            user_id     text NOT NULL,
+            session_id  text NOT NULL DEFAULT '',
+            wrapped     text NOT NULL,
+            master_id   text NOT NULL DEFAULT '',
+            created_at  text NOT NULL,
+            UNIQUE (client_id, customer_id, user_id, session_id)
+        )
+        """
+    )
+    await tx.execute(
+        "INSERT INTO data_keys_by_session (key_id, client_id, customer_id, user_id, wrapped, created_at) "
+        "SELECT key_id, client_id, customer_id, user_id, wrapped, created_at FROM data_keys"
+    )
+    await tx.execute("DROP TABLE data_keys")
+    await tx.execute("ALTER TABLE data_keys_by_session RENAME TO data_keys")
+
+
+_SQLITE_DATA_KEY_SESSIONS = Migration(3, _DATA_KEY_SESSIONS, (_data_key_sessions,))
 
 _FORGET_IDS = ("customer_id", "user_id", "session_id")
 
@@ -378,7 +424,7 @@ POSTGRES = Migrations(
             _PG_MEMORY_METADATA,
         ),
         "jobs": (Migration(1, _BEFORE, _PG_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _PG_DEAD_LETTER_SCOPES),
-        "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION),
+        "api_keys": (Migration(1, _BEFORE, _PG_API_KEYS), _DATA_KEYS_MIGRATION, _PG_DATA_KEY_SESSIONS),
         "processed": (Migration(1, _BEFORE, _PG_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _PG_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _PG_SCHEMAS),),
@@ -663,7 +709,11 @@ SQLITE = Migrations(
             ),
         ),
         "jobs": (Migration(1, _BEFORE, _SQLITE_JOBS), _JOBS_LISTING, _DEAD_LETTERS, _SQLITE_DEAD_LETTER_SCOPES),
-        "api_keys": (Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)), _DATA_KEYS_MIGRATION),
+        "api_keys": (
+            Migration(1, _BEFORE, (*_SQLITE_API_KEYS, _add_key_columns)),
+            _DATA_KEYS_MIGRATION,
+            _SQLITE_DATA_KEY_SESSIONS,
+        ),
         "processed": (Migration(1, _BEFORE, _SQLITE_PROCESSED),),
         "audit": (Migration(1, _BEFORE, _SQLITE_AUDIT),),
         "schemas": (Migration(1, _BEFORE, _SQLITE_SCHEMAS),),
