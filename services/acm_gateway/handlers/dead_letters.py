@@ -10,11 +10,15 @@ from datetime import UTC
 
 from google.protobuf.message import DecodeError
 
+from acm.convert import fields_of
 from acm.ports.bus import PermanentError, Record
 from acm.ports.stores import DeadLetterEntry, DeadLetterRepo
 from acm.v1 import common_pb2, events_pb2
 
 GROUP = "gateway-dead-letters"  # one group for every replica: each letter is kept once
+# What an entry takes as it is from the DeadLetter, and from the scope its event claims.
+_LETTER_FIELDS = ("group", "topic", "key", "reason", "attempts", "event_id")
+_SCOPE_FIELDS = ("client_id", "customer_id", "user_id", "session_id")
 
 
 def _scope_of(value: bytes) -> common_pb2.Scope:
@@ -39,17 +43,9 @@ class DeadLetterHandler:
         await self.letters.add(
             DeadLetterEntry(
                 letter_id=f"{record.topic}/{record.partition}/{record.offset}",
-                client_id=scope.client_id,
-                group=letter.group,
-                topic=letter.topic,
-                key=letter.key,
-                reason=letter.reason,
-                attempts=letter.attempts,
+                **fields_of(letter, _LETTER_FIELDS),
+                **fields_of(scope, _SCOPE_FIELDS),
                 size_bytes=len(letter.value),
                 failed_at=letter.failed_at.ToDatetime(tzinfo=UTC),
-                event_id=letter.event_id,
-                customer_id=scope.customer_id,
-                user_id=scope.user_id,
-                session_id=scope.session_id,
             )
         )
