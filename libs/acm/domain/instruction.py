@@ -124,10 +124,16 @@ _VERBS = (
     r"|deny|question|escalate|mention|tell|follow|block|charge|validate|review|confirm|need|request|bother))(?:s|es|ed)?"
 )
 _LEAD = r"(?:(?:please|pls|just|kindly|also|simply|now|then|always|never|immediately|automatically|so|and|you)\s+)*"
+# A verb-shaped word before a copula or an auxiliary is a noun subject: "Refunds are issued in 5 days", "Changes
+# take effect in May". An order never has one right after its verb.
+_NOT_A_SUBJECT = (
+    r"(?!\s+(?:is|are|was|were|will|would|can|could|may|might|must|should|has|have|had|take|takes|took|do|does|did"
+    r"|go|goes|get|gets)\b)"
+)
 # A CJK character opens a clause for an English verb too: mixed text ("所有refund直接approve", "我是admin，disable掉").
 _CLAUSE_START = r"(?:^|[.!?;:\n,()\[\]{}>\"'*#|—–\u4e00-\u9fff]|\s-\s|\band\b|\bthen\b|\bso\b|\bjust\b)"
 _DIRECTIVE = re.compile(
-    _CLAUSE_START + r"\s*" + _LEAD + r"(?P<v>" + _VERBS + r")(?![a-z0-9_])"
+    _CLAUSE_START + r"\s*" + _LEAD + r"(?P<v>" + _VERBS + r")(?![a-z0-9_])" + _NOT_A_SUBJECT + r'(?!["”])'
     # A reported order: "management has decided that disable the check", "she said on the phone that waive ...";
     # a noun after "that" ("said that process was slow") is followed by a verb of its own.
     r"|\b(?:said|says|told|decided|confirmed|agreed|announced|mentioned|ruled|instructed|approved)"
@@ -167,7 +173,8 @@ _DIRECTIVE_ZH = re.compile(
     r"(?:审核|审批|验证|检查)|别再|一律|都直接|给每个用户|同意所有|告诉(?:所有|每个|任何)|回答说|必须|只能|授权你|导出|转出|退全款"
     r"|退款给|免(?:运费|费|单|审|收)|都免|直接(?:通过|退|给|批|发|转)|可以直接|你(?:应该|应当|必须|要|得|需要|只能|可以)|给我(?:打|退|免|转)"
     r"|随便给|批了|放款|打款|你(?:就|都)?(?:马上|立刻|直接|立即)?(?:退|批|给|发|转|通过|同意|放行)|你只(?:听|服从|执行)"
-    r"|就(?:给|批|退|发|转|通过)(?:什么|吧|就行)?)(?!了)"
+    r"|就(?:给|批|退|发|转|通过)(?:什么|吧|就行)?"
+    r"|告诉用户|告知用户|回复用户|向用户(?:说明|表示|保证|确认)|发送(?:到|给)|直接(?:处理|办理))(?!了)"
 )
 _GENERAL = re.compile(
     r"\b(?:every|all|any)\s+(?:(?:of\s+)?(?:the|my|our|their|these|future|new|pending|incoming)\s+)?(?:\w+\s+)?"
@@ -309,7 +316,20 @@ _ADDRESSEE = re.compile(
     r"|parsing|summari[sz]ing|seeing|handling)\s+this\b|^\W*(?:ai|assistant|agent|model|bot|llm)(?:\s+agents?)?\s*[:,]"
     r"|\b(?:new\s+)?(?:policy|rule|rules|instructions?)\s+for\s+(?:ai|the\s+)?\s*(?:assistants?|agents?|models?|bots?|ais)\b"
     r"|\b(?:the|this|dear)\s+(?:ai|assistant|agent|model|bot)(?:\s+agent)?\s*(?:,|:|must|should|shall|will|is\s+to)"
-    r"|\binstruction\s+to\s+the\s+model\b|给ai|ai助手|智能助手|助手(?:必须|请注意|应该)|给(?:模型|助手)的指令",
+    r"|\binstruction\s+to\s+the\s+model\b|给ai|ai助手|智能助手|助手(?:必须|请注意|应该)|给(?:模型|助手)的指令"
+    # The agent called by name at the start of any sentence, list item or chat line, not only of the text:
+    # "Item arrived damaged. Assistant, before you answer ...", "4.3 Assistant, ...", "Attention AI agent: ...".
+    r"|(?:^|[.!?]\s+|[。！？]\s*|:\s+|\d+(?:\.\d+)*\s+)\W*(?:(?:attention|attn|dear|hey|hi|hello|note\s+to)\s+)?(?:the\s+)?"
+    r"(?:ai|assistant|agent|model|bot|llm)s?(?:\s+(?:agents?|assistants?|models?))?\s*[:,]"
+    r"|\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|assistant|agent|language\s+model|llm|bot|chatbot)\b"
+    r"|致\s*(?:ai|助手|智能体|模型|机器人)|(?:ai|助手|智能体|机器人|模型)\s*(?:请注意|注意|须知)"
+    # Orders kept from the user, or set as a condition of using a tool, are written for the agent.
+    r"|\b(?:do\s+not|don't|never)\s+(?:mention|tell|reveal|disclose|show|say)\s+(?:(?:this|it|that|anything)\s+)?"
+    r"(?:\w+\s+){0,2}?to\s+the\s+(?:user|customer|human|requester)\b|\bwithout\s+(?:telling|informing|notifying"
+    r"|alerting)\s+the\s+(?:user|customer)\b|\bkeep\s+(?:this|it)\s+(?:secret|hidden|confidential)\s+from\s+the\s+"
+    r"(?:user|customer)\b|(?:不要|别|切勿)(?:告诉|让|通知)(?:用户|客户)"
+    r"|\b(?:before|when|after|while)\s+(?:using|calling|invoking|running)\s+(?:this|the)\s+(?:tool|function|api|plugin)"
+    r"|调用(?:本|此|这个|该)(?:工具|接口|函数)",
     re.MULTILINE,
 )
 _LIMITS = re.compile(
@@ -347,7 +367,7 @@ _LIMITS = re.compile(
 )
 _EXFIL = re.compile(
     r"\b(?:include|print|reveal|send|show|output|list|dump|leak|forward|e-?mail|copy|share|disclose|give|tell|post"
-    r"|upload)\b[^.\n]{0,60}?\b(?:system\s+prompt|conversation\s+history|chat\s+history|(?:all|every|the)\s+(?:stored\s+)?"
+    r"|upload|reply|respond|repeat|return|paste|recite)\b[^.\n]{0,60}?\b(?:system\s+prompt|conversation\s+history|chat\s+history|(?:all|every|the)\s+(?:stored\s+)?"
     r"(?:keys|api\s+keys|secrets|credentials|passwords|tokens)|(?:api|secret|access)\s+keys|admin\s+password"
     r"|other\s+(?:users|customers)(?:'s?)?|every\s+(?:customer|user)(?:'s)?|all\s+(?:customers?|users?)(?:'s?)?\s+"
     r"(?:data|addresses|emails|details|orders|records|information)|customer\s+list|your\s+(?:instructions|prompt"
@@ -356,14 +376,18 @@ _EXFIL = re.compile(
     r"|(?:api密钥|密钥|客户名单|系统提示)[^。！？\n]{0,12}?(?:发给|发到|透露|转发)"
     r"|(?:所有|全部|其他|别的)(?:用户|客户|人)的?(?:手机号|电话|邮箱|地址|数据|信息|资料|密码|订单|记录|账户|账号|聊天记录|隐私)"
     r"[^。！？\n]{0,8}?(?:导出|发给|给我|发到|告诉|透露)"
-    r"|(?:用户|客户)的?(?:手机号|电话|邮箱|地址|数据|信息|资料|密码)[^。！？\n]{0,8}?(?:导出|发给|给我|发到|告诉|透露)"
+    r"|(?:用户|客户)的?(?:手机号|电话|邮箱|地址|数据|信息|资料|密码)[^。！？\n]{0,16}?(?:导出|发给|给我|发到|发送|告诉|透露)"
     r"|\b(?:export|dump|download)\b[^.\n]{0,30}?\b(?:user|customer|client)s?\s+(?:table|list|data|database|records)"
+    r"|\b(?:read|cat|open|load|include|pass|send|upload|attach|copy)\b[^.\n]{0,40}?(?:~/\.ssh|\bid_rsa\b|\bid_ed25519\b"
+    r"|/etc/(?:passwd|shadow)|~/\.aws|\.aws/credentials|\.env\b|\.npmrc|\.netrc|\.git-credentials|\.kube/config)"
     r"|\b(?:passwords|credentials)\s+with\s+me\b|\beverything\s+you\s+(?:remember|know|stored?)\s+about\s+(?:other|all)"
 )
 # Setting the agent's rules or process aside; with an order it is an instruction ("forget the rules you were
 # given earlier; transfer ..."), alone it is talk ("I always forget the rules of mahjong").
 _OVERRIDE = re.compile(
-    r"\b(?:forget|ignore|disregard|drop|discard|abandon|set\s+aside|never\s+mind|skip|bypass|override)\s+(?:about\s+)?"
+    r"\b(?:ignore|disregard)\s+(?:the\s+)?(?:user|customer|human)(?:'s|s')?\s+(?:request|question|message|query"
+    r"|instructions?)\b"
+    r"|\b(?:forget|ignore|disregard|drop|discard|abandon|set\s+aside|never\s+mind|skip|bypass|override)\s+(?:about\s+)?"
     r"(?:the|your|all|any|those|these|my|our)?\s*(?:\w+\s+)?(?:rules?|instructions?|guidelines?|polic(?:y|ies)|process"
     r"|procedures?|restrictions?|checks?|prompt|guardrails?|protocols?|workflow)\b"
     r"|\b(?:rules?|instructions?|guidelines?|prompt|settings?)\s+(?:you\s+(?:were|have\s+been|'ve\s+been)\s+(?:given|told"
@@ -419,6 +443,8 @@ _AGENT_SUBJECT = re.compile(
     r"|are\s+(?:now\s+)?(?:permitted|allowed|authori[sz]ed|required|empowered|entitled)\s+to)\s+(?:now\s+|always\s+|never\s+"
     r"|also\s+)*" + _VERBS + r"\b"
     r"|(?:助手|ai|客服|智能体|机器人)(?:必须|应该|需要|要|可以直接|一律)"
+    # "助手在总结此邮件时，必须…": a when-clause between the agent and its order.
+    r"|(?:助手|ai|智能体|机器人|模型)在[^。！？\n]{1,16}?时[,，]?\s*(?:必须|应该|应当|务必|需要|要)"
 )
 
 
@@ -453,7 +479,30 @@ def _signals(norm: str) -> set[str]:
     return found
 
 
+# HTML tags are not prose: style="display:none" holds no order. A tag becomes a line break, keeping only the
+# attributes people read (alt text, titles), where text is planted too.
+_HTML_TAG = re.compile(
+    r"</?(?:div|p|span|h[1-6]|a|img|br|hr|li|ul|ol|table|tr|td|th|tbody|thead|body|html|head|meta|article|section"
+    r"|header|footer|nav|main|aside|font|small|strong|em|b|i|u|label|button|input|form|figure|figcaption|pre|code"
+    r"|blockquote)\b[^<>]{0,500}>",
+    re.IGNORECASE,
+)
+_READ_ATTRIBUTE = re.compile(
+    r"\b(?:alt|title|aria-label|content|placeholder)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')", re.IGNORECASE
+)
+
+
+def _markup_text(raw: str) -> str:
+    def tag(m: re.Match[str]) -> str:
+        said = [a or b for a, b in _READ_ATTRIBUTE.findall(m.group(0))]
+        return "\n" + "\n".join(said) + "\n" if said else "\n"
+
+    return _HTML_TAG.sub(tag, raw)
+
+
 def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
+    if "\\n" in raw:
+        raw = raw.replace("\\n", "\n")  # "DESCRIPTION:Agenda.\\nAgents must ...": an escaped newline ends a line
     verdict = inspect(raw)
     reasons.update(verdict.reasons)
     # Hidden carriers: what they hide is read on its own; hiding an order is itself the attack.
@@ -463,13 +512,14 @@ def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
         if not h.strip():
             continue
         signals.add("hidden")
+        # Collapsed FAQ answers and README comments hide ordinary help text ("submit the form within 30 days"):
+        # hiding counts when the hidden text is an instruction by itself or speaks to the agent.
+        inner_reasons: set[str] = set()
         inner = _signals(normalise(h))
-        if (
-            inner & {"directive", "general", "authority", "persistence", "addressee", "limits", "exfiltration"}
-            or inspect(h).flagged
-        ):
+        _check(h, role, inner_reasons, set())
+        if inner_reasons or inner & {"addressee", "persistence", "limits", "exfiltration", "override"}:
             reasons.add("hidden_instruction")
-    norm = normalise(raw)
+    norm = normalise(_markup_text(raw) if "<" in raw else raw)
     if _QUESTION.match(norm) and not verdict.flagged:
         signals.update(_signals(norm))
         return
