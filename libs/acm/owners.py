@@ -8,11 +8,13 @@ from dataclasses import dataclass
 import grpc
 
 from acm.adapters.grpc_architect import GrpcArchitect
-from acm.adapters.grpc_keys import CachedKeySource, GrpcKeySource
+from acm.adapters.grpc_keys import CachedKeySource, GrpcKeySource, keyring_from_gateway
+from acm.bootstrap import open_bus
 from acm.channels import ClientTls, open_channel
 from acm.ports.owners import KeySource, SchemaSource
 from acm.ports.stores import ApiKeyRepo, SchemaRepo
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource, RepoSchemaSource
+from acm.sealing import SealingBus
 from acm.settings import KeysFromGateway, SchemasFromArchitect
 
 
@@ -57,3 +59,12 @@ def remote_owners(
     key_source, key_channel = keys_from_gateway(keys, tls, timeout_s)
     schema_source, schema_channel = schemas_from_architect(schemas, tls, timeout_s)
     return Owners(key_source, schema_source, (key_channel, schema_channel))
+
+
+def sealed_bus_from_gateway(
+    bus_url: str, service: str, keys: KeysFromGateway, tls: ClientTls | None, timeout_s: float
+) -> tuple[SealingBus, grpc.aio.Channel]:
+    """A distributed service's bus (client id ``acm-<service>``): bodies with a user's data sealed with the
+    gateway's data keys and opened on delivery (acm.sealing); the channel to the gateway: to close at the stop."""
+    keyring, channel = keyring_from_gateway(keys, tls, timeout_s)
+    return SealingBus(open_bus(bus_url, client_id=f"acm-{service}", timeout_s=timeout_s), keyring), channel

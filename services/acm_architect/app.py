@@ -6,17 +6,15 @@ from collections.abc import Sequence
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
-from acm.adapters.grpc_keys import keyring_from_gateway
 from acm.adapters.openai_llm import llm_from_settings
-from acm.bootstrap import Relational, open_bus, open_relational
+from acm.bootstrap import Relational, open_relational
 from acm.channels import ClientTls
 from acm.domain.archetypes import Embed
-from acm.owners import keys_from_gateway
+from acm.owners import keys_from_gateway, sealed_bus_from_gateway
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.owners import KeySource
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
-from acm.sealing import SealingBus
 from acm.transport import ServerTls
 from acm.v1 import architect_pb2, architect_pb2_grpc
 from acm_architect import GROUP
@@ -58,9 +56,9 @@ def register(
 
 async def run(settings: ArchitectSettings) -> None:
     rel = await open_relational(settings.database_url, settings.store_timeout_s, service="architect")
-    keyring, keyring_channel = keyring_from_gateway(settings, ClientTls.of(settings), settings.store_timeout_s)
-    # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
-    bus = SealingBus(open_bus(settings.bus_url, client_id="acm-architect", timeout_s=settings.store_timeout_s), keyring)
+    bus, keyring_channel = sealed_bus_from_gateway(
+        settings.bus_url, "architect", settings, ClientTls.of(settings), settings.store_timeout_s
+    )
     # Only archetype matching embeds here, always with ARCHETYPE_EMBEDDER ("" = keywords only).
     embedder = build_embedder(ARCHETYPE_EMBEDDER, settings.compute_threads) if settings.embedder else None
     keys, channel = keys_from_gateway(settings, ClientTls.of(settings), settings.store_timeout_s)

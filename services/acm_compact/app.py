@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 from acm import topics
-from acm.adapters.grpc_keys import keyring_from_gateway
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.bootstrap import Relational, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
 from acm.forget import ForgetHandler
-from acm.owners import Owners, remote_owners
+from acm.owners import Owners, remote_owners, sealed_bus_from_gateway
 from acm.ports.bus import EventBus
 from acm.ports.memories import SessionMemories
 from acm.ports.owners import SchemaSource
 from acm.ports.stores import Cache
 from acm.read.session import LoadSession
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
-from acm.sealing import SealingBus
 from acm.transport import ServerTls
 from acm.v1 import compact_pb2, compact_pb2_grpc
 from acm_compact import GROUP
@@ -60,9 +58,9 @@ async def run(settings: CompactSettings) -> None:
     timeout = settings.store_timeout_s
     rel = await open_relational(settings.database_url, timeout, service="compact")
     cache = await open_cache(settings.cache_url, timeout)
-    keyring, keyring_channel = keyring_from_gateway(settings, ClientTls.of(settings), timeout)
-    # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
-    bus = SealingBus(open_bus(settings.bus_url, client_id="acm-compact", timeout_s=timeout), keyring)
+    bus, keyring_channel = sealed_bus_from_gateway(
+        settings.bus_url, "compact", settings, ClientTls.of(settings), timeout
+    )
     channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
     owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
     api = register(bus, rel, cache, settings, GrpcMemoryReader(channel, settings.rpc_timeout_s), owners)

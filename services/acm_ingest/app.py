@@ -7,22 +7,20 @@ from datetime import datetime
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
-from acm.adapters.grpc_keys import keyring_from_gateway
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_bus, open_cache, open_relational
+from acm.bootstrap import Relational, open_cache, open_relational
 from acm.channels import ClientTls
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
 from acm.injection_judge import InjectionJudge
 from acm.job_events import JobEvents
-from acm.owners import Owners, remote_owners
+from acm.owners import Owners, remote_owners, sealed_bus_from_gateway
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
-from acm.sealing import SealingBus
 from acm_ingest import GROUP
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
 from acm_ingest.events import BusEvents
@@ -109,9 +107,9 @@ async def run(settings: IngestSettings) -> None:
     timeout = settings.store_timeout_s
     rel = await open_relational(settings.database_url, timeout, service="ingest")
     cache = await open_cache(settings.cache_url, timeout)
-    keyring, keyring_channel = keyring_from_gateway(settings, ClientTls.of(settings), timeout)
-    # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
-    bus = SealingBus(open_bus(settings.bus_url, client_id="acm-ingest", timeout_s=timeout), keyring)
+    bus, keyring_channel = sealed_bus_from_gateway(
+        settings.bus_url, "ingest", settings, ClientTls.of(settings), timeout
+    )
     owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
     idle_sweep = register(
         bus,

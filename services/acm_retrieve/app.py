@@ -6,20 +6,18 @@ import logging
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
-from acm.adapters.grpc_keys import keyring_from_gateway
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational, open_vectors
+from acm.bootstrap import Relational, open_cache, open_graph, open_relational, open_vectors
 from acm.channels import ClientTls
 from acm.forget import ForgetHandler, ForgetJob
 from acm.job_events import JobEvents
-from acm.owners import remote_owners
+from acm.owners import remote_owners, sealed_bus_from_gateway
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.owners import KeySource, SchemaSource
 from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
-from acm.sealing import SealingBus
 from acm.transport import ServerTls
 from acm.v1 import memories_pb2, memories_pb2_grpc, retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
@@ -79,9 +77,9 @@ async def run(settings: RetrieveSettings) -> None:
     graph = await open_graph(settings.graph_url, timeout)
     await vectors.ensure(embedder.dim)
     await warn_other_models(vectors, embedder.name, log)
-    keyring, keyring_channel = keyring_from_gateway(settings, ClientTls.of(settings), timeout)
-    # Bodies with a user's data sealed with the gateway's data keys, opened on delivery (acm.sealing).
-    bus = SealingBus(open_bus(settings.bus_url, client_id="acm-retrieve", timeout_s=timeout), keyring)
+    bus, keyring_channel = sealed_bus_from_gateway(
+        settings.bus_url, "retrieve", settings, ClientTls.of(settings), timeout
+    )
     owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
     register(bus, rel, vectors, graph, embedder, owners.keys, cache)
     server = HealthServer(
