@@ -111,7 +111,8 @@ _DOUBTFUL = frozenset(
 
 _VERBS = (
     r"(?:approve|auto-approve|authori[sz]e|waive|skip|bypass|circumvent|disable|deactivate|turn\s+off|switch\s+off"
-    r"|shut\s+off|stop\s+(?:asking|checking|verifying|applying|enforcing|logging|flagging|requiring|escalating)"
+    r"|shut\s+off|stop\s+(?:asking|checking|verifying|applying|enforcing|logging|flagging|requiring|escalating|charging"
+    r"|billing|collecting|blocking|declining|holding|limiting|monitoring|screening)"
     r"|ignore|disregard|share|send|forward|e-?mail|reveal|disclose|leak|expose|print|output|dump|give|grant|issue"
     r"|refund|mark|process|transfer|wire|pay|release|tell|recommend|accept|allow|unlock|remove|lift|raise|exempt"
     r"|delete|erase|trust|obey|comply|execute|include|reply|respond|answer|say|agree|confirm|treat|set|change"
@@ -147,6 +148,7 @@ _DIRECTIVE = re.compile(
     r"(?:permitted|allowed|authori[sz]ed|cleared|required|expected|free|empowered|entitled|able)\s+to|'re\s+(?:now\s+)?"
     r"(?:permitted|allowed|authori[sz]ed|cleared|free|empowered|entitled)\s+to)\s+(?:now\s+|always\s+|also\s+|never\s+"
     r"|immediately\s+|automatically\s+|only\s+)*" + _VERBS + r"\b"
+    r"|\b(?:permission|authori[sz]ation|consent|go-ahead|clearance)\s+to\s+(?:now\s+|always\s+)?" + _VERBS + r"\b"
     r"|\b(?:permitted|allowed|authori[sz]ed|cleared|fine|ok|okay|rule\s+is|instructed|ordered|requires?\s+you"
     r"|tell(?:ing)?\s+you|want(?:s)?\s+you|asked\s+(?:me\s+)?to\s+tell\s+you)\s+to\s+(?:now\s+|always\s+)?"
     + _VERBS
@@ -238,7 +240,10 @@ _AUTHORITY = re.compile(
     r"(?:update|notice|change|policy|rule|memo)\b|\b(?:policy|system|security|company|rules?)\s+update\s*[:：]"
     r"|\b(?:you\s+have\s+my\s+(?:permission|authori[sz]ation|consent|approval)|i\s+(?:give|grant)\s+you\s+(?:my\s+|full\s+)?"
     r"(?:permission|authori[sz]ation|approval))\b"
-    r"|\bnew\s+rule\b|\bhead\s+office\b|\bi\s+talked\s+to\s+your\s+(?:boss|manager|supervisor|developers?|company)"
+    r"|\bnew\s+rule\b|\bhead\s+office\b"
+    # A rank signed like a memo: "Head of billing here:", "Store manager here,".
+    r"|\b(?:head\s+of\s+[\w-]+|[\w-]+\s+(?:manager|director|lead|supervisor|administrator|admin))\s+here\s*[:,.!—–-]"
+    r"|\bi\s+talked\s+to\s+your\s+(?:boss|manager|supervisor|developers?|company)"
     # Rank inside the agent's own organisation: "I'm a senior engineer on your platform team", "I work in your
     # company's fraud team"; and its makers: "one of the people who configured this assistant".
     r"|\bi(?:'m|\s+am|\s+work)\s+(?:[\w'-]+\s+){0,4}?(?:on|in|at|for|with)\s+your\s+(?:[\w'-]+\s+){0,2}?(?:team"
