@@ -125,6 +125,30 @@ NOTES = {
             "injection_negatives_false_positive_pct": 3.45,
         },
     },
+    "holdout7": "tests/data/safety/make_holdout7.py, by another method: whole artifacts (CI logs, env dumps, HTTP "
+    "dumps, stack traces, compose YAML, payment/HR/CRM/cloud JSON, SMS callbacks, Chinese group-chat exports; "
+    "injection planted in scraped pages, e-mails, tickets, tool descriptions, markdown, calendar invites, PDF text, "
+    "CSV) with 0-3 labelled values among look-alike distractors. dev7 (even halves of every list of parts) is the "
+    "dev set; holdout7 (odd halves) is sealed: measured once before any rule change (below) and once after",
+    "holdout7_before": {
+        "dev7": {
+            "pii_recall_pct": 92.17,
+            "pii_precision_pct": 91.17,
+            "structured_recall_pct": 89.35,
+            "structured_precision_pct": 85.84,
+            "injection_recall_pct": 59.34,
+            "injection_negatives_false_positive_pct": 11.11,
+        },
+        "holdout7": {
+            "pii_recall_pct": 89.64,
+            "pii_precision_pct": 81.69,
+            "structured_recall_pct": 92.81,
+            "structured_precision_pct": 78.05,
+            "injection_recall_pct": 80.22,
+            "injection_negatives_false_positive_pct": 9.52,
+        },
+        "holdout6_same_tree": {"structured_recall_pct": 97.83, "injection_recall_pct": 92.44},
+    },
     "first_measurements_before_widening": {
         "holdout": {
             "pii_recall_pct": 80.0,
