@@ -17,6 +17,8 @@ _NAMES = (
     "letter_id, client_id, grp, topic, record_key, reason, attempts, size_bytes, failed_at, event_id, "
     "customer_id, user_id, session_id"
 ).split(", ")
+# Column → DeadLetterEntry field, read in both directions: the same names but two ("group" and "key" are SQL words).
+_FIELD_OF = {c: {"grp": "group", "record_key": "key"}.get(c, c) for c in _NAMES}
 _COLUMNS = ", ".join(_NAMES)
 
 
@@ -26,20 +28,14 @@ def _text(at: datetime) -> str:
 
 
 def _entry(row: Row) -> DeadLetterEntry:
+    fields = {field: row[column] for column, field in _FIELD_OF.items()}
     return DeadLetterEntry(
-        letter_id=row["letter_id"],
-        client_id=row["client_id"],
-        group=row["grp"],
-        topic=row["topic"],
-        key=row["record_key"],
-        reason=row["reason"],
-        attempts=int(row["attempts"]),
-        size_bytes=int(row["size_bytes"]),
-        failed_at=datetime.strptime(row["failed_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC),
-        event_id=row["event_id"],
-        customer_id=row["customer_id"],
-        user_id=row["user_id"],
-        session_id=row["session_id"],
+        **{
+            **fields,
+            "attempts": int(fields["attempts"]),
+            "size_bytes": int(fields["size_bytes"]),
+            "failed_at": datetime.strptime(fields["failed_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC),
+        }
     )
 
 
@@ -57,19 +53,8 @@ class SqlDeadLetterRepo:
             f"INSERT INTO dead_letters ({_COLUMNS}) VALUES ({', '.join(f':{c}' for c in _NAMES)}) "
             "ON CONFLICT (letter_id) DO NOTHING",
             {
-                "letter_id": letter.letter_id,
-                "client_id": letter.client_id,
-                "grp": letter.group,
-                "topic": letter.topic,
-                "record_key": letter.key,
-                "reason": letter.reason,
-                "attempts": letter.attempts,
-                "size_bytes": letter.size_bytes,
+                **{column: getattr(letter, field) for column, field in _FIELD_OF.items()},
                 "failed_at": _text(letter.failed_at),
-                "event_id": letter.event_id,
-                "customer_id": letter.customer_id,
-                "user_id": letter.user_id,
-                "session_id": letter.session_id,
             },
         )
 
