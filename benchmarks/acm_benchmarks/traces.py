@@ -24,6 +24,15 @@ steps with at least one value to recall (the README's count), while every step i
 tokens and latency counted. After the last message, the end state: the values of the gold actions' kwargs
 that occur in the trajectory, found in each system's context at each budget. The benchmark only scores:
 nothing it reads from the gold data reaches ACM.
+
+Context assembly, apart from the client's latency: before each scored gRPC Fetch, the benchmark calls a read
+side of its own (acm.read.reader.read_side over the embedded ACM's retriever, cache and session owners, as
+the gateway builds it) in this process with the same request, and times that call (`assembly_p50_ms`,
+`assembly_p95_ms`: loading the session when it changed, retrieval, planning and counting) and, inside it,
+the retriever's calls (`retrieval_p95_ms`; the rest is `planning_p95_ms`). The in-process call comes first,
+so it embeds the step's query itself; the gRPC Fetch after it finds that query's vector cached.
+`assembly_mismatches` counts in-process contexts that differ from the gRPC Fetch's (0 when both read the
+same state).
 """
 
 from __future__ import annotations
@@ -45,6 +54,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from acm.client import AcmClient
+    from acm.domain.retrieved import Retrieval, RetrievalQuery
+    from acm.ports.reader import ContextReader
+    from acm.ports.retriever import Retriever
     from acm_cli.embedded import EmbeddedAcm
 
 SYSTEMS: tuple[str, ...] = ("acm", "truncation", "full")
@@ -272,6 +284,10 @@ class Cell:
     tokens: list[int] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     failures: int = 0
+    # acm only: the in-process read side's time for the same request, and its retriever's share of it
+    assembly_ms: list[float] = field(default_factory=list)
+    retrieval_ms: list[float] = field(default_factory=list)
+    mismatches: int = 0
 
     def add(self, wanted: Sequence[str], context: str, tokens: int, latency_ms: float, failed: bool) -> None:
         self.steps += bool(wanted)
@@ -283,16 +299,30 @@ class Cell:
         self.failures += failed
 
     def summary(self) -> dict[str, Any]:
-        return {
+        out = {
             "arg_recall_pct": round(100 * self.found / self.values, 1) if self.values else None,
             "steps": self.steps,
             "values": self.values,
             "mean_context_tokens": round(sum(self.tokens) / len(self.tokens), 1) if self.tokens else None,
             "max_context_tokens": max(self.tokens) if self.tokens else None,
             "failures": self.failures,
-            "p50_ms": round(percentile(self.latencies_ms, 50), 2) if self.latencies_ms else None,
-            "p95_ms": round(percentile(self.latencies_ms, 95), 2) if self.latencies_ms else None,
+            "p50_ms": _pct(self.latencies_ms, 50),
+            "p95_ms": _pct(self.latencies_ms, 95),
         }
+        if self.assembly_ms:
+            planning = [a - r for a, r in zip(self.assembly_ms, self.retrieval_ms, strict=True)]
+            out |= {
+                "assembly_p50_ms": _pct(self.assembly_ms, 50),
+                "assembly_p95_ms": _pct(self.assembly_ms, 95),
+                "retrieval_p95_ms": _pct(self.retrieval_ms, 95),
+                "planning_p95_ms": _pct(planning, 95),
+                "assembly_mismatches": self.mismatches,
+            }
+        return out
+
+
+def _pct(values: Sequence[float], q: float) -> float | None:
+    return round(percentile(values, q), 2) if values else None
 
 
 @dataclass
@@ -354,6 +384,38 @@ def score_end_state(tally: Tally, system: str, budget: int, values: Sequence[str
 
 # ---------------------------------------------------------------------------------------------------
 # Runner (IO)
+
+
+@dataclass
+class TimedRetriever:
+    """The benchmark's read side's retriever, timed from outside the product: the retrieval's share of an
+    assembly (``spent_ms`` since the last reset)."""
+
+    inner: Retriever
+    spent_ms: float = 0.0
+
+    async def retrieve(self, query: RetrievalQuery) -> Retrieval:
+        start = time.perf_counter()
+        try:
+            return await self.inner.retrieve(query)
+        finally:
+            self.spent_ms += (time.perf_counter() - start) * 1000
+
+    async def keyword_ids(self, query: RetrievalQuery, limit: int) -> list[str]:
+        start = time.perf_counter()
+        try:
+            return await self.inner.keyword_ids(query, limit)
+        finally:
+            self.spent_ms += (time.perf_counter() - start) * 1000
+
+
+@dataclass
+class InProcess:
+    """A read side of the benchmark's own over the embedded ACM's stores and owners, called in this process."""
+
+    reads: ContextReader
+    retriever: TimedRetriever
+    client_id: str
 
 
 @dataclass(frozen=True)
@@ -473,8 +535,9 @@ async def _run_all(
     count = Counter()
     settings = EmbeddedSettings(data_dir=data_dir, listen_addr="127.0.0.1:0", embedder=options.embedder)
     async with EmbeddedAcm(settings) as acm, AcmClient(f"127.0.0.1:{acm.port}", acm.api_key, timeout_s=120) as client:
+        local = in_process(acm)
         for n, traj in enumerate(trajectories, start=1):
-            await _replay(traj, client, acm, count, tally)
+            await _replay(traj, client, acm, count, tally, local)
             acm_cell = tally.cells["acm"]
             console.print(
                 f"trajectory {n}/{len(trajectories)}: {len(traj.messages)} messages; arg recall so far "
@@ -483,6 +546,37 @@ async def _run_all(
                 f"failures {sum(c.failures for c in acm_cell.values())} [{time.perf_counter() - t0:.0f} s]"
             )
     return tally
+
+
+def in_process(acm: EmbeddedAcm) -> InProcess:
+    """The read side as the embedded gateway builds it (acm_gateway.app.build_servicer), around a timed retriever."""
+    from acm.adapters.tokenizer import TiktokenCounter
+    from acm.owners import Owners
+    from acm.read.reader import read_side
+    from acm.read.session import LoadSession
+    from acm_cli.embedded import DEV_CLIENT
+    from acm_gateway.settings import GatewaySettings
+
+    owners = Owners.in_process(acm.stores["gateway"].api_keys, acm.stores["architect"].schemas)
+    turns = int(GatewaySettings.model_fields["max_session_turns"].default)
+    load = LoadSession(acm.memories, acm.compactor, owners.schemas, turns)
+    retriever = TimedRetriever(acm.retriever)
+    return InProcess(read_side(retriever, acm.cache, TiktokenCounter(), load), retriever, DEV_CLIENT)
+
+
+async def _assemble(local: InProcess, traj: Trajectory, budget: int) -> tuple[str, float, float]:
+    """The session context from the in-process read side: (context, ms of the call, ms of its retrieval)."""
+    from acm.domain.retrieved import RetrievalQuery
+    from acm.domain.scope import Scope
+
+    scope = Scope(local.client_id, CUSTOMER, f"user-{traj.index}", AGENT, f"session-{traj.index}")
+    local.retriever.spent_ms = 0.0
+    start = time.perf_counter()
+    try:
+        context = (await local.reads.fetch(RetrievalQuery(scope, "", budget, ENCODING))).context
+    except Exception as exc:  # what the gRPC Fetch then reports as a failure; here a mismatch at most
+        context = f"{type(exc).__name__}: {exc}"
+    return context, (time.perf_counter() - start) * 1000, local.retriever.spent_ms
 
 
 def _scope(traj: Trajectory) -> Any:
@@ -551,7 +645,9 @@ async def _acm_context(
     return context, tokens, ms, bool(error) or tokens > budget
 
 
-async def _replay(traj: Trajectory, client: AcmClient, acm: EmbeddedAcm, count: Counter, tally: Tally) -> None:
+async def _replay(
+    traj: Trajectory, client: AcmClient, acm: EmbeddedAcm, count: Counter, tally: Tally, local: InProcess
+) -> None:
     scope = _scope(traj)
     sizes = [count(m.render()) + 1 for m in traj.messages]
     by_position = {s.position: s for s in steps(traj)}
@@ -561,10 +657,15 @@ async def _replay(traj: Trajectory, client: AcmClient, acm: EmbeddedAcm, count: 
         if step is not None:
             await _settle(client, scope, pending, acm, tally)
             for budget in BUDGETS:
+                cell = tally.cells["acm"][budget]
+                assembled, assembly_ms, retrieval_ms = await _assemble(local, traj, budget)
                 context, tokens, ms, failed = await _acm_context(
                     client, scope, budget, count, tally, f"trajectory {traj.index} message {i}"
                 )
-                tally.cells["acm"][budget].add(step.values, context, tokens, ms, failed)
+                cell.add(step.values, context, tokens, ms, failed)
+                cell.assembly_ms.append(assembly_ms)
+                cell.retrieval_ms.append(retrieval_ms)
+                cell.mismatches += assembled != context
                 tally.misses += miss_rows(traj, step, budget, context)
             baseline_cells(tally, traj.messages[:i], sizes[:i], step.values, count)
         turn_id = f"traj-{traj.index}:{i}"
@@ -611,6 +712,14 @@ def print_table(console: Console, result: Mapping[str, Any]) -> None:
             )
     console.width = max(console.width, 120)  # a pipe's 80 columns would cut the cells
     console.print(table)
+    for budget in BUDGETS:
+        row = result["systems"]["acm"][str(budget)]
+        if "assembly_p95_ms" in row:
+            console.print(
+                f"acm @{budget}: context assembly in process p50 {row['assembly_p50_ms']} / p95 "
+                f"{row['assembly_p95_ms']} ms (retrieval p95 {row['retrieval_p95_ms']}, planning p95 "
+                f"{row['planning_p95_ms']}); {row['assembly_mismatches']} contexts differ from the gRPC Fetch's"
+            )
     run_info = result["run"]
     console.print(
         f"{run_info['trajectories']} trajectories, {run_info['messages']} messages ingested, "
