@@ -51,13 +51,15 @@ _SHOWN_FIELDS = (
 )
 
 
+# A Memory's fields a StoredMemory carries as they are, beside its memory.
+_STORED_FIELDS = ("agent_id", "superseded_by", "slot")
+
+
 def stored_to_pb(memory: Memory) -> memories_pb2.StoredMemory:
     return memories_pb2.StoredMemory(
         memory=memory_to_pb(memory, memory.token_count, 0.0),
-        agent_id=memory.agent_id,
+        **fields_of(memory, _STORED_FIELDS),
         status=STATUS_TO_PB[memory.status],
-        superseded_by=memory.superseded_by,
-        slot=memory.slot,
         updated_at=ts(memory.updated_at),
         valid_to=ts(memory.valid_to),
         metadata=dict(memory.metadata),
@@ -78,16 +80,18 @@ def stored_from_pb(pb: memories_pb2.StoredMemory, scope: Scope) -> Memory:
     return Memory(
         **fields_of(shown, _SHOWN_FIELDS),
         owner=scope.owner(shown.tier),
+        **fields_of(pb, _STORED_FIELDS),
         created_at=shown.created_at,
-        agent_id=pb.agent_id,
         updated_at=from_ts(pb.updated_at),
         valid_to=from_ts(pb.valid_to),
         token_count=shown.tokens,
         status=STATUS_FROM_PB.get(pb.status, MemoryStatus.ACTIVE),
-        superseded_by=pb.superseded_by,
-        slot=pb.slot,
         metadata=metadata_pairs(pb.metadata),
     )
+
+
+# What a WrittenMemory carries beside its stored form (ingest's counts and the schema it was written under).
+_WRITTEN_FIELDS = ("mention_count", "access_count", "schema_version")
 
 
 def written_to_pb(
@@ -106,9 +110,7 @@ def written_to_pb(
         created_at=ts(memory.created_at),
         entity_names=list(entity_names),
         stored=stored_to_pb(memory),
-        mention_count=memory.mention_count,
-        access_count=memory.access_count,
-        schema_version=memory.schema_version,
+        **fields_of(memory, _WRITTEN_FIELDS),
     )
 
 
@@ -118,9 +120,7 @@ def written_from_pb(pb: events_pb2.WrittenMemory, scope: Scope) -> Memory:
     if not pb.HasField("stored"):
         raise InvalidRequest(f"memory {pb.memory_id[:40]!r} comes without its stored form (an older publisher)")
     memory = stored_from_pb(pb.stored, scope)
-    return replace(
-        memory, mention_count=pb.mention_count, access_count=pb.access_count, schema_version=pb.schema_version
-    )
+    return replace(memory, **fields_of(pb, _WRITTEN_FIELDS))
 
 
 def layers_from_pb(values: Sequence[int]) -> tuple[Layer, ...]:
