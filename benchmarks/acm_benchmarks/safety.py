@@ -129,7 +129,8 @@ NOTES = {
     "dumps, stack traces, compose YAML, payment/HR/CRM/cloud JSON, SMS callbacks, Chinese group-chat exports; "
     "injection planted in scraped pages, e-mails, tickets, tool descriptions, markdown, calendar invites, PDF text, "
     "CSV) with 0-3 labelled values among look-alike distractors. dev7 (even halves of every list of parts) is the "
-    "dev set; holdout7 (odd halves) is sealed: measured once before any rule change (below) and once after",
+    "dev set; holdout7 (odd halves) is sealed: measured once before any rule change (below) and once after; quote "
+    "holdout7 for traffic the rules have not seen (its author also wrote the rules: an upper bound)",
     "holdout7_before": {
         "dev7": {
             "pii_recall_pct": 92.17,
