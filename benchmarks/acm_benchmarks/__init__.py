@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Callable
 
 from acm_benchmarks.coverage import add_parser as add_coverage
+from acm_benchmarks.fetch_load import add_parser as add_fetch_load
 from acm_benchmarks.fleet import add_parser as add_fleet
 from acm_benchmarks.ingest_stages import add_parser as add_ingest_stages
 from acm_benchmarks.locomo import add_parser as add_locomo
@@ -33,6 +34,7 @@ BENCHMARKS: dict[str, AddParser] = {
     "safety": add_safety,
     "traces": add_traces,
     "fleet": add_fleet,
+    "fetch-load": add_fetch_load,
     "ingest-stages": add_ingest_stages,
     "scale": add_scale,
 }

@@ -149,12 +149,12 @@ _LISTENING = re.compile(r"gateway acm\.v1\.Gateway on (\S+),")
 _KEY = re.compile(r"API key for client '[^']+': (\S+)")
 
 
-async def start_embedded(work: Path) -> Stack:
+async def start_embedded(work: Path, extra_env: dict[str, str] | None = None) -> Stack:
     """`acm serve` on a fresh data folder under ``work`` and a free port; returns once its banner (address and
-    dev key) is printed."""
+    dev key) is printed. ``extra_env``: settings (or PYTHONPATH) for this process only."""
     data = work / "data"
     log_path = work / "embedded.log"
-    env = {**os.environ, "ACM_LOG_LEVEL": os.environ.get("ACM_LOG_LEVEL", "WARNING")}
+    env = {**os.environ, "ACM_LOG_LEVEL": os.environ.get("ACM_LOG_LEVEL", "WARNING"), **(extra_env or {})}
     proc = _start(["-m", "acm_cli", "serve", "--data-dir", str(data), "--listen", "127.0.0.1:0"], env, log_path)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:

@@ -3,8 +3,12 @@ a display, and quiet."""
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 
 def pyplot() -> ModuleType | None:
@@ -18,3 +22,21 @@ def pyplot() -> ModuleType | None:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_result(
+    result: Mapping[str, Any],
+    json_out: Path | None,
+    plot_out: Path | None,
+    draw: Callable[[Mapping[str, Any], Path], bool],
+) -> list[Path]:
+    """A benchmark's result as JSON at ``json_out`` and its plot, drawn from the result alone, at ``plot_out``
+    (each when given); returns the paths written."""
+    written: list[Path] = []
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(result, indent=2) + "\n")
+        written.append(json_out)
+    if plot_out and draw(result, plot_out):
+        written.append(plot_out)
+    return written
