@@ -343,16 +343,26 @@ def add_parsers(
     budget: Callable[[str], int],
 ) -> None:
     """The commands, on acm's subparsers; ``remote`` adds the connection and scope options to each."""
+
+    def command(
+        parent: argparse._SubParsersAction,  # type: ignore[type-arg]
+        name: str,
+        help_text: str,
+        run: Callable[[argparse.Namespace], Awaitable[None]],
+    ) -> argparse.ArgumentParser:
+        """A command that calls a gateway: its connection and scope options, and what runs it."""
+        p: argparse.ArgumentParser = parent.add_parser(name, help=help_text)
+        remote(p)
+        p.set_defaults(run=run)
+        return p
+
     memories = sub.add_parser("memories", help="read, correct and delete memories (the Memory API)")
     msub = memories.add_subparsers(dest="memories_command", required=True, metavar="MEMORIES_COMMAND")
 
-    get = msub.add_parser("get", help="one memory, as JSON")
-    remote(get)
+    get = command(msub, "get", "one memory, as JSON", _get)
     get.add_argument("memory_id", help="the memory's id (from fetch or memories list)")
-    get.set_defaults(run=_get)
 
-    listing = msub.add_parser("list", help="the scope's memories, newest first, filtered")
-    remote(listing)
+    listing = command(msub, "list", "the scope's memories, newest first, filtered", _list)
     listing.add_argument(
         "--tier", action="append", default=[], choices=list(_TIERS), help="only this tier (repeatable)"
     )
@@ -380,40 +390,28 @@ def add_parsers(
     listing.add_argument("--page-token", help="the token the previous page printed")
     listing.add_argument("--all", action="store_true", help="every page")
     listing.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
-    listing.set_defaults(run=_list)
 
-    update = msub.add_parser("update", help="correct a memory: a new version supersedes it")
-    remote(update)
+    update = command(msub, "update", "correct a memory: a new version supersedes it", _update)
     update.add_argument("memory_id", help="the memory to correct (its newest version)")
     update.add_argument("text", help="the corrected text")
     update.add_argument("--source", required=True, help="where the correction comes from, e.g. 'ticket 881'")
     update.add_argument("--wait", action="store_true", help="wait until ingest has applied it")
-    update.set_defaults(run=_update)
 
-    delete = msub.add_parser("delete", help="erase one memory from every store")
-    remote(delete)
+    delete = command(msub, "delete", "erase one memory from every store", _delete)
     delete.add_argument("memory_id", help="the memory to erase")
     delete.add_argument("--wait", action="store_true", help="wait until ingest has erased it")
-    delete.set_defaults(run=_delete)
 
-    history = msub.add_parser("history", help="the versions of a memory or of a slot, oldest first")
-    remote(history)
+    history = command(msub, "history", "the versions of a memory or of a slot, oldest first", _history)
     history.add_argument("memory_id", nargs="?", help="the memory (any of its versions)")
     history.add_argument("--slot", help="a slot instead, e.g. 'alice|lives_in'")
-    history.set_defaults(run=_history)
 
-    export = sub.add_parser("export", help="the user's memories as JSON lines on stdout (acm export … > f.jsonl)")
-    remote(export)
-    export.set_defaults(run=_export)
+    command(sub, "export", "the user's memories as JSON lines on stdout (acm export … > f.jsonl)", _export)
 
-    imports = sub.add_parser("import", help="memories from `acm export`'s JSON lines into the user (idempotent)")
-    remote(imports)
+    imports = command(sub, "import", "memories from `acm export`'s JSON lines into the user (idempotent)", _import)
     imports.add_argument("file", type=Path, help="the .jsonl file, or - for stdin")
     imports.add_argument("--wait", action="store_true", help="wait until ingest has written them")
-    imports.set_defaults(run=_import)
 
-    batch = sub.add_parser("ingest-batch", help="send many turns: a file of JSON lines")
-    remote(batch)
+    batch = command(sub, "ingest-batch", "send many turns: a file of JSON lines", _ingest_batch)
     batch.add_argument(
         "file",
         type=Path,
@@ -421,27 +419,18 @@ def add_parsers(
         '"tool_name": …, "metadata": {…}} (only content is required); - for stdin',
     )
     batch.add_argument("--wait", action="store_true", help="wait until ingest has written every turn")
-    batch.set_defaults(run=_ingest_batch)
 
-    compact = sub.add_parser("compact", help="compact a session's working memory now (needs -s)")
-    remote(compact)
+    compact = command(sub, "compact", "compact a session's working memory now (needs -s)", _compact)
     compact.add_argument("--budget", type=budget, default=0, help="token budget (default 0: the agent schema's)")
-    compact.set_defaults(run=_compact)
 
     agents = sub.add_parser("agents", help="agent schemas: define, get, list")
     asub = agents.add_subparsers(dest="agents_command", required=True, metavar="AGENTS_COMMAND")
-    define = asub.add_parser("define", help="define (or redefine) the agent -a from a description (admin key)")
-    remote(define)
+    define = command(asub, "define", "define (or redefine) the agent -a from a description (admin key)", _agents_define)
     define.add_argument("description", help="what the agent does, in plain words")
     define.add_argument(
         "--overrides", help='JSON merged over the drafted schema, e.g. {"retention": {"mid_ttl_days": 7}}'
     )
     define.add_argument("--archetype", help="force an archetype by name")
-    define.set_defaults(run=_agents_define)
-    get_agent = asub.add_parser("get", help="the agent -a's schema")
-    remote(get_agent)
+    get_agent = command(asub, "get", "the agent -a's schema", _agents_get)
     get_agent.add_argument("--version", type=int, default=0, help="a version (default 0: the latest)")
-    get_agent.set_defaults(run=_agents_get)
-    list_agents = asub.add_parser("list", help="every agent schema of the client")
-    remote(list_agents)
-    list_agents.set_defaults(run=_agents_list)
+    command(asub, "list", "every agent schema of the client", _agents_list)
