@@ -43,6 +43,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from opentelemetry import metrics
 
+from acm.adapters.delivery import wrapped
 from acm.domain.models import new_id
 from acm.domain.scope import ForgetLevel, Scope
 from acm.ports.bus import EventBus, PermanentError, Record, RecordHandler
@@ -222,7 +223,8 @@ class SealingBus:
     def subscribe(
         self, topic: str, group: str, handler: RecordHandler, *, from_now: bool = False, concurrency: int = 1
     ) -> None:
-        self.inner.subscribe(topic, group, self._opening(group, handler), from_now=from_now, concurrency=concurrency)
+        opening = wrapped(handler, lambda h: self._opening(group, h))  # a batching handler's batches opened too
+        self.inner.subscribe(topic, group, opening, from_now=from_now, concurrency=concurrency)
 
     def _opening(self, group: str, handler: RecordHandler) -> Callable[[Record], Awaitable[None]]:
         async def opened(record: Record) -> None:
@@ -482,7 +484,7 @@ def forget_owners(level: ForgetLevel, scope: Scope) -> Owner | None:
     key of a user (each session's and the user's own), of a customer, of a client. None: a session Forget that
     names no session."""
     if level is ForgetLevel.SESSION:
-        return (scope.client_id, scope.customer_id, scope.user_id, scope.session_id) if scope.session_id else None
+        return None
     if level is ForgetLevel.USER:
         return scope.client_id, scope.customer_id, scope.user_id, ""
     if level is ForgetLevel.CUSTOMER:

@@ -86,6 +86,9 @@ class Changes:
     erased: list[str] = field(default_factory=list)
     # What retrieve's graph learns (it owns the graph; ingest resolves entities in its own registry).
     graph: GraphChanges = field(default_factory=GraphChanges)
+    # Facts written whose vectors are still to be computed (text to embed, entities named): embedded for the
+    # turns of a micro-batch at once (IngestTurn.finish), then `indexed`.
+    unembedded: list[tuple[Memory, str, tuple[str, ...]]] = field(default_factory=list)
 
     def wrote(self, memories: Iterable[Memory]) -> None:
         """Memories written without a new vector (a vector published before stays in the index)."""
@@ -95,6 +98,17 @@ class Changes:
     def indexed(self, written: Iterable[WrittenMemory]) -> None:
         for w in written:
             self.written[w.memory.memory_id] = w
+
+
+@dataclass
+class TurnWrites:
+    """One turn written to ingest's stores, its event not published yet (IngestTurn.write)."""
+
+    scope: Scope
+    job_id: str
+    traceparent: str  # the follow-up events' parent
+    changes: Changes
+    counts: dict[str, int]
 
 
 class Events(ExpiryEvents, Protocol):
@@ -141,16 +155,45 @@ class IngestTurn:
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         """Writes the turn, then publishes what it changed with the job's counts (also when nothing was kept:
         the event finishes the job)."""
+        written = await self.write(turn, job_id, traceparent)
+        await self.embed([written])
+        await self.publish(written)
+        return written.counts
+
+    async def write(self, turn: Turn, job_id: str, traceparent: str) -> TurnWrites:
+        """The turn's writes (memories, registry, session state); its facts' vectors and its event are left to
+        `embed` and `publish`, which a micro-batch runs for all its turns at once."""
         # Follow-up events are children of the span handling this turn (the consumer span); the turn's
         # own traceparent is their parent only when no span is current (called outside a consumer).
         parent = traceparent_of_current_span() or traceparent
         changes = Changes()
         counts = await self._ingest(turn, parent, changes)
+        return TurnWrites(turn.scope, job_id, parent, changes, counts)
+
+    async def embed(self, turns: Sequence[TurnWrites]) -> None:
+        """The vectors of every fact the turns wrote, in one embedder call (one ONNX batch)."""
+        pending = [u for t in turns for u in t.changes.unembedded]
+        vectors = await self._batches.embed([text for _, text, _ in pending])
+        at = 0
+        for t in turns:
+            mine, at = vectors[at : at + len(t.changes.unembedded)], at + len(t.changes.unembedded)
+            t.changes.indexed(
+                WrittenMemory(m, v, names) for (m, _, names), v in zip(t.changes.unembedded, mine, strict=True)
+            )
+            t.changes.unembedded.clear()
+
+    async def publish(self, turn: TurnWrites) -> None:
+        """What the turn changed, with the job's counts (MemoriesWritten), once its facts were embedded."""
         # One event id per job: a redelivered turn publishes the same event again, and consumers dedupe it.
         await self.events.memories_written(
-            turn.scope, stable_id("memories", job_id), job_id, changes, counts, self.embedder.name, parent
+            turn.scope,
+            stable_id("memories", turn.job_id),
+            turn.job_id,
+            turn.changes,
+            turn.counts,
+            self.embedder.name,
+            turn.traceparent,
         )
-        return counts
 
     async def _ingest(self, turn: Turn, parent: str, changes: Changes) -> dict[str, int]:
         scope = turn.scope
@@ -228,7 +271,10 @@ class IngestTurn:
         # Turn previews are not search results; facts are, so only they make a prefetched bundle stale.
         await invalidate_prefetch(self.cache, scope, {f.owner for f in facts})
         replied_to = await self._replied_to(turn, plan.speaker) if facts else ""
-        changes.indexed(await self._embedded(facts, mentions_by_fact, replied_to))
+        changes.unembedded.extend(
+            (f, in_context(f.text, replied_to), tuple(m.text for m in ms))
+            for f, ms in zip(facts, mentions_by_fact, strict=True)
+        )
         if self.expire is not None:
             expired = await self.expire(scope, schema.retention, self.now(), parent)
             if expired:
@@ -435,18 +481,6 @@ class IngestTurn:
         if changed:
             await self.entities.upsert(list(changed.values()))
         return {text: known[e.entity_id] for text, e in resolved.items()}  # each with every alias learned
-
-    async def _embedded(
-        self, facts: Sequence[Memory], mentions_by_fact: Sequence[Sequence[Mention]], replied_to: str = ""
-    ) -> list[WrittenMemory]:
-        """The facts with the vectors retrieve indexes them by, and the entities they name."""
-        if not facts:
-            return []
-        vectors = await self._batches.embed([in_context(f.text, replied_to) for f in facts])
-        return [
-            WrittenMemory(f, vector, tuple(m.text for m in ms))
-            for f, vector, ms in zip(facts, vectors, mentions_by_fact, strict=True)
-        ]
 
     async def _replied_to(self, turn: Turn, speaker: str) -> str:
         """The question the turn answers: the last sentence of the session's previous turn, when someone else

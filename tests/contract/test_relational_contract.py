@@ -801,6 +801,17 @@ async def test_processed_events_are_idempotent(store: RelationalStore) -> None:
     assert not await store.processed.seen("ingest", "e2")
 
 
+async def test_processed_events_in_batches(store: RelationalStore) -> None:
+    """A micro-batch's events checked in one query and marked in one statement (ingest's batch path)."""
+    await store.processed.mark("ingest", "b1")
+    await store.processed.mark_all("ingest", ["b2", "b1", "b3", "b2"])  # marked before, repeated: fine
+    await store.processed.mark_all("ingest", [])
+    assert await store.processed.seen_among("ingest", ["b1", "b3", "b4", "b1"]) == {"b1", "b3"}
+    assert await store.processed.seen("ingest", "b2")
+    assert await store.processed.seen_among("anticipate", ["b1", "b2"]) == set()  # per consumer group
+    assert await store.processed.seen_among("ingest", []) == set()
+
+
 async def test_audit_is_scoped_to_the_client_newest_first(store: RelationalStore) -> None:
     await store.audit.record("c1", "denied", "first")
     await store.audit.record("c2", "denied", "other client")

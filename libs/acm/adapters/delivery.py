@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
 
 from google.protobuf.message import DecodeError
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -80,6 +81,60 @@ def batch_size(concurrency: int, most: int) -> int:
     return most if concurrency <= 1 else min(most, concurrency * BATCH_PER_SLOT)
 
 
+class Batch(Protocol):
+    """One micro-batch's handling by a `BatchingHandler`: each record is handled by calling it (retries and
+    dead letters as for any handler), and it may leave the part of its work that is cheaper done for many
+    records at once (ingest: the embedding, the publishes, the processed marks) to `finish`."""
+
+    async def __call__(self, record: Record) -> None: ...
+
+    async def finish(self) -> Sequence[Record]:
+        """The work left by the records handled; returns those whose part failed, in their order (they are
+        delivered again one by one, each with its retries and dead letter). Raises only when nothing can be
+        said of any record (the batch is then not committed, and comes again)."""
+
+
+@runtime_checkable
+class BatchingHandler(Protocol):
+    """A record handler that can also take a micro-batch as a whole (``deliver_batch``)."""
+
+    async def __call__(self, record: Record) -> None: ...
+
+    def batch(self, records: Sequence[Record]) -> Batch:
+        """A handling of ``records`` (the micro-batch, for work it can do for all of them at once up front)."""
+
+
+def wrapped(handler: RecordHandler, wrap: Callable[[RecordHandler], RecordHandler]) -> RecordHandler:
+    """``wrap(handler)`` (a step before a handler, as a bus opening sealed records does), keeping a batching
+    handler batching: the step then also comes before each record of its batches."""
+    return _WrappedBatching(handler, wrap) if isinstance(handler, BatchingHandler) else wrap(handler)
+
+
+class _WrappedBatching:
+    def __init__(self, handler: BatchingHandler, wrap: Callable[[RecordHandler], RecordHandler]) -> None:
+        self._handler = handler
+        self._wrap = wrap
+        self._one = wrap(handler)
+
+    async def __call__(self, record: Record) -> None:
+        await self._one(record)
+
+    def batch(self, records: Sequence[Record]) -> Batch:
+        return _WrappedBatch(self._handler.batch(records), self._wrap)
+
+
+class _WrappedBatch:
+    def __init__(self, batch: Batch, wrap: Callable[[RecordHandler], RecordHandler]) -> None:
+        self._batch = batch
+        self._each = wrap(batch)
+
+    async def __call__(self, record: Record) -> None:
+        await self._each(record)
+
+    async def finish(self) -> Sequence[Record]:
+        return await self._batch.finish()
+
+
 def ordering_group(key: str) -> str:
     """Records whose keys share this run one after another in a micro-batch: the key without its last "/"
     segment (one user's sessions, for <client>/<customer>/<user>/<session> keys; see EventBus.subscribe)."""
@@ -102,7 +157,13 @@ async def deliver_batch(
     Returns once every record was handled or dead-lettered, each with its own span, retries and reason; then
     the caller commits the whole batch. Raises when a dead-letter write failed (after the other groups
     finished; that group's later records are not attempted): the caller commits nothing and the batch comes
-    again, its handled records included, which consumers skip by event_id."""
+    again, its handled records included, which consumers skip by event_id.
+
+    A `BatchingHandler` handles the batch through one `Batch`: its records as above, then `Batch.finish` once
+    for all of them; a record whose finishing part failed is delivered again alone, with the plain handler
+    (its writes are idempotent), before the batch is committed."""
+    batch = handler.batch(records) if isinstance(handler, BatchingHandler) else None
+    each: RecordHandler = batch if batch is not None else handler
     by_key: dict[str, list[Record]] = {}
     for record in records:
         by_key.setdefault(ordering_group(record.key), []).append(record)
@@ -111,12 +172,17 @@ async def deliver_batch(
     async def in_order(chain: list[Record]) -> None:
         async with slots:
             for record in chain:
-                await deliver(bus, group, record, handler, system=system, attempts=attempts, backoff_s=backoff_s)
+                await deliver(bus, group, record, each, system=system, attempts=attempts, backoff_s=backoff_s)
 
     outcomes = await asyncio.gather(*(in_order(chain) for chain in by_key.values()), return_exceptions=True)
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome
+    if batch is None:
+        return
+    for record in await batch.finish():
+        log.info("group %s: %s@%d/%d finishes alone", group, record.topic, record.partition, record.offset)
+        await deliver(bus, group, record, handler, system=system, attempts=attempts, backoff_s=backoff_s)
 
 
 async def _with_retries(

@@ -757,11 +757,30 @@ class SqlProcessedEvents(_Repo):
         return row is not None
 
     async def mark(self, group: str, event_id: str) -> None:
-        await self._ex.execute(
-            "INSERT INTO processed_events (group_name, event_id, at) VALUES (:group, :event_id, :at) "
-            "ON CONFLICT DO NOTHING",
-            {"group": group, "event_id": event_id, "at": self._d.ts(utcnow())},
+        await self._ex.execute(_MARK, {"group": group, "event_id": event_id, "at": self._d.ts(utcnow())})
+
+    async def seen_among(self, group: str, event_ids: Sequence[str]) -> set[str]:
+        ids = list(dict.fromkeys(event_ids))
+        if not ids:
+            return set()
+        rows = await self._ex.fetch(
+            f"SELECT event_id FROM processed_events WHERE group_name = :group AND {self._d.in_list('event_id', 'ids')}",
+            {"group": group, "ids": self._d.array(ids)},
         )
+        return {r["event_id"] for r in rows}
+
+    async def mark_all(self, group: str, event_ids: Sequence[str]) -> None:
+        if not event_ids:
+            return
+        at = self._d.ts(utcnow())
+        rows = [{"group": group, "event_id": e, "at": at} for e in dict.fromkeys(event_ids)]
+        async with self._ex.transaction() as tx:
+            await tx.executemany(_MARK, rows)
+
+
+_MARK = (
+    "INSERT INTO processed_events (group_name, event_id, at) VALUES (:group, :event_id, :at) ON CONFLICT DO NOTHING"
+)
 
 
 class SqlAuditLog(_Repo):

@@ -237,6 +237,12 @@ class ProcessedEvents(Protocol):
 
     async def mark(self, group: str, event_id: str) -> None: ...
 
+    async def seen_among(self, group: str, event_ids: Sequence[str]) -> set[str]:
+        """Which of ``event_ids`` the group marked (one query for a micro-batch)."""
+
+    async def mark_all(self, group: str, event_ids: Sequence[str]) -> None:
+        """``mark`` for each of ``event_ids``, in one statement."""
+
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
