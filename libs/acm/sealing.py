@@ -484,7 +484,7 @@ def forget_owners(level: ForgetLevel, scope: Scope) -> Owner | None:
     key of a user (each session's and the user's own), of a customer, of a client. None: a session Forget that
     names no session."""
     if level is ForgetLevel.SESSION:
-        return None
+        return (scope.client_id, scope.customer_id, scope.user_id, scope.session_id) if scope.session_id else None
     if level is ForgetLevel.USER:
         return scope.client_id, scope.customer_id, scope.user_id, ""
     if level is ForgetLevel.CUSTOMER:

@@ -48,6 +48,45 @@ async def test_embedded_forget_leaves_no_byte_at_any_level(tmp_path: Path) -> No
     assert result["fetch"]["bob_after_alice_forgotten"] == {"his_statement_returned": True, "hers_returned": False}
 
 
+async def test_embedded_session_forget_leaves_no_byte_of_that_session(tmp_path: Path) -> None:
+    """A session Forget: with the bus log kept an hour (its records of the session stay), no byte of any file of
+    the data folder, nor anything the remaining data keys open of the log, holds what was said in the session;
+    the user's other session is still there."""
+    from dataclasses import replace
+
+    from acm.client import AcmClient
+    from acm.v1 import common_pb2, gateway_pb2
+    from acm_benchmarks.forget_residue import embedded_scanner
+    from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
+    from acm_cli.residue import embedded_residue
+
+    rng = random.Random()
+    gone, kept = pseudo_word(rng), pseudo_word(rng)
+    data = tmp_path / "acm"
+    acm = EmbeddedAcm(EmbeddedSettings(data_dir=data, listen_addr="127.0.0.1:0"))
+    acm.urls = replace(acm.urls, bus=f"sqlite:///{data / 'bus.db'}?retention_s=3600")
+    s1, s2 = (common_pb2.Scope(customer_id="acme", user_id="alice", session_id=s) for s in ("s1", "s2"))
+    async with acm, AcmClient(f"127.0.0.1:{acm.port}", acm.api_key) as client:
+        for where, word in ((s1, gone), (s2, kept)):
+            accepted = await client.ingest(where, f"Please always ship my {word} order to the depot, I prefer it.")
+            assert (await client.wait_job(where, accepted.job_id)).status == gateway_pb2.JOB_STATUS_DONE
+        scan = embedded_scanner(data, acm)
+        before = await scan(needles_for([gone]), ())
+        assert (
+            before["relational"] > 0 and before["bus"] > 0 and embedded_residue(data, needles_for([gone]))["bus"] == 0
+        )
+        job = await client.wait_job(s1, await client.forget(s1, "session"))
+        assert job.status == gateway_pb2.JOB_STATUS_DONE, job.error
+        for _ in range(40):  # the checkpoints follow the job within seconds
+            after = await scan(needles_for([gone]), ())
+            if not any(after.values()):
+                break
+            await asyncio.sleep(0.5)
+        assert after == dict.fromkeys(after, 0), after
+        still = await scan(needles_for([kept]), ())
+        assert still["relational"] > 0 and still["bus"] > 0, still  # her other session: untouched
+
+
 @pytest.mark.infra
 async def test_distributed_forget_residue(
     postgres_dsn: str, kafka_bootstrap: str, neo4j_uri: str, redis_url: str, tmp_path: Path
