@@ -104,11 +104,13 @@ class GetDataKeyRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     KEY_ID_FIELD_NUMBER: _builtins.int
     key_id: _builtins.str
-    """empty: the owner's current key, created if it has none"""
+    """Empty: the owner's current key, created if it has none. Else that key, if it is the owner's (or, for a
+    session, its user's: records sealed before keys were per session).
+    """
     @_builtins.property
     def scope(self) -> _common_pb2.Scope:
-        """The key's owner: client_id, customer_id, user_id as acm.sealing.key_owner derives them from an envelope's
-        scope (a user's key; a customer's; a client's). The service token signs it.
+        """The key's owner: client_id, customer_id, user_id, session_id as acm.sealing.key_owner derives them from an
+        envelope's scope (a session's key; a user's; a customer's). The service token signs it.
         """
 
     def __init__(
