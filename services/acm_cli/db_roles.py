@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlparse, urlunparse
 
 from acm.ownership import SERVICES, schema_of
+from acm_cli.admin_options import admin_command, env_option
 from acm_cli.graph_backfill import add_parser as add_entities_parser
 from acm_cli.store_split import TABLES, heirs
 
@@ -33,17 +34,14 @@ PASSWORD_ENV = "ACM_DB_PASSWORD_{SERVICE}"
 def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     db = sub.add_parser("db", help="database administration (talks to Postgres directly)")
     db_sub = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
-    p = db_sub.add_parser(
+    p = admin_command(
+        db_sub,
         "roles",
-        help="create each service's Postgres role and schema, with rights on its own schema only",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "create each service's Postgres role and schema, with rights on its own schema only",
+        __doc__,
+        run,
     )
-    p.add_argument(
-        "--admin-url",
-        default=os.environ.get("ACM_DB_ADMIN_URL"),
-        help="postgresql://… of the database, as a role that may create roles (default ACM_DB_ADMIN_URL)",
-    )
+    env_option(p, "--admin-url", "ACM_DB_ADMIN_URL", "postgresql://… of the database, as a role that may create roles")
     p.add_argument(
         "--password-env",
         default=PASSWORD_ENV,
@@ -65,7 +63,6 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
         help="a database from before per-service schemas: first move each table from public to its owner's "
         "schema (and copy ingest's memories as retrieve's read model); run it before the services start",
     )
-    p.set_defaults(run=run)
     add_entities_parser(db_sub)  # acm db entities: ingest's registry from a graph written before (issue 19)
 
 

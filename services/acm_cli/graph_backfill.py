@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 from typing import Any
 
 from acm.ports.entities import EntityRegistry
 from acm.ports.stores import GraphStore
+from acm_cli.admin_options import admin_command, env_option
 
 log = logging.getLogger("acm.cli")
 
@@ -34,19 +34,15 @@ async def backfill_entities(graph: GraphStore, registry: EntityRegistry, batch: 
 
 
 def add_parser(db_sub: argparse._SubParsersAction[Any]) -> None:
-    p = db_sub.add_parser(
+    p = admin_command(
+        db_sub,
         "entities",
-        help="fill ingest's entity registry from the graph (once, when upgrading to a graph only retrieve opens)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "fill ingest's entity registry from the graph (once, when upgrading to a graph only retrieve opens)",
+        __doc__,
+        run,
     )
-    p.add_argument("--graph-url", default=os.environ.get("ACM_GRAPH_URL"), help="the graph (default ACM_GRAPH_URL)")
-    p.add_argument(
-        "--database-url",
-        default=os.environ.get("ACM_DATABASE_URL"),
-        help="ingest's store, as ingest's role (default ACM_DATABASE_URL)",
-    )
-    p.set_defaults(run=run)
+    env_option(p, "--graph-url", "ACM_GRAPH_URL", "the graph")
+    env_option(p, "--database-url", "ACM_DATABASE_URL", "ingest's store, as ingest's role")
 
 
 async def run(args: argparse.Namespace) -> None:

@@ -9,25 +9,20 @@ it is done, then run it once more for the memories written in between (it only e
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from acm_cli.admin_options import admin_command, env_option
+
 
 def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser(
-        "reindex",
-        help="rebuild the vector index with the configured embedder (resumable)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = admin_command(sub, "reindex", "rebuild the vector index with the configured embedder (resumable)", __doc__, run)
     p.add_argument("--embedder", help="embedding model (default: ACM_EMBEDDER, else the built-in default)")
     p.add_argument("--data-dir", dest="reindex_data_dir", metavar="DIR", type=Path, help="embedded ACM's data folder")
-    p.add_argument("--database-url", default=os.environ.get("ACM_DATABASE_URL"), help="distributed: the database")
-    p.add_argument("--vector-url", default=os.environ.get("ACM_VECTOR_URL"), help="distributed: the vector store")
+    env_option(p, "--database-url", "ACM_DATABASE_URL", "distributed: the database")
+    env_option(p, "--vector-url", "ACM_VECTOR_URL", "distributed: the vector store")
     p.add_argument("--batch", type=int, default=256, help="memories read and embedded at a time")
-    p.set_defaults(run=run)
 
 
 async def run(args: argparse.Namespace) -> None:
