@@ -379,9 +379,9 @@ class DataKeyRepo(Protocol):
 
     async def count_not_wrapped_by(self, master_id: str) -> int: ...
 
-    async def rewrap(self, old: StoredKey, new: StoredKey) -> bool:
-        """Replace ``old``'s wrapping with ``new``'s unless the row changed meanwhile (destroyed, or re-wrapped
-        by a concurrent run); whether it was replaced."""
+    async def rewrap(self, pairs: Sequence[tuple[StoredKey, StoredKey]]) -> int:
+        """For each (old, new): replace ``old``'s wrapping with ``new``'s unless the row changed meanwhile
+        (destroyed, or re-wrapped by a concurrent run); how many were replaced."""
 
     async def purge(self) -> None:
         """What the store must do so replaced and deleted wrappings leave its files (SQLite: a checkpoint)."""
@@ -546,9 +546,7 @@ async def rotate_master(
         rows = await repo.not_wrapped_by(target, after, batch)
         if not rows:
             break
-        for stored in rows:
-            fresh = masters.wrap(stored.key_id, stored.owner, masters.unwrap(stored))
-            done += await repo.rewrap(stored, fresh)
+        done += await repo.rewrap([(k, masters.wrap(k.key_id, k.owner, masters.unwrap(k))) for k in rows])
         after = rows[-1].key_id
         if progress is not None:
             progress(done, total)

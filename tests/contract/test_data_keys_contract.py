@@ -78,11 +78,11 @@ async def test_the_rows_a_rotation_takes_and_its_conditional_rewrap(store: Relat
     assert [k.key_id for k in page] == ["k0", "k1"]
     assert [k.key_id for k in await repo.not_wrapped_by(master_id(new), "k1", 10)] == ["k2", "k3", "k4"]
     fresh = stored("k0", page[0].owner, new)
-    assert await repo.rewrap(page[0], fresh)
-    assert not await repo.rewrap(page[0], fresh)  # as read no more: a concurrent run re-wrapped it
+    assert await repo.rewrap([(page[0], fresh)]) == 1
+    assert await repo.rewrap([(page[0], fresh)]) == 0  # as read no more: a concurrent run re-wrapped it
     assert await repo.by_id("k0") == fresh
     await repo.destroy(("c1", "acme", "u1", ""))
-    assert not await repo.rewrap(page[1], stored("k1", page[1].owner, new))  # destroyed meanwhile: stays gone
+    assert await repo.rewrap([(page[1], stored("k1", page[1].owner, new))]) == 0  # destroyed meanwhile: stays gone
     assert await repo.by_id("k1") is None
     assert await repo.count_not_wrapped_by(master_id(new)) == 3
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -98,11 +98,13 @@ class MemoryKeyRepo:
     async def count_not_wrapped_by(self, master_id: str) -> int:
         return len(await self.not_wrapped_by(master_id, "", len(self.rows)))
 
-    async def rewrap(self, old: StoredKey, new: StoredKey) -> bool:
-        if self.rows.get(old.key_id) != old:
-            return False
-        self.rows[old.key_id] = new
-        return True
+    async def rewrap(self, pairs: Sequence[tuple[StoredKey, StoredKey]]) -> int:
+        done = 0
+        for old, new in pairs:
+            if self.rows.get(old.key_id) == old:
+                self.rows[old.key_id] = new
+                done += 1
+        return done
 
     async def purge(self) -> None: ...
 

@@ -5,6 +5,7 @@ wrapped it (acm.sealing.rotate_master re-wraps)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from acm.adapters.sql_repos import Executor, Row
@@ -92,12 +93,16 @@ class SqlDataKeyRepo:
         )
         return int(row["n"]) if row is not None else 0
 
-    async def rewrap(self, old: StoredKey, new: StoredKey) -> bool:
-        changed = await self._ex.execute(
-            "UPDATE data_keys SET wrapped = :new, master_id = :master_id WHERE key_id = :key_id AND wrapped = :old",
-            {"new": new.wrapped, "master_id": new.master_id, "key_id": old.key_id, "old": old.wrapped},
-        )
-        return changed > 0
+    async def rewrap(self, pairs: Sequence[tuple[StoredKey, StoredKey]]) -> int:
+        changed = 0
+        async with self._ex.transaction() as tx:  # one commit a batch, not one a key
+            for old, new in pairs:
+                changed += await tx.execute(
+                    "UPDATE data_keys SET wrapped = :new, master_id = :master_id "
+                    "WHERE key_id = :key_id AND wrapped = :old",
+                    {"new": new.wrapped, "master_id": new.master_id, "key_id": old.key_id, "old": old.wrapped},
+                )
+        return changed
 
     async def purge(self) -> None:
         await self._ex.purge()
