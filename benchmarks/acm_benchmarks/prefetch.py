@@ -28,7 +28,8 @@ Reported per placement and system: hit rate (the share of scored Fetches whose e
 all in the session's fresh prefetch pool before the Fetch), the share actually served from the pool, Fetch
 latency p50 / p95 (and p50 of the hits, and of the Fetches served from the pool), evidence recall of the
 served bundle, and the pool's bytes per session (mean and max over sessions, against the schema's bound);
-per placement, recall with prefetch minus without, overall and on the Fetches the pool served.
+per placement, recall with prefetch minus without, overall and on the Fetches the pool served, and on how
+many of those the pool's answer had the lower recall, and the higher.
 """
 
 from __future__ import annotations
@@ -193,6 +194,10 @@ def compare(tally: Tally) -> dict[str, Any]:
         "recall_pct_no_prefetch": _mean_recall([n for _, n in served]),
     }
     on_served["recall_difference_pts"] = _diff(on_served["recall_pct_prefetch"], on_served["recall_pct_no_prefetch"])
+    # Per question, not only on average: "the pool never lowers recall" is a claim about each Fetch it serves.
+    both = [(p.recall, n.recall) for p, n in served if p.recall is not None and n.recall is not None]
+    on_served["lowered"] = sum(p < n for p, n in both)
+    on_served["raised"] = sum(p > n for p, n in both)
     return {
         "recall_difference_pts": _diff(_mean_recall([p for p, _ in pairs]), _mean_recall([n for _, n in pairs])),
         "served_from_prefetch": on_served,
@@ -529,7 +534,8 @@ def _print_table(console: Console, result: Mapping[str, Any]) -> None:
         console.print(
             f"{placement}: recall with prefetch − without {block['recall_difference_pts']} points; on the "
             f"{served['n']} Fetches the pool served {served['recall_pct_prefetch']} vs "
-            f"{served['recall_pct_no_prefetch']} % ({served['recall_difference_pts']}); "
+            f"{served['recall_pct_no_prefetch']} % ({served['recall_difference_pts']}; lowered on "
+            f"{served['lowered']}, raised on {served['raised']}); "
             f"gateway outcomes {block['gateway_outcomes']}"
         )
     console.print(f"duration {result['run']['duration_s']} s")

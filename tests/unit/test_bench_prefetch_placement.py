@@ -125,4 +125,6 @@ def test_summaries_leave_unscored_questions_out_of_recall_and_hit_rate_and_pair_
         "recall_pct_prefetch": 50.0,
         "recall_pct_no_prefetch": 100.0,
         "recall_difference_pts": -50.0,
+        "lowered": 1,
+        "raised": 0,
     }
