@@ -584,7 +584,7 @@ _BARE_RANDOM = re.compile(
     r"(?![A-Za-z0-9+/=_-])"
 )
 _HASH_CUE = re.compile(
-    r"(?:commit|sha|hash|checksum|digest|md5|revision|rev|etag|uuid|guid|fingerprint|object|blob|tree|merge|cherry-pick"
+    r"(?:commit|sha(?:1|224|256|384|512)?|ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|public|hash|checksum|digest|md5|revision|rev|etag|uuid|guid|fingerprint|object|blob|tree|merge|cherry-pick"
     r"|revert|git|build|image|id|ids|version|file|path|url|doc|document|sheet|video|record|row|ref|checkout|head|parent"
     r"|trace|traceparent|span|request|release)s?\b[^\n]{0,24}$"
 )
@@ -699,6 +699,64 @@ def _secrets(t: _Text) -> Iterator[Span]:
             yield from _keyed_secret(seg, low, m)
     if len(seg) >= 32:
         yield from _bare_random(t)
+    yield from _assigned_by_name(t)
+
+
+# A value is a secret by the meaning of the name it is assigned to (NAME=v, name: v, "Name": v, a header), not
+# by how random it looks: the name's words (split at _ - . and camelCase) end in a password word, hold
+# "secret", "token" or "credential", or end in "key" after a qualifier that does not name an identifier.
+_ASSIGN_TAIL = r"[\"']?[ \t]*(?::=|=>|[:=：])[ \t]*[\"'`]?(?P<v>[^\s\"'`,;]{4,})"
+_ASSIGNED = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+){0,5})" + _ASSIGN_TAIL)
+# A JSON key or metadata name as the redactor puts it before its value ("rabbitmq default pass: …"): spaces
+# join its words, only at the start and before ": " (in prose, "token accepted sub=…" is sub's value).
+_KEY_PREFIXED = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9]*(?: [A-Za-z0-9]+){1,5}): [\"'`]?(?P<v>[^\s\"'`,;]{4,})")
+_NAME_SPLIT = re.compile(r"[ _.-]+|(?<=[a-z0-9])(?=[A-Z])")
+_PASSWORD_NAMES = frozenset({"pass", "password", "passwd", "pwd", "passphrase", "passcode"})
+_SECRET_NAMES = frozenset({"secret", "secrets", "token", "credential", "credentials", "apikey", "secretkey", "auth"})
+# What a name ending in these words holds is about the secret, not the secret: token_type, password_policy.
+_NOT_VALUE_NAMES = frozenset(
+    """id ids name names type types url uri uris path file files length len expiry expires expiration ttl at
+    in version hint hints policy policies count enabled required min max rotation rotated updated created
+    changed reset endpoint header prefix format mode scope scopes kind algorithm alg hash hashed salt""".split()
+)
+# "<x>_key" names an identifier, not a secret, after these words: idempotency_key, object_key, public_key.
+_ID_KEY_QUALIFIERS = frozenset(
+    """idempotency object public cache sort partition primary foreign routing dedup dedupe lookup row shard
+    s3 storage file message i18n translation index map group event dict hash sort range composite natural
+    surrogate unique license product""".split()
+)
+_WORD_BEFORE = re.compile(r"([a-z0-9]+)[ _.-]?$")
+_VALUE_WORDS = frozenset(
+    {"true", "false", "null", "none", "yes", "no", "on", "off", "undefined", "enabled", "disabled"}
+)
+
+
+def _name_means_secret(name: str, value: str) -> bool:
+    words = [w.lower() for w in _NAME_SPLIT.split(name) if w]
+    if not words or words[-1] in _NOT_VALUE_NAMES:
+        return False
+    if words[-1] in _PASSWORD_NAMES:
+        return True  # a password may be any word
+    # A key or token is random: "auth: token accepted", "secret: classified" are words about it.
+    random = _has_letter_and_digit(value) or (len(value) >= 16 and _entropy(value) >= 3.5)
+    random = random or (len(value) >= 8 and value != value.lower() and value != value.upper())
+    if any(w in _SECRET_NAMES for w in words):
+        return random
+    return words[-1] == "key" and len(words) > 1 and words[-2] not in _ID_KEY_QUALIFIERS and random
+
+
+def _assigned_by_name(t: _Text) -> Iterator[Span]:
+    seg = t.seg
+    if ":" not in seg and "=" not in seg and "：" not in seg:
+        return
+    head = _KEY_PREFIXED.match(seg)
+    for m in [head, *_ASSIGNED.finditer(seg)] if head else _ASSIGNED.finditer(seg):
+        value = m.group("v").rstrip(_TRAILING_PUNCT)
+        low = value.lower()
+        if len(value) < 4 or low in _NOT_A_SECRET or low in _VALUE_WORDS or value.startswith(("${", "{{", "<", "%")):
+            continue
+        if _name_means_secret(m.group("name"), value):
+            yield m.start("v"), m.start("v") + len(value), "secret"
 
 
 def _password_like(value: str, pin: bool) -> bool:
@@ -723,6 +781,10 @@ def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
             return  # "monkey", "turnkey"
     if not _ends_word(low, after) and not (low[after] == "s" and _ends_word(low, after + 1)):
         return  # "keyboard", "tokenizer", "secretary"
+    if m.group(0) == "key":
+        before = _WORD_BEFORE.search(low, max(0, start - 24), start)
+        if before and before.group(1) in _ID_KEY_QUALIFIERS:
+            return  # idempotency_key, object_key, public_key: an identifier's name
     qualified = m.group(0) != "key" or bool(_KEY_QUALIFIED.search(low, max(0, start - 12), start))
     tail = _KEY_ASSIGN_TAIL.match(low, after) if qualified else None
     if tail:
