@@ -20,7 +20,7 @@ from pathlib import Path
 import qdrant_edge as qe
 
 from acm.adapters import qdrant_terms as qt
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
+from acm.domain.scope import ForgetLevel, Scope
 from acm.ports.stores import VectorPoint
 
 
@@ -80,7 +80,7 @@ def _shred(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-class EdgeVectorStore:
+class EdgeVectorStore(qt.ScopedSearch):
     """VectorStore over one qdrant-edge shard in ``path`` (created by ensure, reopened if present)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -151,27 +151,12 @@ class EdgeVectorStore:
             shard = await self._open()
             shard.update(qe.UpdateOperation.upsert_points(batch))
 
-    async def search(
-        self,
-        scope: Scope,
-        vector: Sequence[float],
-        limit: int,
-        tiers: tuple[Tier, ...] = ALL_TIERS,
-        among: Sequence[str] | None = None,
-        *,
-        model: str,
-    ) -> list[tuple[str, float]]:
-        if not tiers or limit <= 0 or (among is not None and not among):
-            return []
+    async def _nearest(self, vector: list[float], visible: qt.Terms, limit: int) -> list[tuple[object, float]]:
         shard = await self._open()
-        visible = to_filter(qt.visible_among(scope, tiers, model, None if among is None else tuple(among)))
         request = qe.QueryRequest(
-            limit=limit,
-            query=qe.Query.Nearest([float(x) for x in vector]),
-            filter=visible,
-            with_payload=False,
+            limit=limit, query=qe.Query.Nearest(vector), filter=to_filter(visible), with_payload=False
         )
-        return [(qt.memory_id_of(p.id), p.score) for p in shard.query(request)]
+        return [(p.id, p.score) for p in shard.query(request)]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None:
         doomed = to_filter(qt.forgetting(scope, level))

@@ -15,7 +15,7 @@ from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse
 
 from acm.adapters import qdrant_terms as qt
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier
+from acm.domain.scope import ForgetLevel, Scope
 from acm.ports.stores import VectorPoint
 
 DEFAULT_COLLECTION = "acm_memories"
@@ -43,7 +43,7 @@ def to_filter(terms: qt.Terms) -> models.Filter:
     return models.Filter(must=[_condition(c) for c in terms.must], should=[_condition(c) for c in terms.should] or None)
 
 
-class QdrantVectorStore:
+class QdrantVectorStore(qt.ScopedSearch):
     """VectorStore over an AsyncQdrantClient (server or local mode); one collection, cosine distance."""
 
     def __init__(self, client: AsyncQdrantClient, collection: str = DEFAULT_COLLECTION, timeout_s: float = 5.0) -> None:
@@ -126,28 +126,12 @@ class QdrantVectorStore:
             # wait=True: a search right after the upsert must see it.
             await self._client.upsert(self._collection, points=structs, wait=True)
 
-    async def search(
-        self,
-        scope: Scope,
-        vector: Sequence[float],
-        limit: int,
-        tiers: tuple[Tier, ...] = ALL_TIERS,
-        among: Sequence[str] | None = None,
-        *,
-        model: str,
-    ) -> list[tuple[str, float]]:
-        if not tiers or limit <= 0 or (among is not None and not among):
-            return []
-        visible = to_filter(qt.visible_among(scope, tiers, model, None if among is None else tuple(among)))
+    async def _nearest(self, vector: list[float], visible: qt.Terms, limit: int) -> list[tuple[object, float]]:
         async with asyncio.timeout(self._timeout_s):
             response = await self._client.query_points(
-                self._collection,
-                query=[float(x) for x in vector],
-                query_filter=visible,
-                limit=limit,
-                with_payload=False,
+                self._collection, query=vector, query_filter=to_filter(visible), limit=limit, with_payload=False
             )
-        return [(qt.memory_id_of(p.id), p.score) for p in response.points]
+        return [(p.id, p.score) for p in response.points]
 
     async def forget(self, scope: Scope, level: ForgetLevel) -> None:
         async with asyncio.timeout(self._timeout_s):

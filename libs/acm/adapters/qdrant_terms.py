@@ -8,10 +8,12 @@ visibility and erasure rules are written once.
 from __future__ import annotations
 
 import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from acm.domain.scope import ForgetLevel, Scope, Tier, forget_columns, owner_columns
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier, forget_columns, owner_columns
 from acm.ports.stores import VectorPoint
 
 # Fields every read or erase filters on; a keyword index on each lets the engine pick candidates by payload.
@@ -82,6 +84,31 @@ def visible_among(scope: Scope, tiers: tuple[Tier, ...], model: str, among: tupl
     """``visibility``, narrowed to the points of ``among`` when given."""
     visible = visibility(scope, tiers, model)
     return visible if among is None else Terms(must=(visible, HasIds(among)))
+
+
+class ScopedSearch(ABC):
+    """VectorStore.search for both adapters: what can find nothing asks neither client, and every search is
+    narrowed by ``visible_among``; each adapter runs the nearest-neighbour query its own way."""
+
+    async def search(
+        self,
+        scope: Scope,
+        vector: Sequence[float],
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+        among: Sequence[str] | None = None,
+        *,
+        model: str,
+    ) -> list[tuple[str, float]]:
+        if not tiers or limit <= 0 or (among is not None and not among):
+            return []
+        visible = visible_among(scope, tiers, model, None if among is None else tuple(among))
+        found = await self._nearest([float(x) for x in vector], visible, limit)
+        return [(memory_id_of(pid), score) for pid, score in found]
+
+    @abstractmethod
+    async def _nearest(self, vector: list[float], visible: Terms, limit: int) -> Iterable[tuple[object, float]]:
+        """(point id, cosine similarity) of the ``limit`` nearest points that ``visible`` lets through, best first."""
 
 
 def forgetting(scope: Scope, level: ForgetLevel) -> Terms:
