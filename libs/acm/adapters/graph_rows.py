@@ -3,6 +3,7 @@ its lists as JSON text): one layout for entities, mentions, relations and the re
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,3 +52,27 @@ def relation_row(r: Relation) -> dict[str, Any]:
         "memory_id": r.memory_id,
         **owner_columns(r.owner),
     }
+
+
+class GraphExpansion(ABC):
+    """GraphStore.expand for both adapters: what can reach nothing asks neither store; each adapter walks its
+    own way from the seeds (each asked once, in the caller's order)."""
+
+    async def expand(
+        self,
+        scope: Scope,
+        entity_ids: Sequence[str],
+        depth: int,
+        limit: int,
+        tiers: tuple[Tier, ...] = ALL_TIERS,
+    ) -> list[tuple[str, int]]:
+        if not entity_ids or limit <= 0 or not tiers:
+            return []
+        return await self._walk(scope, list(dict.fromkeys(entity_ids)), max(0, depth), limit, tiers)
+
+    @abstractmethod
+    async def _walk(
+        self, scope: Scope, seeds: list[str], max_depth: int, limit: int, tiers: tuple[Tier, ...]
+    ) -> list[tuple[str, int]]:
+        """(memory_id, hops) of visible memories mentioning a visible entity within ``max_depth`` hops of
+        ``seeds``, nearest first, at most ``limit``."""

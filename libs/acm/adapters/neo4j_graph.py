@@ -32,7 +32,7 @@ from neo4j import (
 )
 from neo4j.exceptions import ClientError
 
-from acm.adapters.graph_rows import entity_row, mention_params, relation_row, scope_params
+from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
 
@@ -158,7 +158,7 @@ _MENTIONING: LiteralString = (
 )
 
 
-class Neo4jGraphStore:
+class Neo4jGraphStore(GraphExpansion):
     """GraphStore on Neo4j. Build it with ``await Neo4jGraphStore.open(uri)``."""
 
     def __init__(self, driver: AsyncDriver, *, database: str = "neo4j", timeout_s: float = 5.0) -> None:
@@ -243,18 +243,10 @@ class Neo4jGraphStore:
         out = await self._run(_FIND_ENTITIES, {**scope_params(scope, tiers), "names": wanted}, write=False)
         return [_entity_from(r["e"]) for r in out]
 
-    async def expand(
-        self,
-        scope: Scope,
-        entity_ids: Sequence[str],
-        depth: int,
-        limit: int,
-        tiers: tuple[Tier, ...] = ALL_TIERS,
+    async def _walk(
+        self, scope: Scope, seeds: list[str], max_depth: int, limit: int, tiers: tuple[Tier, ...]
     ) -> list[tuple[str, int]]:
-        if not entity_ids or limit <= 0 or not tiers:
-            return []
         params = scope_params(scope, tiers)
-        max_depth = max(0, depth)
         timeout_s = self._timeout_s
 
         # A hop-by-hop BFS with a visited set: linear in the edges walked, unlike enumerating all
@@ -262,7 +254,7 @@ class Neo4jGraphStore:
         # which the server aborts after timeout_s.
         @unit_of_work(timeout=timeout_s)
         async def work(tx: AsyncManagedTransaction) -> list[tuple[str, int]]:
-            res = await tx.run(_SEEDS, {**params, "ids": list(dict.fromkeys(entity_ids))})
+            res = await tx.run(_SEEDS, {**params, "ids": seeds})
             frontier = [r["id"] async for r in res]
             hops = dict.fromkeys(frontier, 0)
             for hop in range(1, max_depth + 1):

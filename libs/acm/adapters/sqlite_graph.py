@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from acm.adapters.graph_rows import entity_row, mention_params, relation_row, scope_params
+from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
 
@@ -138,7 +138,7 @@ def _entity(r: sqlite3.Row) -> Entity:
     )
 
 
-class SqliteGraphStore:
+class SqliteGraphStore(GraphExpansion):
     """GraphStore in one SQLite file (WAL). ``path`` may be ":memory:" for throwaway use."""
 
     def __init__(self, path: str | Path, *, timeout_s: float = 5.0) -> None:
@@ -279,18 +279,10 @@ class SqliteGraphStore:
         found.sort(key=lambda e: (_TIER_RANK[e.owner.tier], e.name.lower(), e.entity_id))
         return found
 
-    async def expand(
-        self,
-        scope: Scope,
-        entity_ids: Sequence[str],
-        depth: int,
-        limit: int,
-        tiers: tuple[Tier, ...] = ALL_TIERS,
+    async def _walk(
+        self, scope: Scope, seeds: list[str], max_depth: int, limit: int, tiers: tuple[Tier, ...]
     ) -> list[tuple[str, int]]:
-        if not entity_ids or limit <= 0 or not tiers:
-            return []
         params = _scope_params(scope, tiers)
-        max_depth = max(0, depth)
         seeds_sql = (
             "SELECT e.entity_id FROM entities e"
             " WHERE e.entity_id IN (SELECT value FROM json_each(:ids)) AND " + _visible("e")
@@ -323,7 +315,7 @@ class SqliteGraphStore:
         def read(conn: sqlite3.Connection) -> list[tuple[str, int]]:
             conn.execute("BEGIN")
             try:
-                ids = json.dumps(list(dict.fromkeys(entity_ids)))
+                ids = json.dumps(seeds)
                 frontier = [r[0] for r in conn.execute(seeds_sql, {**params, "ids": ids})]
                 hops = dict.fromkeys(frontier, 0)
                 for hop in range(1, max_depth + 1):
