@@ -173,6 +173,18 @@ NOTES = {
             "injection_false_positive_pct": 0.0,
         },
     },
+    "name_rule_before": {
+        "note": "hold-outs 6 and 7 on the tree before the name rule (f38dd28's run, results/safety.json); the run "
+        "after it is this file's; hold-out 7 measured a third time, hold-out 6 a fourth, misses never read",
+        "holdout6": {"structured_recall_pct": 97.83, "structured_precision_pct": 100.0, "password_recall_pct": 77.78},
+        "holdout7": {
+            "structured_recall_pct": 92.81,
+            "structured_precision_pct": 82.4,
+            "secret_placeholder_precision_pct": 73.38,
+            "pii_recall_pct": 89.64,
+            "pii_precision_pct": 84.89,
+        },
+    },
     "dev8": "tests/data/safety/make_dev8.py (PII only): configuration formats (.env, YAML, INI, TOML, properties, "
     "tfvars, headers, curl, logfmt, JSON bodies, metadata) crossed with the key names of widely used software, secrets "
     "among random look-alikes under identifier names; a dev set, written to measure detect-secrets, whose misses "
