@@ -1,17 +1,22 @@
 """SQLite reads outside a transaction run on the store's reader connections, in worker threads (off the event
 loop), see what was committed, not what a transaction still holds, and keep the deadline; an in-memory
-database reads inline. Real SQLite files."""
+database reads inline. Decoded memories are reused for identical rows only. Real SQLite files."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
 import threading
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from acm.adapters.sqlite_store import SqliteStore
+from acm.adapters.sqlite_store import MEMORY_NAMES, DecodedRows, SqliteStore
+from acm.domain.models import Layer, Memory, Owner
+from acm.domain.scope import Scope, Tier
 
 
 async def test_reads_run_on_reader_threads_and_see_committed_rows_only(tmp_path: Path) -> None:
@@ -68,3 +73,50 @@ async def test_in_memory_and_zero_readers_read_inline(tmp_path: Path) -> None:
             assert store.executor._readers is None
         finally:
             await store.close()
+
+
+async def test_decoded_memories_are_reused_only_for_identical_rows(tmp_path: Path) -> None:
+    store = await SqliteStore.open(tmp_path / "acm.db")
+    repo = store.memories
+    now = datetime.now(UTC)
+    scope = Scope("c", "cu", "u", "a", "s")
+    owner = Owner("c", Tier.USER, "cu", "u")
+    memory = Memory("m1", owner, "Caroline went hiking.", Layer.LONG, "fact", ("t1",), now, session_id="s")
+    try:
+        await repo.upsert([memory, replace(memory, memory_id="m2", text="Jon paints.")])
+        first = await repo.get(scope, ["m1", "m2"])
+        again = await repo.get(scope, ["m1", "m2"])
+        assert [m.memory_id for m in again] == [m.memory_id for m in first]
+        assert all(a is b for a, b in zip(again, first, strict=True))  # decoded once
+        hit = (await repo.keyword_search(scope, "hiking", 5, (Tier.USER,), (Layer.LONG,)))[0]
+        assert hit.memory is first[0]  # the search's score column is not part of the key
+        await repo.upsert([replace(memory, text="Caroline went hiking twice.", access_count=3)])
+        changed = {m.memory_id: m for m in await repo.get(scope, ["m1", "m2"])}
+        assert changed["m1"].text == "Caroline went hiking twice." and changed["m1"].access_count == 3
+        assert changed["m2"] is first[1]
+    finally:
+        await store.close()
+
+
+def test_decoded_rows_are_bounded() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.row_factory = sqlite3.Row
+    cols = ", ".join(f"{i} AS {name}" for i, name in enumerate(MEMORY_NAMES))
+    decoded = DecodedRows(2)
+    calls: list[int] = []
+
+    def decode(row: Any) -> Any:
+        calls.append(row["memory_id"])
+        return object()
+
+    rows = [
+        conn.execute(f"SELECT {cols.replace('0 AS memory_id', f'{k} AS memory_id', 1)}").fetchone() for k in range(3)
+    ]
+    for row in (*rows, rows[0]):
+        decoded.get(row, decode)
+    assert len(decoded) == 2 and calls == [0, 1, 2, 0]  # the oldest was dropped, so decoded again
+    assert decoded.get(rows[0], decode) is decoded.get(rows[0], decode) and calls == [0, 1, 2, 0]
+    off = DecodedRows(0)
+    off.get(rows[1], decode)
+    off.get(rows[1], decode)
+    assert calls[-2:] == [1, 1] and len(off) == 0

@@ -20,6 +20,7 @@ import re
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
@@ -29,7 +30,7 @@ from typing import Any
 
 from acm.adapters.sql_migrations import SQLITE as SQLITE_MIGRATIONS
 from acm.adapters.sql_migrations import migrate
-from acm.adapters.sql_repos import Dialect, Params, Row, SqlMemoryRepo, SqlStore, Tx
+from acm.adapters.sql_repos import MEMORY_COLUMNS, Dialect, Params, Row, SqlMemoryRepo, SqlStore, Tx
 from acm.domain.models import Memory
 from acm.domain.scope import Scope, Tier
 
@@ -38,8 +39,10 @@ __all__ = ["SQLITE", "SqliteExecutor", "SqliteMemoryRepo", "SqliteStore"]
 # Reader connections (threads) per file store: enough to keep both cores of a small host busy while the event
 # loop serves RPCs; more would only contend for the GIL when rows become Python objects.
 DEFAULT_READERS = 4
+DECODED_MEMORIES = 4096  # memories kept decoded per store (DecodedRows), a few MB
 
 _WORD = re.compile(r"[^\W_]+")
+MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
 _MAX_TERMS = 64
 # FTS5 has no stop-word list; without one, "what"/"the" in a question would match (and rank) nearly every
 # row. Kept short: only words that carry no topic. If a query is all stop words, they are used anyway.
@@ -161,6 +164,39 @@ class _Readers:
             for conn in self._opened:
                 conn.close()
             self._opened.clear()
+
+
+class DecodedRows:
+    """The memories decoded from the most recently read rows (LRU, at most ``max_entries``), keyed by every
+    memory column of the row: a row that changed in any way is a new key, so nothing needs invalidating. A
+    Fetch decodes a few hundred rows (hydration, keyword hits, neighbours) and under concurrent Fetches the
+    same ones again and again; decoding (timestamps, JSON, the dataclass) costs ~40 us a row, the key ~2 us.
+    Memories are values (changed with dataclasses.replace, never in place), so one instance is shared.
+    Used from the event loop only: no lock."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self._memories: OrderedDict[tuple[Any, ...], Memory] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._memories)
+
+    def get(self, row: Row, decode: Callable[[Row], Memory]) -> Memory:
+        if self.max_entries == 0:
+            return decode(row)
+        # The memory columns lead every memory query (M_COLUMNS first); the extra ones (a search's score) are
+        # left out. By position: a lookup by name costs as much as decoding.
+        if not isinstance(row, sqlite3.Row) or row.keys()[: len(MEMORY_NAMES)] != MEMORY_NAMES:
+            return decode(row)
+        key = tuple(row)[: len(MEMORY_NAMES)]
+        memory = self._memories.get(key)
+        if memory is None:
+            memory = self._memories[key] = decode(row)
+            if len(self._memories) > self.max_entries:
+                self._memories.popitem(last=False)
+        else:
+            self._memories.move_to_end(key)
+        return memory
 
 
 def _all(cursor: sqlite3.Cursor) -> list[sqlite3.Row]:
@@ -291,6 +327,14 @@ class SqliteMemoryRepo(SqlMemoryRepo):
     # bm25() is lower-is-better and negative (FTS5 floors idf at a tiny positive value), so -bm25 is a
     # positive, higher-is-better score.
     SCORE = "-bm25(memories_fts, 1.0, 0.0)"  # the owner token (scope_key) adds nothing to the score
+
+    def __init__(self, ex: SqliteExecutor, dialect: Dialect, decoded: int = DECODED_MEMORIES) -> None:
+        """``decoded``: how many decoded memories are kept, by their row (0: none)."""
+        super().__init__(ex, dialect)
+        self._decoded = DecodedRows(decoded)
+
+    def _memory(self, row: Row) -> Memory:
+        return self._decoded.get(row, super()._memory)
 
     async def _taken(self, tx: Tx, memories: Sequence[Memory]) -> list[str]:
         rows = await tx.fetch(
