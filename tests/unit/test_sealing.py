@@ -457,3 +457,19 @@ def test_master_key_settings_name_the_setting_never_the_value() -> None:
     with pytest.raises(ValueError, match="ACM_MASTER_KEY_PREVIOUS is not valid") as info:
         master_keys(good, ["c2hvcnQ="])
     assert "c2hvcnQ" not in str(info.value)
+
+
+def test_rotate_master_without_the_keys_says_which_setting_and_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from acm_cli.main import EXIT_USAGE, main
+
+    monkeypatch.delenv("ACM_MASTER_KEY", raising=False)
+    argv = ["keys", "rotate-master", "--database-url", "postgresql://nobody@127.0.0.1:9/none"]
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)  # refused before the database is opened
+    assert exit_.value.code == EXIT_USAGE
+    assert "set the new key as ACM_MASTER_KEY" in " ".join(capsys.readouterr().err.split())
+    with pytest.raises(SystemExit) as exit_:
+        main(["keys", "rotate-master", "--data-dir", str(tmp_path)])  # no embedded ACM there
+    assert exit_.value.code == EXIT_USAGE and not (tmp_path / MASTER_KEY_FILE).exists()
