@@ -213,11 +213,11 @@ class IngestTurn:
 
         owner = scope.owner(Tier.USER)
         turn_memory = self._turn_memory(turn, plan, owner, schema.version)
-        await self.memories.upsert([turn_memory])
-        changes.wrote([turn_memory])
+        changes.wrote([turn_memory])  # written with the turn's facts, in one transaction (_facts)
         await touch_session(self.cache, scope)
         await self._account(scope, turn_memory.token_count, schema, parent)
         if plan.flagged:
+            await self.memories.upsert([turn_memory])
             await self.audit.record(
                 scope.client_id, "turn.flagged", f"turn {turn.turn_id}: {', '.join(plan.poisoning)}"
             )
@@ -236,7 +236,7 @@ class IngestTurn:
             plan = replace(plan, facts=tuple(judged))
             counts.update(judge_counts)
         kept = schema_kept_facts(schema, plan)
-        facts, others = await self._facts(turn, kept, scope, schema, turn_memory.schema_version)
+        facts, others = await self._facts(turn, kept, scope, schema, turn_memory)
         changes.wrote(others)
         authored = [f.memory_id for f in facts if f.owner.tier is not Tier.USER]
         await self.memories.add_authors(scope, authored)
@@ -318,10 +318,12 @@ class IngestTurn:
         kept: Sequence[tuple[FactDraft, Placement]],
         scope: Scope,
         schema: AgentSchema,
-        schema_version: int,
+        turn_memory: Memory,
     ) -> tuple[list[Memory], list[Memory]]:
         """One memory per fact, placed by the schema; the same fact said again is the same memory,
-        mentioned once more. Also returns the older facts they made stale."""
+        mentioned once more. Also returns the older facts they made stale. Written in one upsert with the
+        turn's own memory (one transaction a turn, not three)."""
+        schema_version = turn_memory.schema_version
         fresh: list[Memory] = []
         kept = [(await self._merged(scope, draft), placed) for draft, placed in kept]
         for draft, placed in kept:
@@ -375,8 +377,7 @@ class IngestTurn:
         unique = list({f.memory_id: f for f in facts}.values())
         superseded = await self._supersede(turn.scope, unique, values)
         others = [m for m in superseded.values() if m.memory_id not in values]
-        await self.memories.upsert([superseded.get(f.memory_id, f) for f in unique])
-        await self.memories.upsert(others)
+        await self.memories.upsert([turn_memory, *(superseded.get(f.memory_id, f) for f in unique), *others])
         return [superseded.get(f.memory_id, f) for f in facts], others
 
     async def _merged(self, scope: Scope, draft: FactDraft) -> FactDraft:

@@ -2,11 +2,13 @@
 process fails its job (acm.jobs.v1); else the use case publishes what it wrote with the job's counts, and retrieve
 reports the job DONE once that is retrievable.
 
-A micro-batch (the subscription's concurrency above 1) goes through `TurnsBatch`: one processed-events query for
-the batch, each turn's writes as it is delivered, then for all of them at once one embedder call (one ONNX
-batch), their events (one session's in order, sessions at once) and one processed-events statement. Only then
-is the batch committed (acm.adapters.delivery.deliver_batch), so a turn is acknowledged after its writes and its
-event; a turn whose event could not go out is delivered again alone (its writes are idempotent)."""
+A micro-batch (the subscription's concurrency above 1) goes through `TurnsBatch`: one processed-events query
+for the batch; each turn's writes as it is delivered, its facts' vectors asked for at once (requests waiting
+while an embedder call runs go as the next one: one ONNX batch for several turns, on the embedding thread while
+the next turns' store round trips go on); then, for all of them, their events (one session's in order, sessions
+at once) and one processed-events statement. Only then is the batch committed (acm.adapters.delivery.
+deliver_batch), so a turn is acknowledged after its writes and its event; a turn whose event could not go out
+is delivered again alone (its writes are idempotent)."""
 
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ class _Written:
     record: Record
     event_id: str
     turn: TurnWrites
+    embedded: asyncio.Future[None]  # its facts' vectors, computed while the batch goes on
 
 
 class TurnsBatch:
@@ -83,17 +86,16 @@ class TurnsBatch:
         turn = await h.turn(env, scope)
         written = await h.ingest.write(turn, env.turn_received.job_id, env.traceparent)
         self._seen.add(env.event_id)  # the same event twice in a batch is written once
-        self._written.append(_Written(record, env.event_id, written))
+        self._written.append(_Written(record, env.event_id, written, asyncio.ensure_future(h.ingest.embed([written]))))
 
     async def finish(self) -> list[Record]:
         written, self._written = self._written, []
         if not written:
             return []
         h = self._h
-        try:
-            await h.ingest.embed([w.turn for w in written])
-        except Exception as exc:  # each turn again alone: its retries, then its dead letter
-            log.warning("embedding a micro-batch of %d turns failed (%r); each again alone", len(written), exc)
+        outcomes = await asyncio.gather(*(w.embedded for w in written), return_exceptions=True)
+        if any(isinstance(o, BaseException) for o in outcomes):  # each turn again alone: retries, dead letter
+            log.warning("embedding a micro-batch of %d turns failed (%r); each again alone", len(written), outcomes)
             return [w.record for w in written]
         chains: dict[str, list[_Written]] = {}
         for w in written:  # in the order they were written: one session's in its order
