@@ -55,11 +55,18 @@ class MemoryProjection:
     cache: Cache | None = None
 
     async def apply(self, scope: Scope, changes: MemoryChanges) -> None:
+        kept: list[Memory] = []
         if changes.written:
             ids = [m.memory_id for m in changes.written]
             known = {m.memory_id: m for m in await self.memories.get(scope, ids)}
-            await self.memories.upsert([newest(known.get(m.memory_id), m) for m in changes.written])
+            kept = [newest(known.get(m.memory_id), m) for m in changes.written]
+            await self.memories.upsert(kept)
         await self._apply_graph(changes.graph)
+        # A superseded memory's mentions pass to its successor, so graph expansion reaches the current value and
+        # spends its limit on no stale one. After the links: an event applied late may link a memory kept stale.
+        for m in kept:
+            if m.status is MemoryStatus.STALE and m.superseded_by:
+                await self.graph.supersede(m.owner, m.memory_id, m.superseded_by)
         if changes.authored:
             await self.memories.add_authors(scope, changes.authored)
         if changes.vectors:

@@ -239,6 +239,42 @@ async def test_unlink_memories_drops_only_the_scopes_own_memories_and_their_edge
     await g.unlink_memories(scope, [])
 
 
+async def test_a_superseded_memory_passes_its_mentions_on_and_leaves_with_its_edges(graph: Harness) -> None:
+    g, c = graph.store, graph.client()
+    scope = Scope(c, "cu1", "u1")
+    await _chain(g, scope)
+    user = scope.owner(Tier.USER)
+    # mr1 stated the A-B edge and mentions A; a correction (mNew) supersedes it.
+    await g.link_mentions(user, "mr1", ["A"], "s1")
+    assert ("mr1", 0) in await g.expand(scope, ["A"], 0, 10)
+
+    await g.supersede(user, "mr1", "mNew")
+    assert await g.expand(scope, ["A"], 0, 10) == [("mA", 0), ("mNew", 0)]
+    stored = await graph.stored(c)
+    assert "mr1" not in stored.memories
+    assert {r[3] for r in stored.relations} == {"mr2"}  # the edge it taught went with it
+    assert ("mB", 1) not in await g.expand(scope, ["A"], 1, 10)
+    await g.forget(Scope(c, "cu1", "u1", session_id="s1"), ForgetLevel.SESSION)
+    assert "mNew" not in (await graph.stored(c)).memories  # the successor took the session with the mentions
+
+    # A successor with links of its own keeps them (and its session) and gains the old one's.
+    await g.link_mentions(user, "mOld", ["B"], "s2")
+    await g.link_mentions(user, "mNext", ["C"], "s3")
+    await g.supersede(user, "mOld", "mNext")
+    await g.supersede(user, "mOld", "mNext")  # a redelivery: nothing left to pass on
+    assert ("mNext", 0) in await g.expand(scope, ["B"], 0, 10)
+    assert ("mNext", 0) in await g.expand(scope, ["C"], 0, 10)
+    await g.forget(Scope(c, "cu1", "u1", session_id="s3"), ForgetLevel.SESSION)
+    assert "mNext" not in (await graph.stored(c)).memories
+
+    # Only the owner's memory is superseded: another user's of the same id is not.
+    other = Scope(c, "cu1", "u2").owner(Tier.USER)
+    await g.link_mentions(other, "mTheirs", ["A"])
+    await g.supersede(user, "mTheirs", "mMine")
+    assert "mTheirs" in (await graph.stored(c)).memories
+    assert "mMine" not in (await graph.stored(c)).memories
+
+
 async def test_expand_respects_tiers_argument(graph: Harness) -> None:
     g, c = graph.store, graph.client()
     scope = Scope(c, "cu1", "u1")

@@ -34,7 +34,7 @@ from neo4j.exceptions import ClientError
 
 from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, owner_columns
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,26 @@ WHERE m.client_id = $client_id
 SET m.customer_id = $customer_id, m.user_id = $user_id, m.tier = $tier, m.session_id = $session_id
 FOREACH (e IN ents | MERGE (m)-[:MENTIONS]->(e))
 RETURN size(ents) AS n
+"""
+
+# The successor node is made as link_mentions makes one (a new node takes the old one's owner and session; one
+# that exists keeps its own); the old node goes with the edges learned from it.
+_SUPERSEDE: LiteralString = """
+MATCH (m:Memory {memory_id: $old})
+WHERE m.client_id = $client_id AND m.customer_id = $customer_id AND m.user_id = $user_id AND m.tier = $tier
+MERGE (n:Memory {memory_id: $new})
+ON CREATE SET n.client_id = m.client_id, n.customer_id = m.customer_id, n.user_id = m.user_id, n.tier = m.tier,
+    n.session_id = m.session_id
+WITH m, n
+WHERE n.client_id = $client_id
+OPTIONAL MATCH (m)-[:MENTIONS]->(e:Entity)
+WITH m, n, collect(e) AS ents
+FOREACH (e IN ents | MERGE (n)-[:MENTIONS]->(e))
+WITH m
+OPTIONAL MATCH ()-[r:REL]->() WHERE r.memory_id = m.memory_id AND r.client_id = $client_id
+WITH m, collect(r) AS rels
+FOREACH (x IN rels | DELETE x)
+DETACH DELETE m
 """
 
 _UPSERT_RELATIONS: LiteralString = """
@@ -309,6 +329,9 @@ class Neo4jGraphStore(GraphExpansion):
             " DETACH DELETE m"
         )
         await self._run(stmt, {**scope_params(scope), "ids": list(memory_ids)}, write=True)
+
+    async def supersede(self, owner: Owner, memory_id: str, successor_id: str) -> None:
+        await self._run(_SUPERSEDE, {**owner_columns(owner), "old": memory_id, "new": successor_id}, write=True)
 
     async def entities_after(self, after: str, limit: int) -> list[Entity]:
         out = await self._run(

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, owner_columns
 
 log = logging.getLogger(__name__)
 
@@ -353,6 +353,29 @@ class SqliteGraphStore(GraphExpansion):
                 f" AND r.memory_id IN (SELECT m.memory_id FROM mentions m WHERE {own})",
                 params,
             )
+            conn.execute(f"DELETE FROM mentions AS m WHERE {own}", params)
+
+        await self._call(write, write=True)
+
+    async def supersede(self, owner: Owner, memory_id: str, successor_id: str) -> None:
+        params = {**owner_columns(owner), "old": memory_id, "new": successor_id}
+        own = (
+            "m.memory_id = :old AND m.client_id = :client_id AND m.customer_id = :customer_id"
+            " AND m.user_id = :user_id AND m.tier = :tier"
+        )
+
+        def write(conn: sqlite3.Connection) -> None:
+            if conn.execute(f"SELECT 1 FROM mentions m WHERE {own} LIMIT 1", params).fetchone() is None:
+                return  # no links, or passed on already (a redelivery)
+            # The successor's rows keep one session, its own when it has links already (as link_mentions does).
+            conn.execute(
+                "INSERT OR IGNORE INTO mentions (memory_id, entity_id, client_id, customer_id, user_id, tier,"
+                " session_id) SELECT :new, m.entity_id, m.client_id, m.customer_id, m.user_id, m.tier,"
+                " COALESCE((SELECT s.session_id FROM mentions s WHERE s.memory_id = :new LIMIT 1), m.session_id)"
+                f" FROM mentions m WHERE {own}",
+                params,
+            )
+            conn.execute("DELETE FROM relations WHERE client_id = :client_id AND memory_id = :old", params)
             conn.execute(f"DELETE FROM mentions AS m WHERE {own}", params)
 
         await self._call(write, write=True)

@@ -347,6 +347,11 @@ class GraphStore(Protocol):
         """Drop these memories (the scope's own user-tier ones) from the graph, with the edges learned
         from them; entities stay."""
 
+    async def supersede(self, owner: Owner, memory_id: str, successor_id: str) -> None:
+        """``memory_id`` (``owner``'s) was superseded by ``successor_id`` (same owner): the successor mentions
+        what it mentioned, and it leaves the graph with the edges learned from it, so an expansion reaches the
+        current value, never the stale one. Idempotent; nothing when the memory has no links."""
+
     async def entities_after(self, after: str, limit: int) -> list[Entity]:
         """Every entity of every client, by id after ``after`` (maintenance: ingest's registry filled from a
         graph written before retrieve owned it, acm_cli.graph_backfill)."""
