@@ -636,7 +636,7 @@ def parser() -> argparse.ArgumentParser:
     master.set_defaults(run=_keys_master_key)
     rotate = keys_sub.add_parser(
         "rotate-master",
-        help="re-wrap every data key under a new master key (resumable; docs/privacy.md, Master key rotation)",
+        help="re-wrap every data key under a new master key (resumable; docs/privacy.md, Rotating the master key)",
         description="Embedded: stop `acm serve`; a new master.key is made and every data key re-wrapped by it. "
         "Distributed: run with ACM_MASTER_KEY=<new> ACM_MASTER_KEY_PREVIOUS=<old> (as the gateways run during the "
         "rotation) and --database-url of the gateway's store. Run again after an interruption: it goes on.",
