@@ -34,7 +34,7 @@ from neo4j.exceptions import ClientError
 
 from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, owner_columns
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, forgotten_ids, owner_columns
 
 log = logging.getLogger(__name__)
 
@@ -66,16 +66,9 @@ def _visible(var: LiteralString) -> LiteralString:
 
 def _forgotten(var: LiteralString, level: ForgetLevel) -> LiteralString:
     """Cypher form of ``forgets()``: a missing session_id (entities, edges) counts as ""."""
-    pred: LiteralString = f"{var}.client_id = $client_id"
-    if level is ForgetLevel.CLIENT:
-        return pred
-    pred += f" AND {var}.customer_id = $customer_id"
-    if level is ForgetLevel.CUSTOMER:
-        return pred
-    pred += f" AND {var}.user_id = $user_id"
-    if level is ForgetLevel.USER:
-        return pred
-    return pred + f" AND coalesce({var}.session_id, '') = $session_id"
+    return " AND ".join(
+        f"coalesce({var}.{c}, '') = ${c}" if c == "session_id" else f"{var}.{c} = ${c}" for c in forgotten_ids(level)
+    )
 
 
 def _entity_from(node: Any) -> Entity:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, owner_columns
+from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, forgotten_ids, owner_columns
 
 log = logging.getLogger(__name__)
 
@@ -107,16 +107,8 @@ def _tier_ranges(t: str, tiers: tuple[Tier, ...]) -> list[str]:
 
 def _forgotten(t: str, level: ForgetLevel, *, has_session: bool) -> str:
     """SQL form of ``forgets()``; rows without a session column count as session ""."""
-    pred = f"{t}.client_id = :client_id"
-    if level is ForgetLevel.CLIENT:
-        return pred
-    pred += f" AND {t}.customer_id = :customer_id"
-    if level is ForgetLevel.CUSTOMER:
-        return pred
-    pred += f" AND {t}.user_id = :user_id"
-    if level is ForgetLevel.USER:
-        return pred
-    return pred + (f" AND {t}.session_id = :session_id" if has_session else " AND '' = :session_id")
+    session = f"{t}.session_id = :session_id" if has_session else "'' = :session_id"
+    return " AND ".join(session if c == "session_id" else f"{t}.{c} = :{c}" for c in forgotten_ids(level))
 
 
 def _scope_params(scope: Scope, tiers: tuple[Tier, ...] = ALL_TIERS) -> dict[str, Any]:

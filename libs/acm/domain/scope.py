@@ -145,20 +145,22 @@ def owner_columns(owner: Owner) -> dict[str, str]:
     }
 
 
+_FORGET_IDS = ("client_id", "customer_id", "user_id", "session_id")
+_NARROWING = {ForgetLevel.CLIENT: 1, ForgetLevel.CUSTOMER: 2, ForgetLevel.USER: 3, ForgetLevel.SESSION: 4}
+
+
+def forgotten_ids(level: ForgetLevel) -> tuple[str, ...]:
+    """The ids a Forget of ``level`` matches on, widest first: each level narrows the previous one by one more
+    (every store states forgets() over these columns or properties)."""
+    return _FORGET_IDS[: _NARROWING[level]]
+
+
 def forget_columns(scope: Scope, level: ForgetLevel) -> list[tuple[str, str]]:
-    """forgets() as (column, value) pairs that all must match, for the SQL stores: each level narrows the
-    previous one by one more id."""
+    """forgets() as (column, value) pairs that all must match, for the SQL stores."""
     if level is ForgetLevel.SESSION and not scope.session_id:
         # forgets() would match every session-less row of the user; that is never what is meant.
         raise ScopeError("forgetting a session needs scope.session_id")
-    ids = (
-        ("client_id", scope.client_id),
-        ("customer_id", scope.customer_id),
-        ("user_id", scope.user_id),
-        ("session_id", scope.session_id),
-    )
-    narrowing = {ForgetLevel.CLIENT: 1, ForgetLevel.CUSTOMER: 2, ForgetLevel.USER: 3, ForgetLevel.SESSION: 4}
-    return list(ids[: narrowing[level]])
+    return [(column, getattr(scope, column)) for column in forgotten_ids(level)]
 
 
 class KeyRole(StrEnum):
