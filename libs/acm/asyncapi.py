@@ -41,10 +41,8 @@ CONSUMERS = (
     Consumer(topics.COMPACTION_REQUESTS, "compact"),
     Consumer(topics.PREFETCH_SIGNALS, "anticipate"),
     Consumer(topics.PREFETCH_POOLS, WARM_GROUP, from_now=True),
-    Consumer(topics.FORGET, "ingest"),
-    Consumer(topics.FORGET, "retrieve"),
-    Consumer(topics.FORGET, "anticipate"),
-    Consumer(topics.FORGET, "compact"),
+    # Every service that keeps a user's data erases its own share of a Forget.
+    *(Consumer(topics.FORGET, group) for group in ("ingest", "retrieve", "anticipate", "compact")),
     Consumer(topics.MEMORY_EDITS, "ingest"),
     Consumer(topics.JOBS, "gateway-jobs"),
     # The gateway keeps what each group dead-lettered (ListDeadLetters; acm_gateway.handlers.dead_letters).
