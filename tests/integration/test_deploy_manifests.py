@@ -322,6 +322,11 @@ def test_k8s_containers_have_grpc_probes_resources_and_settings(
             missing = _required_vars(cls) - set(env)
             assert not missing, f"{where}: lacks {sorted(missing)} for {cls.__name__}"
             _load_settings(cls, env, monkeypatch)
+            # Each service is given only the stores its settings name: the graph and vectors are retrieve's.
+            foreign = {v for v in env if v.startswith("ACM_") and v.endswith("_URL")} - {
+                f"ACM_{field.upper()}" for field in cls.model_fields
+            }
+            assert not foreign, f"{where}: given {sorted(foreign)}, which {cls.__name__} does not read"
             var = "ACM_LISTEN_ADDR" if "listen_addr" in cls.model_fields else "ACM_HEALTH_ADDR"
             assert _host_port(env.get(var, ""))[0] == "0.0.0.0", f"{where}: {var} must listen on 0.0.0.0"
             port = _port(env[var])
