@@ -84,6 +84,12 @@ def _settings_class(command: str) -> type[ServiceSettings]:
     return classes[0]
 
 
+def _foreign_urls(cls: type[ServiceSettings], env: Mapping[str, str]) -> list[str]:
+    """Store URLs given to a service whose settings do not read them (each service gets its own stores only)."""
+    read = {f"ACM_{field.upper()}" for field in cls.model_fields}
+    return sorted(v for v in env if v.startswith("ACM_") and v.endswith("_URL") and v not in read)
+
+
 def _required_vars(cls: type[ServiceSettings]) -> set[str]:
     prefix = str(cls.model_config.get("env_prefix", ""))
     return {prefix + name.upper() for name, field in cls.model_fields.items() if field.is_required()}
@@ -174,6 +180,8 @@ def test_compose_env_covers_required_settings(command: str, monkeypatch: pytest.
     missing = _required_vars(cls) - set(env)
     assert not missing, f"compose service {name} ({command}) lacks {sorted(missing)} for {cls.__name__}"
     _load_settings(cls, env, monkeypatch)  # the values validate, too
+    foreign = _foreign_urls(cls, env)
+    assert not foreign, f"compose service {name}: given {foreign}, which {cls.__name__} does not read"
     # The gRPC port (gRPC servers) or the health port (consumers) must be reachable from other
     # containers and from the healthcheck, so it listens on all interfaces, not the 127.0.0.1 default.
     var = "ACM_LISTEN_ADDR" if "listen_addr" in cls.model_fields else "ACM_HEALTH_ADDR"
@@ -323,10 +331,8 @@ def test_k8s_containers_have_grpc_probes_resources_and_settings(
             assert not missing, f"{where}: lacks {sorted(missing)} for {cls.__name__}"
             _load_settings(cls, env, monkeypatch)
             # Each service is given only the stores its settings name: the graph and vectors are retrieve's.
-            foreign = {v for v in env if v.startswith("ACM_") and v.endswith("_URL")} - {
-                f"ACM_{field.upper()}" for field in cls.model_fields
-            }
-            assert not foreign, f"{where}: given {sorted(foreign)}, which {cls.__name__} does not read"
+            foreign = _foreign_urls(cls, env)
+            assert not foreign, f"{where}: given {foreign}, which {cls.__name__} does not read"
             var = "ACM_LISTEN_ADDR" if "listen_addr" in cls.model_fields else "ACM_HEALTH_ADDR"
             assert _host_port(env.get(var, ""))[0] == "0.0.0.0", f"{where}: {var} must listen on 0.0.0.0"
             port = _port(env[var])
