@@ -3,19 +3,22 @@ owner's store in the embedded process, over the owner's internal gRPC API (cache
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
 
 from acm.adapters.grpc_architect import GrpcArchitect
 from acm.adapters.grpc_keys import CachedKeySource, GrpcKeySource, keyring_from_gateway
-from acm.bootstrap import open_bus
+from acm.bootstrap import Relational, open_bus, open_cache, open_relational
 from acm.channels import ClientTls, open_channel
+from acm.ports.bus import EventBus
 from acm.ports.owners import KeySource, SchemaSource
-from acm.ports.stores import ApiKeyRepo, SchemaRepo
+from acm.ports.stores import ApiKeyRepo, Cache, SchemaRepo
+from acm.runtime import Closeable, HealthServer, dependency_checks, serve_until_stopped
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource, RepoSchemaSource
 from acm.sealing import SealingBus
-from acm.settings import KeysFromGateway, SchemasFromArchitect
+from acm.settings import ConsumerSettings, KeysFromGateway, SchemasFromArchitect
 
 
 @dataclass(frozen=True)
@@ -68,3 +71,43 @@ def sealed_bus_from_gateway(
     gateway's data keys and opened on delivery (acm.sealing); the channel to the gateway: to close at the stop."""
     keyring, channel = keyring_from_gateway(keys, tls, timeout_s)
     return SealingBus(open_bus(bus_url, client_id=f"acm-{service}", timeout_s=timeout_s), keyring), channel
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """What a consumer service (acm.settings.ConsumerSettings) opens first, the same way in each: its own store, the
+    cache, its sealed bus, its owners' keys and schemas over gRPC (open_consumer)."""
+
+    name: str
+    rel: Relational
+    cache: Cache
+    bus: EventBus
+    owners: Owners
+    tls: ClientTls | None  # towards the internal services it calls
+    channels: tuple[grpc.aio.Channel, ...]  # the owners' and the keyring's
+
+    async def serve(
+        self,
+        server: HealthServer,
+        resources: Sequence[Closeable] = (),
+        channels: Sequence[grpc.aio.Channel] = (),
+    ) -> None:
+        """Until a signal, then everything closed: ``resources`` after the store and cache in the list, so closed
+        before them; readiness follows the store and the bus."""
+        await serve_until_stopped(
+            self.name,
+            server,
+            self.bus,
+            [self.rel, self.cache, *resources],
+            channels=[*channels, *self.channels],
+            checks=dependency_checks(self.rel, self.bus),
+        )
+
+
+async def open_consumer(settings: ConsumerSettings, name: str) -> Consumer:
+    timeout, tls = settings.store_timeout_s, ClientTls.of(settings)
+    rel = await open_relational(settings.database_url, timeout, service=name)
+    cache = await open_cache(settings.cache_url, timeout)
+    bus, keyring_channel = sealed_bus_from_gateway(settings.bus_url, name, settings, tls, timeout)
+    owners = remote_owners(settings, settings, tls, timeout)
+    return Consumer(name, rel, cache, bus, owners, tls, (*owners.channels, keyring_channel))

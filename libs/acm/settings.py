@@ -98,6 +98,15 @@ class SchemasFromArchitect(BaseSettings):
     schema_cache_ttl_s: float = Field(5.0, ge=0)
 
 
+class ConsumerSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
+    """A service behind the gateway that consumes the bus (ingest, retrieve, compact, anticipate): its own store,
+    the cache, the bus, and the owners' keys and schemas over gRPC (acm.owners.open_consumer)."""
+
+    database_url: str  # its own store (acm.ownership)
+    bus_url: str
+    cache_url: str
+
+
 class OptionalLlm(BaseSettings):
     """An optional OpenAI-compatible endpoint (ACM_LLM_URL; empty: none, the service keeps to its deterministic
     path). What it is asked is the service's own (acm.adapters.openai_llm.llm_from_settings opens it)."""

@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from acm import topics
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.grpc_retriever import GrpcRetriever
-from acm.bootstrap import Relational, open_cache, open_relational
-from acm.channels import ClientTls, open_channel
+from acm.bootstrap import Relational
+from acm.channels import open_channel
 from acm.forget import ForgetHandler
-from acm.owners import Owners, remote_owners, sealed_bus_from_gateway
+from acm.owners import Owners, open_consumer
 from acm.ports.bus import EventBus
 from acm.ports.memories import SessionMemories
 from acm.ports.retriever import Retriever
 from acm.ports.stores import Cache
-from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.runtime import HealthServer, service_main
 from acm_anticipate import GROUP
 from acm_anticipate.handlers.memories import MemoriesIndexedHandler
 from acm_anticipate.handlers.prefetch_signals import PrefetchSignalsHandler
@@ -61,24 +61,12 @@ def register(
 
 
 async def run(settings: AnticipateSettings) -> None:
-    timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout, service="anticipate")
-    cache = await open_cache(settings.cache_url, timeout)
-    bus, keyring_channel = sealed_bus_from_gateway(
-        settings.bus_url, "anticipate", settings, ClientTls.of(settings), timeout
-    )
-    channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
+    io = await open_consumer(settings, "anticipate")
+    channel = open_channel(settings.retrieve_addr, io.tls, round_robin=True)
     reader = GrpcMemoryReader(channel, settings.rpc_timeout_s)
-    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
-    register(bus, rel, cache, GrpcRetriever(channel, settings.rpc_timeout_s), settings, reader, owners)
-    await serve_until_stopped(
-        "anticipate",
-        HealthServer(settings.health_addr),
-        bus,
-        [rel, cache],
-        channels=[channel, *owners.channels, keyring_channel],
-        checks=dependency_checks(rel, bus),
-    )
+    retriever = GrpcRetriever(channel, settings.rpc_timeout_s)
+    register(io.bus, io.rel, io.cache, retriever, settings, reader, io.owners)
+    await io.serve(HealthServer(settings.health_addr), channels=[channel])
 
 
 def main() -> None:

@@ -2,13 +2,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import KeysFromGateway, SchemasFromArchitect, ServiceSettings
+from acm.settings import ConsumerSettings
 
 
-class AnticipateSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect):
-    database_url: str
-    bus_url: str
-    cache_url: str
+class AnticipateSettings(ConsumerSettings):
     retrieve_addr: str  # host:port of the retrieve service ("in-process" in embedded mode)
     recent_entities: int = Field(32, gt=0)
     hot_state_ttl_s: float = Field(3600.0, gt=0)

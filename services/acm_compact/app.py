@@ -6,16 +6,16 @@ from acm import topics
 from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_cache, open_relational
-from acm.channels import ClientTls, open_channel
+from acm.bootstrap import Relational
+from acm.channels import open_channel
 from acm.forget import ForgetHandler
-from acm.owners import Owners, remote_owners, sealed_bus_from_gateway
+from acm.owners import Owners, open_consumer
 from acm.ports.bus import EventBus
 from acm.ports.memories import SessionMemories
 from acm.ports.owners import SchemaSource
 from acm.ports.stores import Cache
 from acm.read.session import LoadSession
-from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.runtime import HealthServer, service_main
 from acm.transport import ServerTls
 from acm.v1 import compact_pb2, compact_pb2_grpc
 from acm_compact import GROUP
@@ -55,25 +55,12 @@ def register(
 
 
 async def run(settings: CompactSettings) -> None:
-    timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout, service="compact")
-    cache = await open_cache(settings.cache_url, timeout)
-    bus, keyring_channel = sealed_bus_from_gateway(
-        settings.bus_url, "compact", settings, ClientTls.of(settings), timeout
-    )
-    channel = open_channel(settings.retrieve_addr, ClientTls.of(settings), round_robin=True)
-    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
-    api = register(bus, rel, cache, settings, GrpcMemoryReader(channel, settings.rpc_timeout_s), owners)
+    io = await open_consumer(settings, "compact")
+    channel = open_channel(settings.retrieve_addr, io.tls, round_robin=True)
+    api = register(io.bus, io.rel, io.cache, settings, GrpcMemoryReader(channel, settings.rpc_timeout_s), io.owners)
     server = HealthServer(settings.listen_addr, [SERVICE_NAME], tls=ServerTls.of(settings))
     compact_pb2_grpc.add_CompactServicer_to_server(CompactServicer(api), server.server)
-    await serve_until_stopped(
-        "compact",
-        server,
-        bus,
-        [rel, cache],
-        channels=[channel, *owners.channels, keyring_channel],
-        checks=dependency_checks(rel, bus),
-    )
+    await io.serve(server, channels=[channel])
 
 
 def main() -> None:

@@ -2,14 +2,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import KeysFromGateway, OptionalLlm, SchemasFromArchitect, ServiceSettings
+from acm.settings import ConsumerSettings, OptionalLlm
 
 
 # ACM_LLM_URL: an optional endpoint that writes the summary (the verifier guards it); empty = none.
-class CompactSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect, OptionalLlm):
-    database_url: str
-    bus_url: str
-    cache_url: str
+class CompactSettings(ConsumerSettings, OptionalLlm):
     listen_addr: str = "127.0.0.1:50054"  # the internal Compact API (the gateway's Compact RPC calls it)
     # host:port of the retrieve service, which serves a session's turns ("in-process" in embedded mode).
     retrieve_addr: str

@@ -9,18 +9,17 @@ from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_cache, open_relational
-from acm.channels import ClientTls
+from acm.bootstrap import Relational
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
 from acm.injection_judge import InjectionJudge
 from acm.job_events import JobEvents
-from acm.owners import Owners, remote_owners, sealed_bus_from_gateway
+from acm.owners import Owners, open_consumer
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.stores import Cache
-from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.runtime import HealthServer, service_main
 from acm_ingest import GROUP
 from acm_ingest.consolidate import ExpireMemories, SweepIdle, SweepReport
 from acm_ingest.events import BusEvents
@@ -104,32 +103,12 @@ def register(
 
 
 async def run(settings: IngestSettings) -> None:
-    timeout = settings.store_timeout_s
-    rel = await open_relational(settings.database_url, timeout, service="ingest")
-    cache = await open_cache(settings.cache_url, timeout)
-    bus, keyring_channel = sealed_bus_from_gateway(
-        settings.bus_url, "ingest", settings, ClientTls.of(settings), timeout
-    )
-    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
-    idle_sweep = register(
-        bus,
-        rel,
-        cache,
-        build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source),
-        settings,
-        owners,
-    )
+    io = await open_consumer(settings, "ingest")
+    embedder = build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source)
+    idle_sweep = register(io.bus, io.rel, io.cache, embedder, settings, io.owners)
     await idle_sweep.start()
-    # Last in the list: closed first, so a sweep in progress finishes before the stores it uses close.
-    server = HealthServer(settings.health_addr)
-    await serve_until_stopped(
-        "ingest",
-        server,
-        bus,
-        [rel, cache, idle_sweep],
-        channels=[*owners.channels, keyring_channel],
-        checks=dependency_checks(rel, bus),
-    )
+    # Closed first, so a sweep in progress finishes before the stores it uses close.
+    await io.serve(HealthServer(settings.health_addr), [idle_sweep])
 
 
 def main() -> None:

@@ -2,16 +2,14 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from acm.settings import DEFAULT_EMBEDDER, KeysFromGateway, OptionalLlm, SchemasFromArchitect, ServiceSettings
+from acm.settings import DEFAULT_EMBEDDER, ConsumerSettings, OptionalLlm
 
 
 # ACM_LLM_URL: an optional endpoint for fact extraction (empty: rules only). Turns whose metadata says
 # local_only=true never go to it.
-class IngestSettings(ServiceSettings, KeysFromGateway, SchemasFromArchitect, OptionalLlm):
-    database_url: str  # its own store: the memories' write model and the entity registry
-    # No graph_url: the entity graph is retrieve's (acm.ownership.GRAPH_OWNER); ingest tells it on acm.memories.v1.
-    bus_url: str
-    cache_url: str
+class IngestSettings(ConsumerSettings, OptionalLlm):
+    # ACM_DATABASE_URL: its own store, the memories' write model and the entity registry. No graph_url: the entity
+    # graph is retrieve's (acm.ownership.GRAPH_OWNER); ingest tells it on acm.memories.v1.
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     max_turn_bytes: int = Field(65536, gt=0)

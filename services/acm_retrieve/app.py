@@ -7,17 +7,16 @@ import logging
 from acm import topics
 from acm.adapters.embedders import build_embedder
 from acm.adapters.tokenizer import TiktokenCounter
-from acm.bootstrap import Relational, open_cache, open_graph, open_relational, open_vectors
-from acm.channels import ClientTls
+from acm.bootstrap import Relational, open_graph, open_vectors
 from acm.forget import ForgetHandler, ForgetJob
 from acm.job_events import JobEvents
-from acm.owners import remote_owners, sealed_bus_from_gateway
+from acm.owners import open_consumer
 from acm.ports.bus import EventBus
 from acm.ports.embedder import Embedder
 from acm.ports.owners import KeySource, SchemaSource
 from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.reindex import warn_other_models
-from acm.runtime import HealthServer, dependency_checks, serve_until_stopped, service_main
+from acm.runtime import HealthServer, service_main
 from acm.transport import ServerTls
 from acm.v1 import memories_pb2, memories_pb2_grpc, retrieve_pb2, retrieve_pb2_grpc
 from acm_retrieve import GROUP
@@ -71,17 +70,13 @@ async def run(settings: RetrieveSettings) -> None:
     timeout = settings.store_timeout_s
     embedder = build_embedder(settings.embedder, settings.compute_threads, settings.models_dir, settings.models_source)
     # Its own store (schema acm_retrieve): the memories' read model this service builds from acm.memories.v1.
-    rel = await open_relational(settings.database_url, timeout, service="retrieve")
-    cache = await open_cache(settings.cache_url, timeout)
+    io = await open_consumer(settings, "retrieve")
+    rel = io.rel
     vectors = await open_vectors(settings.vector_url, timeout)
     graph = await open_graph(settings.graph_url, timeout)
     await vectors.ensure(embedder.dim)
     await warn_other_models(vectors, embedder.name, log)
-    bus, keyring_channel = sealed_bus_from_gateway(
-        settings.bus_url, "retrieve", settings, ClientTls.of(settings), timeout
-    )
-    owners = remote_owners(settings, settings, ClientTls.of(settings), timeout)
-    register(bus, rel, vectors, graph, embedder, owners.keys, cache)
+    register(io.bus, rel, vectors, graph, embedder, io.owners.keys, io.cache)
     server = HealthServer(
         settings.listen_addr,
         [
@@ -91,17 +86,10 @@ async def run(settings: RetrieveSettings) -> None:
         tls=ServerTls.of(settings),
     )
     retrieve_pb2_grpc.add_RetrieveServicer_to_server(
-        RetrieveServicer(build_api(rel, vectors, graph, embedder, owners.schemas)), server.server
+        RetrieveServicer(build_api(rel, vectors, graph, embedder, io.owners.schemas)), server.server
     )
     memories_pb2_grpc.add_MemoriesServicer_to_server(MemoriesServicer(build_memories(rel, graph)), server.server)
-    await serve_until_stopped(
-        "retrieve",
-        server,
-        bus,
-        [rel, vectors, graph, cache],
-        channels=[*owners.channels, keyring_channel],
-        checks=dependency_checks(rel, bus),
-    )
+    await io.serve(server, [vectors, graph])
 
 
 def main() -> None:
