@@ -54,9 +54,21 @@ def relation_row(r: Relation) -> dict[str, Any]:
     }
 
 
-class GraphExpansion(ABC):
-    """GraphStore.expand for both adapters: what can reach nothing asks neither store; each adapter walks its
-    own way from the seeds (each asked once, in the caller's order)."""
+class GraphReads(ABC):
+    """GraphStore's reads for both adapters: what can find nothing asks neither store; each adapter looks names up
+    (lower-cased, each once) and walks from the seeds (each once, in the caller's order) its own way."""
+
+    async def find_entities(
+        self, scope: Scope, names: Sequence[str], tiers: tuple[Tier, ...] = ALL_TIERS
+    ) -> list[Entity]:
+        wanted = sorted({n.lower() for n in names if n})
+        if not wanted or not tiers:
+            return []
+        return await self._find(scope, wanted, tiers)
+
+    @abstractmethod
+    async def _find(self, scope: Scope, wanted: list[str], tiers: tuple[Tier, ...]) -> list[Entity]:
+        """Visible entities whose name or an alias, lower-cased, is one of ``wanted``."""
 
     async def expand(
         self,

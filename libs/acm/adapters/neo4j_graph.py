@@ -32,9 +32,9 @@ from neo4j import (
 )
 from neo4j.exceptions import ClientError
 
-from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
+from acm.adapters.graph_rows import GraphReads, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
-from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, forgotten_ids, owner_columns
+from acm.domain.scope import ForgetLevel, Owner, Scope, Tier, forgotten_ids, owner_columns
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ _MENTIONING: LiteralString = (
 )
 
 
-class Neo4jGraphStore(GraphExpansion):
+class Neo4jGraphStore(GraphReads):
     """GraphStore on Neo4j. Build it with ``await Neo4jGraphStore.open(uri)``."""
 
     def __init__(self, driver: AsyncDriver, *, database: str = "neo4j", timeout_s: float = 5.0) -> None:
@@ -247,12 +247,7 @@ class Neo4jGraphStore(GraphExpansion):
             return
         await self._run(_UPSERT_RELATIONS, {"rows": [relation_row(r) for r in relations]}, write=True)
 
-    async def find_entities(
-        self, scope: Scope, names: Sequence[str], tiers: tuple[Tier, ...] = ALL_TIERS
-    ) -> list[Entity]:
-        wanted = sorted({n.lower() for n in names if n})
-        if not wanted or not tiers:
-            return []
+    async def _find(self, scope: Scope, wanted: list[str], tiers: tuple[Tier, ...]) -> list[Entity]:
         out = await self._run(_FIND_ENTITIES, {**scope_params(scope, tiers), "names": wanted}, write=False)
         return [_entity_from(r["e"]) for r in out]
 

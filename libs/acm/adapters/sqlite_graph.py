@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from acm.adapters.graph_rows import GraphExpansion, entity_row, mention_params, relation_row, scope_params
+from acm.adapters.graph_rows import GraphReads, entity_row, mention_params, relation_row, scope_params
 from acm.domain.models import Entity, Relation
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Owner, Scope, Tier, forgotten_ids, owner_columns
 
@@ -130,7 +130,7 @@ def _entity(r: sqlite3.Row) -> Entity:
     )
 
 
-class SqliteGraphStore(GraphExpansion):
+class SqliteGraphStore(GraphReads):
     """GraphStore in one SQLite file (WAL). ``path`` may be ":memory:" for throwaway use."""
 
     def __init__(self, path: str | Path, *, timeout_s: float = 5.0) -> None:
@@ -247,12 +247,7 @@ class SqliteGraphStore(GraphExpansion):
 
         await self._call(write, write=True)
 
-    async def find_entities(
-        self, scope: Scope, names: Sequence[str], tiers: tuple[Tier, ...] = ALL_TIERS
-    ) -> list[Entity]:
-        wanted = sorted({n.lower() for n in names if n})
-        if not wanted or not tiers:
-            return []
+    async def _find(self, scope: Scope, wanted: list[str], tiers: tuple[Tier, ...]) -> list[Entity]:
         params = {**_scope_params(scope, tiers), "names": json.dumps(wanted)}
         # Names: one range of entities_name_scope per name and tier (the reader's entities of that name only);
         # aliases: by alias, then each entity by its key. The CROSS JOIN keeps SQLite from walking the client.
