@@ -6,14 +6,10 @@ wrapped it (acm.sealing.rotate_master re-wraps)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from acm.adapters.sql_repos import Executor, Row
+from acm.adapters.sql_repos import GatewayRepo, Row
 from acm.domain.models import utcnow
 from acm.sealing import Owner, StoredKey
-
-if TYPE_CHECKING:
-    from acm.bootstrap import Relational
 
 _COLUMNS = "key_id, client_id, customer_id, user_id, session_id, wrapped, master_id"
 _OWNER = "client_id = :client_id AND customer_id = :customer_id AND user_id = :user_id AND session_id = :session_id"
@@ -32,15 +28,7 @@ def _owner_params(owner: Owner) -> dict[str, str]:
     return {"client_id": owner[0], "customer_id": owner[1], "user_id": owner[2], "session_id": owner[3]}
 
 
-class SqlDataKeyRepo:
-    def __init__(self, ex: Executor) -> None:
-        self._ex = ex
-
-    @classmethod
-    def of(cls, rel: Relational) -> SqlDataKeyRepo:
-        """Over the gateway's store (its executor: the store's pool or connection and deadline)."""
-        return cls(rel._handle.executor)  # type: ignore[attr-defined]
-
+class SqlDataKeyRepo(GatewayRepo):
     async def current(self, owner: Owner) -> StoredKey | None:
         return _stored(
             await self._ex.fetchone(f"SELECT {_COLUMNS} FROM data_keys WHERE {_OWNER}", _owner_params(owner))

@@ -4,14 +4,10 @@ same SQL, text columns only. The table is migrated with the gateway's jobs group
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from acm.adapters.sql_repos import Executor, Row, forget_where
+from acm.adapters.sql_repos import GatewayRepo, Row, forget_where
 from acm.domain.scope import ForgetLevel, Scope
 from acm.ports.stores import DeadLetterEntry
-
-if TYPE_CHECKING:
-    from acm.bootstrap import Relational
 
 _NAMES = (
     "letter_id, client_id, grp, topic, record_key, reason, attempts, size_bytes, failed_at, event_id, "
@@ -39,15 +35,7 @@ def _entry(row: Row) -> DeadLetterEntry:
     )
 
 
-class SqlDeadLetterRepo:
-    def __init__(self, ex: Executor) -> None:
-        self._ex = ex
-
-    @classmethod
-    def of(cls, rel: Relational) -> SqlDeadLetterRepo:
-        """Over the gateway's store (its executor: the store's pool or connection and deadline)."""
-        return cls(rel._handle.executor)  # type: ignore[attr-defined]
-
+class SqlDeadLetterRepo(GatewayRepo):
     async def add(self, letter: DeadLetterEntry) -> None:
         await self._ex.execute(
             f"INSERT INTO dead_letters ({_COLUMNS}) VALUES ({', '.join(f':{c}' for c in _NAMES)}) "

@@ -21,7 +21,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from acm.domain.models import (
     ALL_LAYERS,
@@ -61,6 +61,9 @@ from acm.ports.stores import (
     SchemaRepo,
     UserSummary,
 )
+
+if TYPE_CHECKING:
+    from acm.bootstrap import Relational
 
 Params = Mapping[str, Any] | Sequence[Any]
 
@@ -218,6 +221,18 @@ WITH RECURSIVE a(agent_id) AS (
 SELECT agent_id FROM a WHERE agent_id IS NOT NULL
 """
 _WHO = "client_id = :client_id AND customer_id = :customer_id AND user_id = :user_id"
+
+
+class GatewayRepo:
+    """A repository the gateway opens on its own store (its executor: the store's pool or connection and
+    deadline), with the same SQL for Postgres and SQLite."""
+
+    def __init__(self, ex: Executor) -> None:
+        self._ex = ex
+
+    @classmethod
+    def of(cls, rel: Relational) -> Self:
+        return cls(rel._handle.executor)  # type: ignore[attr-defined]
 
 
 class _Repo:
@@ -778,9 +793,7 @@ class SqlProcessedEvents(_Repo):
             await tx.executemany(_MARK, rows)
 
 
-_MARK = (
-    "INSERT INTO processed_events (group_name, event_id, at) VALUES (:group, :event_id, :at) ON CONFLICT DO NOTHING"
-)
+_MARK = "INSERT INTO processed_events (group_name, event_id, at) VALUES (:group, :event_id, :at) ON CONFLICT DO NOTHING"
 
 
 class SqlAuditLog(_Repo):
