@@ -4,8 +4,10 @@ within the budget, each part with its exact token count (tiktoken, the request's
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +22,15 @@ from acm.domain.compaction.engine import (
     fill,
     plan_context,
 )
-from acm.domain.compaction.pinned import CALL, PinnedEntity, RecordValues, record_values
+from acm.domain.compaction.pinned import (
+    CALL,
+    MAX_VALUE_CHARS,
+    MIN_TRUNCATED_TOKENS,
+    PinnedEntity,
+    RecordValues,
+    fitting,
+    record_values,
+)
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.errors import Unavailable
 from acm.domain.facts import RECORD_KIND
@@ -46,6 +56,11 @@ QUERY_CHARS_PER_TURN = 240
 
 
 QUERY_PIN_IDS = 8
+# With no query, retrieval is asked for this many times the memories' room: the records the latest turns name
+# are then put first and what the pins or recent turns already show is left out, before the part is fitted.
+CANDIDATE_FACTOR = 3
+CUT_SLACK = 8  # a cut record leaves this much of the room: a day's header, the count of lines joined
+_CALL_LINE = re.compile(r"^([A-Za-z_][\w.-]{0,80})\((.*)\)$", re.DOTALL)
 
 
 def implied_query(turns: Sequence[SessionTurn], pins: Sequence[PinnedEntity]) -> str:
@@ -56,6 +71,105 @@ def implied_query(turns: Sequence[SessionTurn], pins: Sequence[PinnedEntity]) ->
     ids = list(dict.fromkeys(i for text in named for i in identifiers(text)))[:QUERY_PIN_IDS]
     picked = [t.body[:QUERY_CHARS_PER_TURN] for t in reversed(turns) if t.role != "tool"][:QUERY_TURNS]
     return "\n".join([" ".join(ids), *picked] if ids else picked)
+
+
+def named_ids(turns: Sequence[SessionTurn]) -> list[str]:
+    """The ids the latest user and agent turns name (their text and their calls), newest turn first: what the
+    agent's next call most likely reads the records of."""
+    latest = [t.body for t in reversed(turns) if t.role != "tool"][:QUERY_TURNS]
+    return list(dict.fromkeys(i for text in latest for i in identifiers(text)))
+
+
+def _call_values(body: str) -> list[str] | None:
+    """The leaf values of a turn that is nothing but tool calls ("name({json})", one a line); None otherwise."""
+    values: list[str] = []
+    for line in body.strip().splitlines():
+        m = _CALL_LINE.match(line.strip())
+        if m is None:
+            return None
+        try:
+            args = json.loads(m.group(2)) if m.group(2).strip() else {}
+        except json.JSONDecodeError:
+            return None
+        values += _leaves(args)
+    return values
+
+
+def _leaves(value: object) -> list[str]:
+    if isinstance(value, dict):
+        return [v for item in value.values() for v in _leaves(item)]
+    if isinstance(value, list):
+        return [v for item in value for v in _leaves(item)]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
+
+
+def shown_elsewhere(memory: RetrievedMemory, pins: Sequence[PinnedEntity], shown: str) -> bool:
+    """Whether the pins and recent turns already show everything the memory says: a record part whose every
+    field a pin of its key shows with the same value, or a bare tool call whose every input value appears in
+    ``shown`` (the pinned and recent text, lowered). Prose is never judged redundant."""
+    if memory.kind == RECORD_KIND:
+        at = memory.valid_from or memory.created_at
+        rec = record_values(memory.text, at) if at is not None else None
+        pin = next((e for e in pins if rec is not None and e.key.casefold() == rec.key.casefold()), None)
+        if pin is None or rec is None:
+            return False
+        # A pin leaves out the field that only repeats its key, and holds a value cut at MAX_VALUE_CHARS.
+        return all(v == rec.key or pin.attributes.get(k) == v[:MAX_VALUE_CHARS] for k, v in rec.fields.items())
+    _, sep, body = memory.text.partition(": ")
+    values = _call_values(body if sep else memory.text)
+    return values is not None and all(v.lower() in shown for v in values)
+
+
+def _record_of(memory: RetrievedMemory) -> RecordValues | None:
+    at = memory.valid_from or memory.created_at
+    return record_values(memory.text, at) if memory.kind == RECORD_KIND and at is not None else None
+
+
+def record_line(memory: RetrievedMemory, rec: RecordValues, fields: dict[str, str]) -> RetrievedMemory:
+    """The record memory showing only ``fields``, as one record (no "(part i/n)"), its speaker kept."""
+    head = memory.text.split(" {", 1)[0]
+    prefix = head[: head.rfind(rec.key)] if rec.key in head else ""
+    body = ", ".join(f"{k}={v}" if v else k for k, v in fields.items())
+    return replace(memory, text=f"{prefix}{rec.key} {{{body}}}")
+
+
+def compact_record(memory: RetrievedMemory, pins: Sequence[PinnedEntity]) -> RetrievedMemory:
+    """A record memory without the field that only repeats its key and without the fields a pin of its key
+    already shows with the same value: only what the context does not show yet."""
+    rec = _record_of(memory)
+    if rec is None:
+        return memory
+    pin = next((e for e in pins if e.key.casefold() == rec.key.casefold()), None)
+    shown = pin.attributes if pin is not None else {}
+    rest = {k: v for k, v in rec.fields.items() if v != rec.key and shown.get(k) != v[:MAX_VALUE_CHARS]}
+    return record_line(memory, rec, rest) if rest != rec.fields else memory
+
+
+def cut_record(
+    memory: RetrievedMemory, room: int, count: Callable[[str], int], hints: frozenset[str]
+) -> RetrievedMemory | None:
+    """A record memory cut to the fields whose line fits ``room`` tokens ("…" marks the cut; the fields the
+    latest turns speak of and those naming ids first), None when too little fits to say anything."""
+    rec = _record_of(memory)
+    if rec is None or room < MIN_TRUNCATED_TOKENS:
+        return None
+    fields = {k: v for k, v in rec.fields.items() if v != rec.key}
+    kept = fitting(fields, lambda trial: count(shown_line(record_line(memory, rec, trial))) <= room, hints)
+    return record_line(memory, rec, kept) if kept else None
+
+
+def named_first(memories: Sequence[Ranked], named: Sequence[str]) -> list[Ranked]:
+    """The record memories whose key the latest turns name first (the newest-named first, a record's parts in
+    order), then the rest in retrieval's order."""
+    if not named:
+        return list(memories)
+    order = {i.casefold(): n for n, i in enumerate(named)}
+
+    def rank(r: Ranked) -> int:
+        rec = _record_of(r.memory)
+        return order.get(rec.key.casefold(), len(order)) if rec is not None else len(order)
+
+    return sorted(memories, key=rank)  # stable: retrieval's order within each group
 
 
 def current_records(memories: Sequence[Ranked]) -> list[RecordValues]:
@@ -206,6 +320,43 @@ class ShownMemories:
         return dropped
 
 
+def packed(
+    memories: Sequence[Ranked],
+    budget: int,
+    count: Callable[[str], int],
+    named: Sequence[str] = (),
+    hints: frozenset[str] = frozenset(),
+) -> list[Ranked]:
+    """Best first, each memory whose line still fits ``budget`` (a smaller one may use the room a larger one
+    left); then the highest-ranked record the latest turns name (``named``) that did not fit whole is shown cut
+    to the room left, at its rank. ShownMemories.fit then makes the count exact with the day headers."""
+    wanted = {i.casefold() for i in named}
+    sizes = [count(shown_line(r.memory)) for r in memories]
+    kept: list[int] = []
+    used = 0
+    for i, size in enumerate(sizes):
+        if used + size <= budget:
+            kept.append(i)
+            used += size
+    room = budget - used - CUT_SLACK
+    for i, r in enumerate(memories):
+        rec = _record_of(r.memory)
+        if i in kept or rec is None or rec.key.casefold() not in wanted:
+            continue
+        cut = cut_record(r.memory, room, count, hints)
+        if cut is not None:
+            memories = [*memories[:i], replace(r, memory=cut), *memories[i + 1 :]]
+            kept = sorted([*kept, i])
+        break
+    out = []
+    for i in kept:
+        r = memories[i]
+        if r.memory.kind == RECORD_KIND:  # compacted or cut: its count as shown
+            r = replace(r, memory=replace(r.memory, tokens=count(r.memory.text)))
+        out.append(r)
+    return out
+
+
 def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
     """The exact token count of "".join(pieces), from the counts of its pieces, when every piece but the first
     starts with a character that is neither whitespace nor part of a word carried over: tiktoken's encodings
@@ -288,11 +439,12 @@ class SessionContext:
         dropped = 0
         from_prefetch = False
         if query and plan.memory_budget > 0:
+            asked = plan.memory_budget * (1 if request.text else CANDIDATE_FACTOR)
             answer = await self.retriever.retrieve(
                 replace(
                     request,
                     text=query,
-                    budget_tokens=plan.memory_budget,
+                    budget_tokens=asked,
                     # Chosen in the stored counts (so the prefetch pool, counted in the default encoding, can
                     # serve any request); the lines are then counted and fitted in the request's own encoding.
                     encoding=DEFAULT_ENCODING,
@@ -308,7 +460,15 @@ class SessionContext:
                 # Retrieved for the latest turns, not asked for: what the recent turns already show is not
                 # shown twice, its room goes to other memories.
                 verbatim = {t.turn_id for t in plan.recent}
-                memories = [r for r in memories if not set(r.memory.source_turn_ids) <= verbatim]
+                visible = (plan.pinned_text + "\n" + recent_text(plan.recent)).lower()
+                memories = [
+                    replace(r, memory=compact_record(r.memory, plan.pins))
+                    for r in memories
+                    if not set(r.memory.source_turn_ids) <= verbatim
+                    and not shown_elsewhere(r.memory, plan.pins, visible)
+                ]
+                named = named_ids(working)
+                memories = packed(named_first(memories, named), plan.memory_budget, count, named, plan.hints)
             from_prefetch = answer.from_prefetch
         # The memories as shown (with their dates) stay within their budget: the lowest ranked go first. What
         # they leave goes to older summary lines and turns. The header was paid for up front.

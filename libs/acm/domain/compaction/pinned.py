@@ -326,25 +326,30 @@ def _truncated(
     ``hints``: words of the latest turns; an attribute that holds one is what the request is about."""
     if room < MIN_TRUNCATED_TOKENS:
         return None
+    kept = fitting(e.attributes, lambda trial: count(f"- {replace(e, attributes=trial).render()}\n") <= room, hints)
+    return replace(e, attributes=kept) if kept else None
+
+
+def fitting(
+    attributes: dict[str, str], fits: Callable[[dict[str, str]], bool], hints: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """The attributes that fit (``fits`` of the candidate, its "…" mark included), with "…" at the end; {} when
+    none does. The attributes the latest turns speak of (``hints``) first, then those that name ids (what the
+    agent acts on next), each group in its own order. One too long to fit whole shows the ids it names, if they
+    fit: an id is what the agent's next call takes, the rest of the value stays in the record's memory."""
     kept: dict[str, str] = {}
 
     def priority(kv: tuple[str, str]) -> tuple[bool, bool]:
         words = set(_HINT_WORD.findall(kv[1].lower()))
         return (not (words & hints), not A.ids(kv[1]))
 
-    # The attributes the latest turns speak of first, then those that name ids (what the agent acts on next),
-    # each group in its own order. One too long to fit whole shows the ids it names, if they fit: an id is
-    # what the agent's next call takes, the rest of the value stays in the record's memory.
-    ordered = sorted(e.attributes.items(), key=priority)
-    for name, value in ordered:
+    for name, value in sorted(attributes.items(), key=priority):
         for shown in (value, ids_only(value)):
             trial = {**kept, name: shown}
-            if shown and count(f"- {replace(e, attributes={**trial, '…': ''}).render()}\n") <= room:
+            if shown and fits({**trial, "…": ""}):
                 kept = trial
                 break  # else a shorter attribute further on may still fit
-    if not kept:
-        return None
-    return replace(e, attributes={**kept, "…": ""})
+    return {**kept, "…": ""} if kept else {}
 
 
 def ids_only(value: str) -> str:
