@@ -162,6 +162,22 @@ async def test_a_question_whose_best_keyword_matches_the_pool_lacks_goes_to_the_
     assert outcomes["miss_unconfirmed"] == 2 and outcomes["hit"] == 1
 
 
+async def test_a_pool_lacking_the_fifth_best_keyword_match_goes_to_the_full_retrieval(cache: Cache) -> None:
+    scope = _scope(f"c{uuid.uuid4().hex[:10]}")
+    doings = ("chewed my shoes", "naps", "loves the park")
+    latest = [*POOL, *(_memory(f"b{i}", f"alice: Biscuit the puppy {what}.") for i, what in enumerate(doings))]
+    # Said long ago, outside the pool: the keyword channel's fifth best for the question below.
+    full = FullRetrieval([*latest, _memory("old", "jane: Our old puppy won a prize.")])
+    retriever, outcomes = _prefetching(full, cache)
+    await _warm(cache, scope, memories=latest)
+    assert (await full.keyword_ids(_request(scope, "What did the puppy Biscuit chew?"), 5))[4] == "old"
+
+    # The pool holds the best four (the best two were once enough), not the fifth: the full retrieval answers.
+    answer = await retriever.retrieve(_request(scope, "What did the puppy Biscuit chew?"))
+    assert not answer.from_prefetch and full.calls == 1
+    assert outcomes["miss_unconfirmed"] == 1 and outcomes["hit"] == 0
+
+
 async def test_a_question_about_the_sessions_present_is_served_and_one_about_another_period_is_not(
     cache: Cache,
 ) -> None:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from acm.domain.archetypes import draft
 from acm.domain.models import Layer
 from acm.domain.prefetch import (
+    CONFIRM_K,
     PoolEntry,
     fuse_predictions,
     learn_followers,
@@ -113,6 +114,14 @@ def test_the_pool_serves_only_when_it_holds_the_questions_best_keyword_matches()
     assert not pool_confirmed(["x", "a"], pooled)
     assert pool_confirmed(["c"], pooled)  # only one memory matched at all
     assert not pool_confirmed([], pooled)  # no word matched anything: nothing says the pool holds the answer
+
+
+def test_the_pool_must_hold_each_of_the_keyword_channels_best_five() -> None:
+    # The full retrieval's answer almost always holds the keyword channel's best five: a pool lacking the fifth
+    # (a match said long ago, outside what was predicted from the latest turns) answers worse than it.
+    best = [f"m{i}" for i in range(CONFIRM_K)]
+    assert CONFIRM_K >= 5 and pool_confirmed(best, {*best, "x"})
+    assert not pool_confirmed(best, {*best[:-1], "x"})
 
 
 def test_predictions_fuse_by_reciprocal_rank() -> None:

@@ -157,16 +157,19 @@ def on_topic(
     return any(doc_freq(stem(t)) <= SPECIFIC_SHARE * entries for t in shared)
 
 
-# How many of the keyword channel's best memories for the question the pool must hold: the best match alone
-# can be a lucky hit on one rare word; the second confirms it. Most of the best five served more of the
-# evidence replay's Fetches (69 against 63 %) but also a question whose second-best match the pool lacked, at
-# half the full retrieval's recall (docs/prefetch.md).
-CONFIRM_K = 2
+# How many of the keyword channel's best memories for the question the pool must hold: those the full
+# retrieval's answer almost always holds too. In the LoCoMo replay (1,000-token budget) each of the keyword
+# channel's best five was in the full answer 89-94 % of the time, from the sixth on 81 % and falling; a pool
+# that lacks one of them is a subset of the history the full answer is not, and its answer is the poorer one.
+# With the best two only (the rule until issue 22's re-run) the pool lowered recall on 7 of 308 served Fetches
+# and raised it on 3; with the best five on 2 and 3, serving 68 % of those Fetches (docs/experiments.md).
+CONFIRM_K = 5
 
 
 def pool_confirmed(keyword_best: Sequence[str], pooled: Collection[str]) -> bool:
     """Whether the pool holds what the question's words point at in the whole history: every one of
-    ``keyword_best`` (the ids the full retrieval's keyword channel ranks first, CONFIRM_K of them). The topic
+    ``keyword_best`` (the ids the full retrieval's keyword channel ranks first, CONFIRM_K of them, fewer when
+    fewer match at all). The topic
     gate judges the question against the latest turns only; a question that shares their words but asks
     about something said long ago is answered worse by the pool (a subset predicted from those turns) than by
     the full retrieval, and its best keyword matches are then outside the pool. Nothing matched: nothing says

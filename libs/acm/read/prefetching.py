@@ -142,8 +142,9 @@ class PrefetchingRetriever:
                 self._miss("identifiers")
                 return None
             order = exact_first(order, named)
-        # Last, as it is the one check that reads a store: the pool must hold most of the question's best
-        # keyword matches over the whole history, or the full retrieval answers.
+        # Last, as it is the one check that reads a store: the pool must hold each of the question's best
+        # keyword matches over the whole history (those the full answer almost always holds), or the full
+        # retrieval answers.
         best = await self.inner.keyword_ids(request, CONFIRM_K)
         if not pool_confirmed(best, decoded.ids):
             self._miss("unconfirmed")
