@@ -18,7 +18,10 @@ and per language.
 
 Injection: recall on the injection lines, false positives on the corpus negatives and on every turn of the
 LoCoMo conversations (ordinary chat that must be remembered). A line counts as flagged when its trust is
-INSTRUCTION; UNTRUSTED ("doubtful") shares are reported beside it.
+INSTRUCTION; UNTRUSTED ("doubtful") shares are reported beside it. With --meaning (as ingest with
+ACM_INJECTION_MEANING=true) a line the rules cleared also passes the meaning check with the configured
+embedder (acm.adapters.injection_meaning.MeaningCheck, the product's own object); its start time and cost per
+text are reported under injection.meaning.
 """
 
 from __future__ import annotations
@@ -30,7 +33,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from acm.domain.instruction import InstructionVerdict
+
+    Verdict = Callable[[str, str], InstructionVerdict]
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "safety"
@@ -75,6 +85,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="skip forget_residue (an embedded ACM, and the real servers when ACM_TEST_* name them, scanned "
         "byte by byte after a user, customer and client Forget)",
     )
+    p.add_argument(
+        "--meaning",
+        action="store_true",
+        help="injection: the rules, then the meaning check with the embedder (ACM_INJECTION_MEANING=true)",
+    )
+    p.add_argument("--embedder", default=None, help="the meaning check's embedder (default: ACM_EMBEDDER's default)")
+    p.add_argument("--meaning-margin", type=float, default=None, help="its margin (default: the product's)")
     p.set_defaults(run=run)
 
 
@@ -82,13 +99,17 @@ async def run(args: argparse.Namespace) -> None:
     from rich.console import Console
 
     console = Console(soft_wrap=True)
+    stage = MeaningStage.build(args.embedder, args.meaning_margin) if args.meaning else None
     result = evaluate(
         args.data,
         args.locomo if args.locomo.is_file() else None,
         args.misses,
         console,
         tau_path=args.tau if args.tau.is_file() else None,
+        verdict=stage,
     )
+    if stage is not None:
+        result["injection"]["meaning"] = stage.report()
     if not args.no_forget:
         result["forget_residue"], result["forget_residue_runs"] = await forget_residue(console)
     _print(console, result)
@@ -353,11 +374,58 @@ def _covered(spans: list[tuple[int, int, str]], g: dict[str, Any]) -> bool:
     return all(any(s <= i < e for s, e, _k in spans) for i in range(g["start"], g["end"]))
 
 
-def evaluate_injection(
-    lines: list[dict[str, Any]], locomo: list[str], progress: Any = None
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+class MeaningStage:
+    """The product's two-stage check (rules, then meaning), timed: what an ingest with the check on decides."""
+
+    def __init__(self, check: Any) -> None:
+        self.check = check
+        self.embedded = 0  # texts the rules cleared, so the meaning check embedded them
+        self.flagged = 0  # of which the meaning flagged
+        self.seconds = 0.0
+
+    @classmethod
+    def build(cls, embedder: str | None, margin: float | None) -> MeaningStage:
+        from acm.adapters.embedders import build_embedder
+        from acm.adapters.injection_meaning import MeaningCheck
+        from acm.domain.injection_meaning import DEFAULT_MARGIN
+        from acm.settings import DEFAULT_EMBEDDER
+
+        return cls(
+            MeaningCheck(build_embedder(embedder or DEFAULT_EMBEDDER), DEFAULT_MARGIN if margin is None else margin)
+        )
+
+    def __call__(self, text: str, role: str) -> InstructionVerdict:
+        rules = _rules(text, role)
+        if rules.flagged:
+            return rules
+        started = time.perf_counter()
+        verdict: InstructionVerdict = self.check.after(rules, text)
+        self.seconds += time.perf_counter() - started
+        self.embedded += 1
+        self.flagged += verdict.flagged
+        return verdict
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "embedder": self.check.embedder.name,
+            "margin": self.check.margin,
+            "bank_start_s": round(self.check.start_s, 3),
+            "texts_checked": self.embedded,
+            "flagged_by_meaning": self.flagged,
+            "ms_per_text_checked": round(1000 * self.seconds / max(self.embedded, 1), 2),
+        }
+
+
+def _rules(text: str, role: str) -> InstructionVerdict:
     from acm.domain.instruction import instruction_verdict
 
+    return instruction_verdict(text, role)
+
+
+def evaluate_injection(
+    lines: list[dict[str, Any]], locomo: list[str], progress: Any = None, verdict: Verdict | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    instruction_verdict = verdict or _rules
     pos = [ln for ln in lines if ln["injection"]]
     neg = [ln for ln in lines if not ln["injection"]]
     caught = 0
@@ -442,9 +510,10 @@ def tau_turns(path: Path | None) -> list[tuple[str, str]]:
     return out
 
 
-def evaluate_false_positives(turns: list[tuple[str, str]], progress: Any = None) -> dict[str, Any]:
-    from acm.domain.instruction import instruction_verdict
-
+def evaluate_false_positives(
+    turns: list[tuple[str, str]], progress: Any = None, verdict: Verdict | None = None
+) -> dict[str, Any]:
+    instruction_verdict = verdict or _rules
     flagged = doubtful = 0
     by_role: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     examples: list[dict[str, Any]] = []
@@ -482,7 +551,12 @@ def evaluate_locomo_pii(texts: list[str]) -> dict[str, Any]:
 
 
 def evaluate(
-    data: Path, locomo_path: Path | None, max_misses: int, console: Any = None, tau_path: Path | None = None
+    data: Path,
+    locomo_path: Path | None,
+    max_misses: int,
+    console: Any = None,
+    tau_path: Path | None = None,
+    verdict: Verdict | None = None,
 ) -> dict[str, Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -506,7 +580,7 @@ def evaluate(
         t_pii = bar.add_task("PII lines", total=len(pii_lines))
         pii, pii_misses = evaluate_pii(pii_lines, lambda: bar.advance(t_pii))
         t_inj = bar.add_task("injection + LoCoMo turns", total=len(inj_lines) + len(locomo))
-        injection, inj_misses = evaluate_injection(inj_lines, locomo, lambda: bar.advance(t_inj))
+        injection, inj_misses = evaluate_injection(inj_lines, locomo, lambda: bar.advance(t_inj), verdict)
         pii["locomo"] = evaluate_locomo_pii(locomo)
         t_more = bar.add_task("hold-out sets + tau-bench turns", total=n_holdout + len(tau))
         for name, (pii_holdout, inj_holdout) in holdouts.items():
@@ -514,12 +588,14 @@ def evaluate(
                 pii[name], holdout_misses = evaluate_pii(pii_holdout, lambda: bar.advance(t_more))
                 pii[name]["misses"] = [] if name in SEALED else holdout_misses[:max_misses]
             if inj_holdout:
-                injection[name], holdout_misses = evaluate_injection(inj_holdout, [], lambda: bar.advance(t_more))
+                injection[name], holdout_misses = evaluate_injection(
+                    inj_holdout, [], lambda: bar.advance(t_more), verdict
+                )
                 for key in ("false_positive_pct", "locomo_turns", "locomo_flagged", "locomo_untrusted_pct"):
                     injection[name].pop(key, None)
                 injection[name]["misses"] = [] if name in SEALED else holdout_misses[:max_misses]
         if tau:
-            injection["tau_airline"] = evaluate_false_positives(tau, lambda: bar.advance(t_more))
+            injection["tau_airline"] = evaluate_false_positives(tau, lambda: bar.advance(t_more), verdict)
     pii["misses"] = pii_misses[:max_misses]
     injection["misses"] = inj_misses[:max_misses]
     return {
