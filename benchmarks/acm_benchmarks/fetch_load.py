@@ -354,8 +354,20 @@ async def _level(
     return level
 
 
-def _source_tree() -> str:
-    return str(Path(__file__).resolve().parents[2])
+def _source_tree(env: Mapping[str, str]) -> dict[str, str]:
+    """The tree a server runs (its PYTHONPATH's, else this one) and its commit, "+dirty" with changes to
+    tracked files, so a result names the code it measured."""
+    import subprocess
+
+    path = env.get("PYTHONPATH", "").split(os.pathsep)[0]
+    tree = Path(path).parent if path else Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True, timeout=30)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    dirty = "+dirty" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return {"tree": str(tree), "commit": (git("rev-parse", "--short", "HEAD") or "unknown") + dirty}
 
 
 def _print_logs(console: Console, work: Path) -> None:
@@ -401,6 +413,7 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
     load_before = os.getloadavg()
     levels: dict[str, list[dict[str, Any]]] = {label: [] for label in servers}
     seeded_s: dict[str, float] = {}
+    trees = {label: _source_tree(env) for label, env in servers.items()}
     with tempfile.TemporaryDirectory(prefix="acm-bench-fetchload-") as tmp:
         stacks: dict[str, Stack] = {}
         try:
@@ -435,10 +448,12 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
         "mode": "embedded",
         "target": target_check(levels["after"]),
         "levels": levels["after"],
+        "code": trees["after"],
     }
     if "before" in levels:
         result["baseline"] = {
             "src": str(options.baseline),
+            "code": trees["before"],
             "levels": levels["before"],
             "target": target_check(levels["before"]),
         }
@@ -460,7 +475,6 @@ async def run_benchmark(options: Options) -> dict[str, Any]:
             "loadavg_before": [round(x, 2) for x in load_before],
             "loadavg_after": [round(x, 2) for x in os.getloadavg()],
         },
-        "source": _source_tree(),
     }
     for path in save_result(result, options.json_out, options.plot_out, write_plot):
         console.print(f"wrote {path}")
