@@ -7,6 +7,7 @@ from datetime import datetime
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
+from acm.adapters.injection_meaning import MeaningCheck
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational
@@ -44,6 +45,11 @@ def judge(settings: IngestSettings) -> InjectionJudge | None:
     return InjectionJudge(llm, settings.injection_judge_timeout_s, settings.injection_judge_cache)
 
 
+def meaning_check(settings: IngestSettings, embedder: Embedder) -> MeaningCheck | None:
+    """The second-stage injection check by meaning, when ACM_INJECTION_MEANING=true (its bank embedded now)."""
+    return MeaningCheck(embedder) if settings.injection_meaning else None
+
+
 def register(
     bus: EventBus,
     rel: Relational,
@@ -70,6 +76,7 @@ def register(
         audit=rel.audit,
         extractor=extractor(settings),
         judge=judge(settings),
+        meaning=meaning_check(settings, embedder),
         expire=expire,
         now=now,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 from collections import Counter
@@ -23,6 +24,7 @@ from acm.domain.facts import (
 )
 from acm.domain.graph import GraphChanges, Mentions
 from acm.domain.identifiers import identifiers
+from acm.domain.injection_meaning import REASON as BY_MEANING
 from acm.domain.models import (
     Entity,
     Layer,
@@ -44,6 +46,7 @@ from acm.domain.tokens import TokenCounter
 from acm.injection_judge import InjectionJudge, judge_doubtful
 from acm.ports.embedder import Embedder
 from acm.ports.entities import EntityRegistry
+from acm.ports.injection import InjectionMeaning
 from acm.ports.owners import SchemaSource
 from acm.ports.stores import AuditLog, Cache, MemoryRepo
 from acm.prefetch_state import bump_generations, forget_prefetch
@@ -144,6 +147,7 @@ class IngestTurn:
     audit: AuditLog
     extractor: LlmFactExtractor | None = None  # set when an LLM endpoint is configured
     judge: InjectionJudge | None = None  # judges doubtful facts, when an LLM endpoint is configured
+    meaning: InjectionMeaning | None = None  # the injection check by meaning (ACM_INJECTION_MEANING)
     expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
     now: Callable[[], datetime] = utcnow  # the clock TTLs count on (a test advances its own)
     # Turns handled concurrently (a micro-batch) share embedder calls.
@@ -204,6 +208,10 @@ class IngestTurn:
         turn, redacted = redact_turn(turn, pii_rules(schema))
         call_key, named = await self._before(turn)
         plan = plan_turn(turn, schema, frozenset(seen), call_key, named)
+        if self.meaning is not None and plan.gate.keep and not plan.flagged and plan.text:
+            # The rules cleared it; an order to the agent in other words is one still (acm.domain.injection_meaning).
+            if await asyncio.to_thread(self.meaning.instruction, plan.text) is not None:
+                plan = replace(plan, poisoning=(BY_MEANING,), facts=(), shown=plan.text)
         redactions = Counter(plan.redactions) + Counter(redacted)
         counts = {f"redacted_{kind}": n for kind, n in redactions.items()}
         if not plan.gate.keep:
