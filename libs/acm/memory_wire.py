@@ -99,17 +99,13 @@ def written_to_pb(
 ) -> events_pb2.WrittenMemory:
     """A memory as ingest stored it, for acm.memories.v1: every field of ``memory`` (its owner is the envelope's
     scope at its tier), and the vector it is searched by (none: not indexed)."""
+    stored = stored_to_pb(memory)
     return events_pb2.WrittenMemory(
-        memory_id=memory.memory_id,
-        tier=TIER_TO_PB[memory.tier],
-        layer=LAYER_TO_PB[memory.layer],
-        kind=memory.kind,
-        text=memory.text,
-        source_turn_ids=list(memory.source_turn_ids),
+        # The message's own copy of what its stored form says (readers of the fields before ``stored`` existed).
+        **fields_of(stored.memory, ("memory_id", "tier", "layer", "kind", "text", "source_turn_ids", "created_at")),
         embedding=list(embedding),
-        created_at=ts(memory.created_at),
         entity_names=list(entity_names),
-        stored=stored_to_pb(memory),
+        stored=stored,
         **fields_of(memory, _WRITTEN_FIELDS),
     )
 
