@@ -55,6 +55,7 @@ from acm.telemetry import traceparent_of_current_span
 from acm_ingest.consolidate import ExpireMemories, ExpiryEvents
 from acm_ingest.embedding import EmbedBatches
 from acm_ingest.llm_extraction import LlmFactExtractor, may_leave
+from acm_ingest.outdated import outdated_statements
 from acm_ingest.pipeline import TurnPlan, pii_rules, plan_turn
 
 MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bounded for long tool outputs
@@ -384,6 +385,8 @@ class IngestTurn:
         values = {f.memory_id: d.value for f, (d, _) in zip(fresh, kept, strict=True)}
         unique = list({f.memory_id: f for f in facts}.values())
         superseded = await self._supersede(turn.scope, unique, values)
+        # A record's new version also outdates the prose and calls that stated its old values (other shapes).
+        superseded |= await outdated_statements(self.memories, turn.scope, superseded, unique, self.now())
         others = [m for m in superseded.values() if m.memory_id not in values]
         await self.memories.upsert([turn_memory, *(superseded.get(f.memory_id, f) for f in unique), *others])
         return [superseded.get(f.memory_id, f) for f in facts], others
