@@ -292,6 +292,7 @@ async def start_distributed(work: Path, servers: Servers, replicas: int, databas
     report SERVING, with an admin key of a fresh client."""
     from acm.auth import create_api_key
     from acm.bootstrap import open_relational
+    from acm.sealing import new_master_key
 
     names = [*SERVICES, *(f"ingest-{i}" for i in range(replicas))]
     ports = dict(zip(names, free_ports(len(names)), strict=True))
@@ -308,6 +309,7 @@ async def start_distributed(work: Path, servers: Servers, replicas: int, databas
         "ACM_GATEWAY_ADDR": f"127.0.0.1:{ports['gateway']}",  # the consumers verify signatures with its keys
         "ACM_COMPACT_ADDR": f"127.0.0.1:{ports['compact']}",
         "ACM_SERVICE_TOKEN_SECRET": f"fleet-{uuid.uuid4().hex}",  # signs gateway/anticipate → retrieve/architect
+        "ACM_MASTER_KEY": new_master_key(),  # the gateway's: wraps the bus's data keys (it refuses to start without)
         "ACM_LOG_LEVEL": os.environ.get("ACM_LOG_LEVEL", "WARNING"),
     }
     procs: dict[str, subprocess.Popen[bytes]] = {}
