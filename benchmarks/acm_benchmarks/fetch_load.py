@@ -111,7 +111,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--clients", default=",".join(map(str, DEFAULT_CLIENTS)), help="client counts (1,4,8,16,32)")
     p.add_argument("--duration", type=float, default=20.0, help="measured seconds per client count (20)")
     p.add_argument("--warmup", type=float, default=3.0, help="unmeasured seconds before each (3)")
-    p.add_argument("--think", type=float, default=0.0, help="seconds a client waits between its Fetches (0)")
+    p.add_argument("--think", type=float, default=0.0, help="seconds a client waits between its Fetches, staggered (0)")
     p.add_argument("--data", type=Path, help="LoCoMo JSON: its conversations and questions (default: templates)")
     p.add_argument("--conversations", type=int, default=3, help="conversations seeded (3)")
     p.add_argument("--turns", type=int, default=0, help="at most this many turns per conversation (0: all)")
@@ -324,6 +324,9 @@ async def _level(
     async def client(i: int) -> None:
         scope, mine = _scope(convs[i % len(convs)]), queries[i]
         k = i  # clients of one conversation start apart in their (already distinct) orders
+        # With think time, the clients' first Fetches are spread over one think period, as independent agents'
+        # are, instead of arriving together and every period again.
+        await asyncio.sleep(options.think_s * i / n)
         while (start := time.monotonic()) < stop_at:
             query = mine[k % len(mine)]
             k += 1
