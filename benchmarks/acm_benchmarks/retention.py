@@ -74,6 +74,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--no-fetch", action="store_true", help="with --tool-heavy: leave acm_fetch out (no embedded ACM)")
     p.add_argument("--embedder", help="embedder of acm_fetch's embedded ACM (default: embedded ACM's)")
+    p.add_argument(
+        "--dump",
+        type=Path,
+        help="with --tool-heavy: write each acm_fetch context here, and for each stale pair the line and part "
+        "(pinned, memories, summary, recent) that showed the older value",
+    )
     p.set_defaults(run=run)
 
 
@@ -182,6 +188,8 @@ async def run(args: argparse.Namespace) -> None:
         generated = [s for _kind, _n, s in generate_sessions(sessions, args.seed, args.quick, tool_heavy=True)]
         fetched = await fetch_contexts(generated, BUDGET, args.embedder)
     run_benchmark(args.json_out, sessions, args.seed, quick=args.quick, tool_heavy=args.tool_heavy, fetched=fetched)
+    if fetched is not None and args.dump:
+        dump_stale(args.dump, generated, fetched)
 
 
 def generate_sessions(sessions: int, seed: int, quick: bool, tool_heavy: bool) -> list[tuple[str, int, Session]]:
@@ -202,6 +210,44 @@ def generate_sessions(sessions: int, seed: int, quick: bool, tool_heavy: bool) -
 
 
 FETCH_ENCODING = "cl100k_base"  # as the simulated systems count
+PART_HEADERS = {"Relevant memories:": "memories", "Summary of earlier turns:": "summary", "Recent turns:": "recent"}
+
+
+def explain_stale(session: Session, context: str) -> list[str]:
+    """Each (entity, attribute) the context shows an older value of, as `score` judges it: its values in the
+    order said (turn index), the value shown, and the part and line that show it."""
+    lines: list[tuple[str, str]] = []
+    part = "pinned"
+    for block in context.split("\n\n"):
+        part = next((name for head, name in PART_HEADERS.items() if block.startswith(head)), part)
+        lines += [(part, line.removeprefix("- ")) for line in block.splitlines() if line.strip()]
+    segments = [line for _part, line in lines]
+    history: dict[tuple[str, str], list[PlantedFact]] = {}
+    for f in session.facts:
+        history.setdefault((f.entity, f.attribute), []).append(f)
+    out = []
+    for (entity, attribute), facts in history.items():
+        values = [f.value for f in facts]
+        now = next(f.value for f in facts if f.current)
+        shown = presented(entity, values, segments, exact=True)
+        if len(set(values)) < 2 or shown is None or shown == now:
+            continue
+        pinned = [s for s in segments if s.startswith(f"{entity} (")]
+        ordered = pinned or [s for s in reversed(segments) if _names(entity, s, True)]
+        line = next(s for s in ordered if any(_value_in(v, s) for v in values))
+        said = [(f.turn, f.value) for n, f in enumerate(facts) if n == 0 or facts[n - 1].value != f.value]
+        where = next(p for p, text in reversed(lines) if text == line)
+        out.append(f"{entity}.{attribute}: shown {shown!r}, current {now!r}; said {said}\n  {where}: {line}")
+    return out
+
+
+def dump_stale(folder: Path, sessions: Sequence[Session], fetched: Sequence[FetchedContext]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, (session, got) in enumerate(zip(sessions, fetched, strict=True)):
+        (folder / f"acm_fetch-{i}.txt").write_text(f"{got.context}\n\n[notice] {got.notice}\n")
+        stale = explain_stale(session, got.context)
+        (folder / f"stale-{i}.txt").write_text("".join(f"{s}\n" for s in stale))
+        print(f"session {i + 1}: {len(stale)} stale pairs shown (written to {folder})")
 
 
 async def fetch_contexts(sessions: Sequence[Session], budget: int, embedder: str | None = None) -> list[FetchedContext]:
