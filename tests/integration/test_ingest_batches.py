@@ -171,6 +171,7 @@ async def test_a_poison_turn_in_a_batch_is_dead_lettered_and_the_rest_are_writte
     turns = await _turns(ingest, poison_at=poison)
     arrived = asyncio.Event()
     published = await _count_events(ingest, arrived)
+    marks = _count_marks(ingest)
     for record, _ in turns:  # all there before the consumer starts: they come in one or two polls
         await ingest.bus.publish(record.topic, record.key, record.value)
     await ingest.bus.start()
@@ -190,9 +191,30 @@ async def test_a_poison_turn_in_a_batch_is_dead_lettered_and_the_rest_are_writte
         texts = await _texts(ingest, session)
         n_turns = PER_SESSION - (1 if session == poison % SESSIONS else 0)
         assert len(texts) == 2 * n_turns, texts  # each turn's preview and its fact, once
-    assert ingest.embedder.calls < len(good), ingest.embedder.calls  # turns of a batch share embedder calls
+    # Finished as batches (the consumer's polls: one or a few), never turn by turn.
+    assert 0 not in marks and sum(marks) == len(good) and len(marks) < len(good), marks
     seen = await ingest.rel.processed.seen_among(GROUP, [_event_id(r) for r, _ in turns])
     assert len(seen) == len(good)  # every written turn marked; the poison one is not
+
+
+def _count_marks(ingest: Ingest) -> list[int]:
+    """The size of each processed-events statement of a batch (ProcessedEvents.mark_all); a turn marked alone
+    (ProcessedEvents.mark) counts as 0."""
+    marks: list[int] = []
+    processed = ingest.handler.processed
+    real_mark_all, real_mark = processed.mark_all, processed.mark
+
+    async def mark_all(group: str, event_ids: Sequence[str]) -> None:
+        await real_mark_all(group, event_ids)
+        marks.append(len(event_ids))
+
+    async def mark(group: str, event_id: str) -> None:
+        await real_mark(group, event_id)
+        marks.append(0)
+
+    processed.mark_all = mark_all  # type: ignore[method-assign]
+    processed.mark = mark  # type: ignore[method-assign]
+    return marks
 
 
 def _event_id(record: Record) -> str:
@@ -204,11 +226,12 @@ async def test_a_redelivered_batch_writes_nothing_twice(ingest: Ingest) -> None:
     turns = await _turns(ingest)
     records = [r for r, _ in turns]
     published = await _count_events(ingest)
+    marks = _count_marks(ingest)
     await deliver_batch(ingest.bus, GROUP, records, ingest.opened, system="kafka", concurrency=4)
     first = {s: await _texts(ingest, s) for s in range(SESSIONS)}
     assert all(len(texts) == 2 * PER_SESSION for texts in first.values()), first
     assert sorted(published) == sorted(job for _, job in turns) and all(len(e) == 1 for e in published.values())
-    assert ingest.embedder.calls < len(turns)  # turns finished together share embedder calls
+    assert marks == [len(turns)]  # finished together: one processed-events statement
     facts, calls = await _facts(ingest), ingest.embedder.calls
 
     # Not committed (a crash before the commit, a rebalance): the same batch comes again.
