@@ -69,9 +69,15 @@ def _guarded(rel: Relational, service: str | None) -> Relational:
 
 
 async def open_relational(
-    url: str, timeout_s: float = 5.0, pool: tuple[int, int] = (1, 10), service: str | None = None
+    url: str,
+    timeout_s: float = 5.0,
+    pool: tuple[int, int] = (1, 10),
+    service: str | None = None,
+    sqlite_readers: int | None = None,
 ) -> Relational:
-    """``pool``: the least and most connections of the Postgres pool (SQLite has one connection).
+    """``pool``: the least and most connections of the Postgres pool. ``sqlite_readers``: SQLite's reader
+    connections (threads) for reads outside a transaction; None: the adapter's default; 0: inline on its one
+    connection.
 
     ``service``: that service's own store (acm.ownership): in Postgres its schema ``acm_<service>`` (the
     connections' search_path; created if missing and the role may), in SQLite the file the URL names (one per
@@ -93,10 +99,11 @@ async def open_relational(
             pg, PgWorkingMemoryRepo(pg.executor), SqlEntityRegistry(pg.executor, PG), groups, service
         )
     if scheme == "sqlite":
-        from acm.adapters.sqlite_store import SQLITE, SqliteStore
+        from acm.adapters.sqlite_store import DEFAULT_READERS, SQLITE, SqliteStore
         from acm.adapters.working_memory_sql import SqliteWorkingMemoryRepo
 
-        lite = await SqliteStore.open(_sqlite_path(url), timeout_s=timeout_s, groups=groups)
+        readers = DEFAULT_READERS if sqlite_readers is None else sqlite_readers
+        lite = await SqliteStore.open(_sqlite_path(url), timeout_s=timeout_s, groups=groups, readers=readers)
         return await _relational(
             lite, SqliteWorkingMemoryRepo(lite.executor), SqlEntityRegistry(lite.executor, SQLITE), groups, service
         )

@@ -111,6 +111,9 @@ class EmbeddedSettings(ServiceSettings):
     llm_api_key: str = ""
     # Fetch consults each session's prefetch pool first (the anticipate service warms it).
     prefetch: bool = True
+    # Reader connections per service store: reads outside a transaction run on them in threads, off the event
+    # loop (docs/operations.md "Fetch under concurrency"); 0: inline on the store's one connection.
+    sqlite_readers: int = Field(4, ge=0, le=64)
 
     @field_validator("cors_origins")
     @classmethod
@@ -208,7 +211,10 @@ class EmbeddedAcm:
         embedder = build_embedder(s.embedder, s.compute_threads, s.models_dir, s.models_source)
         await split_shared_database(s.data_dir, timeout)  # a data folder from before: one acm.db
         adopt_graph_file(s.data_dir)  # a data folder from before: graph.db, written by ingest
-        self.stores = {name: await open_relational(u.databases[name], timeout, service=name) for name in SERVICES}
+        self.stores = {
+            name: await open_relational(u.databases[name], timeout, service=name, sqlite_readers=s.sqlite_readers)
+            for name in SERVICES
+        }
         self.vectors = await open_vectors(u.vectors, timeout)
         await self.vectors.ensure(embedder.dim)
         await warn_other_models(self.vectors, embedder.name, log)

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from acm.adapters.sqlite_store import MEMORY_NAMES, DecodedRows, SqliteStore
+from acm.bootstrap import open_relational
 from acm.domain.models import Layer, Memory, Owner
 from acm.domain.scope import Scope, Tier
+from acm_cli.embedded import EmbeddedSettings
 
 
 async def test_reads_run_on_reader_threads_and_see_committed_rows_only(tmp_path: Path) -> None:
@@ -120,3 +122,15 @@ def test_decoded_rows_are_bounded() -> None:
     off.get(rows[1], decode)
     off.get(rows[1], decode)
     assert calls[-2:] == [1, 1] and len(off) == 0
+
+
+async def test_the_reader_count_comes_from_the_caller(tmp_path: Path) -> None:
+    """ACM_SQLITE_READERS reaches the store: open_relational sizes the reader pool (0: inline)."""
+    for readers in (0, 2):
+        rel = await open_relational(f"sqlite:///{tmp_path / f'r{readers}.db'}", sqlite_readers=readers)
+        try:
+            pool = rel._handle.executor._readers  # type: ignore[attr-defined]
+            assert (None if pool is None else pool._pool._max_workers) == (None if readers == 0 else readers)
+        finally:
+            await rel.close()
+    assert EmbeddedSettings(data_dir=tmp_path).sqlite_readers == 4
