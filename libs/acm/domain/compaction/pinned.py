@@ -371,9 +371,40 @@ def clauses(cleaned: str) -> list[str]:
     return [c for part in _CLAUSE.split(cleaned) for c in S.split(part)]
 
 
+_KEY = re.compile(r"(?<![\w.])([a-z][a-z0-9_]{1,40})\s*=\s*")
+_THOUSANDS = re.compile(r",\d{3}")
+
+
+def own_pairs(clause: str) -> list[tuple[str, str]]:
+    """The clause's own key=value pairs: those at the level of its id field (else its outermost), a nested
+    object or list whole as its key's value ("requester={name=X, …}"), as a record shows it. A nested pair is
+    never the subject's own: read as one, a tool output's "requester={name=X}" pinned name=X beside the
+    record's requester, a second key shape no later result updated (issue 17: a stale value shown as current)."""
+    depth, at = 0, []
+    for ch in clause:
+        depth -= ch in "}]"
+        at.append(depth)
+        depth += ch in "{["
+    keys = list(_KEY.finditer(clause))
+    own = next((m for m in keys if m.group(1) == "id" or m.group(1).endswith("_id")), None)
+    floor = at[own.start()] if own else min((at[m.start()] for m in keys), default=0)
+    out = []
+    for m in keys:
+        if at[m.start()] != floor:
+            continue
+        end = m.end()
+        while end < len(clause) and at[end] >= floor:
+            ch = clause[end]
+            if at[end] == floor and (ch in ";\n" or (ch == "," and not _THOUSANDS.match(clause, end))):
+                break
+            end += 1
+        out.append((m.group(1), clause[m.end() : end]))
+    return out
+
+
 def _clause_attrs(clause: str) -> dict[str, str]:
     attrs: dict[str, str] = {}
-    for key, value in _PAIR.findall(clause):
+    for key, value in own_pairs(clause):
         value = value.strip()
         if value and not key.endswith("_id") and key not in ("id", "key"):
             attrs[key] = value
