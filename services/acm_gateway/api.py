@@ -13,7 +13,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from acm.admission import Admission, Limits
-from acm.convert import TIER_TO_PB, info_to_pb, ts, turn_from_pb
+from acm.convert import TIER_TO_PB, fields_of, info_to_pb, ts, turn_from_pb
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Memory, Turn, new_id
 from acm.domain.scope import Action, ForgetLevel, KeyRole, Scope, Tier
@@ -92,18 +92,12 @@ def listed_job_to_pb(job: Job) -> gateway_pb2.ListedJob:
     )
 
 
+# What ListDeadLetters shows of a letter as it is kept (never its claimed scope: the admin's own client).
+_SHOWN_LETTER = ("letter_id", "group", "topic", "key", "reason", "attempts", "size_bytes", "event_id")
+
+
 def dead_letter_to_pb(letter: DeadLetterEntry) -> gateway_pb2.DeadLetterInfo:
-    return gateway_pb2.DeadLetterInfo(
-        letter_id=letter.letter_id,
-        group=letter.group,
-        topic=letter.topic,
-        key=letter.key,
-        reason=letter.reason,
-        attempts=letter.attempts,
-        size_bytes=letter.size_bytes,
-        failed_at=ts(letter.failed_at),
-        event_id=letter.event_id,
-    )
+    return gateway_pb2.DeadLetterInfo(**fields_of(letter, _SHOWN_LETTER), failed_at=ts(letter.failed_at))
 
 
 def _admin_only(key: ApiKey, what: str) -> None:
