@@ -47,9 +47,15 @@ def is_identifier(token: str) -> bool:
 
 def identifiers(text: str) -> list[str]:
     """The identifiers of ``text``, first mention first, each once."""
+    return list(_identifiers(text))
+
+
+@lru_cache(maxsize=16384)
+def _identifiers(text: str) -> tuple[str, ...]:
+    # The same turns, pins and memories are read at every Fetch of a session: cached.
     found = [m.group(1) for m in _UUID.finditer(text)]
     found += [m.group(1) for m in _TOKEN.finditer(text) if is_identifier(m.group(1))]
-    return list(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))
 
 
 @lru_cache(maxsize=4096)

@@ -288,8 +288,10 @@ class RecordValues:
 _RECORD_MEMORY = re.compile(r"^(?:[^{:]{1,80}: )?(\S{1,80})(?: \(part \d+/\d+\))? \{.*\}$", re.DOTALL)
 
 
+@functools.lru_cache(maxsize=8192)
 def record_values(text: str, at: datetime) -> RecordValues | None:
-    """The key and fields of a record memory's text; None when it is not one."""
+    """The key and fields of a record memory's text; None when it is not one. The same memories come back at
+    every Fetch of a session, and a Fetch reads each several times: cached (callers never change the fields)."""
     m = _RECORD_MEMORY.match(text.strip())
     fields = parse_fields(text.strip()) if m else {}
     return RecordValues(m.group(1), fields, at) if m and fields else None
