@@ -33,6 +33,7 @@ from acm.ports.stores import Cache, GraphStore, VectorStore
 from acm.read.prefetching import PrefetchingRetriever
 from acm.reindex import warn_other_models
 from acm.runtime import HealthServer, limit_compute_threads
+from acm.schemas import KeptLatest
 from acm.sealing import SealingBus, StoreKeyring, embedded_master_keys
 from acm.settings import DEFAULT_EMBEDDER, ServiceSettings
 from acm.transport import ServerTls
@@ -227,7 +228,9 @@ class EmbeddedAcm:
         # key is kept in the data folder.
         data_keys = StoreKeyring(SqlDataKeyRepo.of(self.stores["gateway"]), embedded_master_keys(s.data_dir))
         self.bus = SealingBus(open_bus(u.bus, client_id="acm-embedded", timeout_s=timeout), data_keys)
-        # The gateway's keys and the architect's schemas, read in-process from their owners' stores.
+        # The gateway's keys and the architect's schemas, read in-process from their owners' stores; each agent's
+        # latest schema kept, forgotten on the architect's writes through the same object (acm.schemas.KeptLatest).
+        self.stores["architect"].schemas = KeptLatest(self.stores["architect"].schemas)
         owners = Owners.in_process(self.stores["gateway"].api_keys, self.stores["architect"].schemas)
 
         ingest_settings = IngestSettings(
