@@ -48,14 +48,17 @@ QUERIES = [
 ]
 
 
+async def _seed(client: AcmClient) -> None:
+    jobs = [(await client.ingest(SCOPE_PB, text, metadata={"speaker": who})).job_id for who, text in TURNS]
+    done = [await client.wait_job(SCOPE_PB, job_id, timeout_s=60) for job_id in jobs]
+    assert {d.status for d in done} == {gateway_pb2.JOB_STATUS_DONE}, [d.error for d in done]
+
+
 @pytest.fixture
 async def acm(tmp_path: Path) -> AsyncIterator[EmbeddedAcm]:
-    async with EmbeddedAcm(EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")) as running:
-        async with AcmClient(f"127.0.0.1:{running.port}", running.api_key) as client:
-            accepted = [await client.ingest(SCOPE_PB, text, metadata={"speaker": who}) for who, text in TURNS]
-            for a in accepted:
-                job = await client.wait_job(SCOPE_PB, a.job_id, timeout_s=60)
-                assert job.status == gateway_pb2.JOB_STATUS_DONE, job.error
+    settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0")
+    async with EmbeddedAcm(settings) as running, AcmClient(f"127.0.0.1:{running.port}", running.api_key) as client:
+        await _seed(client)
         await wait_until_indexed(running)
         yield running
 
