@@ -3,9 +3,11 @@
 Same payload layout and the same visibility / erasure filters as the server adapter (qdrant_store), in
 qdrant-edge's own classes. This module deliberately does not import qdrant_client (≈1.7 s to import).
 
-Shard calls are synchronous and sub-millisecond, so they run inline on the event loop; only opening,
-flushing, optimising and closing (which can take seconds on a big shard) go to a worker thread. The shard
-is thread-safe, so an inline call overlapping one of those is fine. One process per folder (WAL lock).
+Writes, counts and lookups are synchronous and sub-millisecond, so they run inline on the event loop;
+searches (qdrant-edge releases the GIL while it searches) and opening, flushing, optimising and closing (which
+can take seconds on a big shard) go to a worker thread. The shard is thread-safe, so an inline call
+overlapping one of those is fine. A search's filter is kept for the next search with the same terms
+(``Filters``). One process per folder (WAL lock).
 """
 
 from __future__ import annotations
