@@ -10,7 +10,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 import pytest
@@ -161,7 +161,7 @@ async def _count_events(ingest: Ingest, arrived: asyncio.Event | None = None) ->
         if arrived is not None:
             arrived.set()
 
-    events.memories_written = counted  # type: ignore[method-assign]
+    events.memories_written = counted  # type: ignore[method-assign,assignment]
     return published
 
 
@@ -180,7 +180,7 @@ async def test_a_poison_turn_in_a_batch_is_dead_lettered_and_the_rest_are_writte
         while set(published) != set(good):
             await arrived.wait()
             arrived.clear()
-    reader = KafkaBus(ingest.bus.inner.bus._bootstrap, client_id="dlq-reader", namespace=ingest.namespace)
+    reader = KafkaBus(cast(Any, ingest.bus.inner).bus._bootstrap, client_id="dlq-reader", namespace=ingest.namespace)
     letters = await collect_dead_letters(
         reader, topics.dead_letter(GROUP), f"test-{uuid.uuid4().hex}", lambda found: len(found) >= 1, 60
     )
@@ -248,7 +248,7 @@ async def test_a_batch_whose_marks_fail_is_finished_turn_by_turn(ingest: Ingest)
     published = await _count_events(ingest)
     processed = ingest.handler.processed
     real_mark_all = processed.mark_all
-    failures = []
+    failures: list[list[str]] = []
 
     async def mark_all_once(group: str, event_ids: Sequence[str]) -> None:
         if not failures:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -402,6 +402,12 @@ class _NeverSeen:
         return False
 
     async def mark(self, group: str, event_id: str) -> None:
+        return None
+
+    async def seen_among(self, group: str, event_ids: Sequence[str]) -> set[str]:
+        return set()
+
+    async def mark_all(self, group: str, event_ids: Sequence[str]) -> None:
         return None
 
 
