@@ -57,6 +57,8 @@ class KeptSessions:
             self._kept.move_to_end(scope)
             return kept.state, kept.latest
         state = await self.load(scope, schema=schema)
+        if kept is not None:  # a turn or a compaction since: what did not change need not be read again
+            state.follows(kept.state)
         loaded = _Kept(key, state, state.latest)
         self._drop(scope)
         if token:  # no token (never touched, forgotten, evicted): nothing may be kept under it

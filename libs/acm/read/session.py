@@ -6,9 +6,10 @@ between two compactions."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from acm.domain.compaction.engine import Rules, SessionTurn, WorkingMemory
+from acm.domain.compaction.engine import PinsAsOf, Rules, SessionTurn, WorkingMemory, pins_as_of
+from acm.domain.compaction.pinned import PinnedState
 from acm.domain.compaction.record import CompactionRecord
 from acm.domain.models import Layer, Memory
 from acm.domain.schema import AgentSchema, CompactionRules
@@ -76,6 +77,33 @@ class SessionState:
     rules: Rules
     local_only: bool
     latest: CompactionRecord | None = None  # the session's newest compaction record
+    _pins: PinsAsOf | None = field(default=None, init=False, repr=False, compare=False)
+    _earlier: SessionState | None = field(default=None, init=False, repr=False, compare=False)
+
+    def pins(self) -> PinnedState:
+        """The pinned state as of the newest turn (pins_as_of), made once: the read side keeps a state until a
+        turn or a compaction replaces the session's token, and every Fetch in between (each budget) plans from
+        the same pins. Callers never change a PinnedState (its updates return new ones)."""
+        if self._pins is None:
+            self._pins = pins_as_of(self.memory, self.tail, self.rules.pinned_fields, self._continued())
+            self._earlier = None
+        return self._pins.state
+
+    def follows(self, earlier: SessionState) -> None:
+        """``earlier``: the same session as loaded before this (its pins, when made, may be continued)."""
+        if earlier._pins is not None:
+            self._earlier = earlier
+
+    def _continued(self) -> PinsAsOf | None:
+        """The earlier load's pins when this load is that one with turns added at the end: the same working
+        memory (no compaction in between), the same pinned fields, and its tail the start of this one's."""
+        e = self._earlier
+        if e is None or e._pins is None or e.rules.pinned_fields != self.rules.pinned_fields:
+            return None
+        n = len(e.tail)
+        if len(self.tail) < n or self.tail[:n] != e.tail or e.memory != self.memory:
+            return None
+        return e._pins
 
 
 @dataclass

@@ -366,6 +366,27 @@ def joined_count(pieces: Sequence[str], count: Callable[[str], int]) -> int:
     return sum(count(piece) for piece in pieces)
 
 
+# The mark a session's kept turn ends with when it was cut (acm_ingest.pipeline.shown_turn): what follows the cut
+# is in memories only, so a recent turn that ends with it does not show them all.
+_CUT_MARK = re.compile(r"\n… \[[^\]\n]* in memories\]\s*$")
+
+
+def shown_whole(turn: SessionTurn) -> bool:
+    """Whether the recent part shows the turn's every memory (its kept text was not cut)."""
+    return _CUT_MARK.search(turn.text) is None
+
+
+def shown_by_recent(memory: RetrievedMemory, recent: Sequence[SessionTurn], visible: str) -> bool:
+    """Whether the recent turns show the memory: it comes from them, and from a turn cut short only when its
+    line is there before the cut (``visible``: the context's shown text, lower-cased)."""
+    sources = set(memory.source_turn_ids)
+    if not sources or not sources <= {t.turn_id for t in recent}:
+        return False
+    if sources <= {t.turn_id for t in recent if shown_whole(t)}:
+        return True
+    return memory.text.split(": ", 1)[-1].lower() in visible
+
+
 def recent_text(turns: Sequence[SessionTurn]) -> str:
     return (RECENT_HEADER + "\n" + "\n".join(t.text for t in turns)) if turns else ""
 
@@ -433,6 +454,7 @@ class SessionContext:
             share,
             lines_first=share == 0.0,
             rules=rules,
+            pinned=state.pins(),
         )
         query = request.text or implied_query(working, plan.pinned_state.ranked(rules.entity_types))
         memories: list[Ranked] = []
@@ -459,12 +481,11 @@ class SessionContext:
             if not request.text:
                 # Retrieved for the latest turns, not asked for: what the recent turns already show is not
                 # shown twice, its room goes to other memories.
-                verbatim = {t.turn_id for t in plan.recent}
                 visible = (plan.pinned_text + "\n" + recent_text(plan.recent)).lower()
                 memories = [
                     replace(r, memory=compact_record(r.memory, plan.pins))
                     for r in memories
-                    if not set(r.memory.source_turn_ids) <= verbatim
+                    if not shown_by_recent(r.memory, plan.recent, visible)
                     and not shown_elsewhere(r.memory, plan.pins, visible)
                 ]
                 named = named_ids(working)

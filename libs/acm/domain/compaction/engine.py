@@ -7,6 +7,7 @@ working memory in atomically, and only when the result is verified."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -202,9 +203,16 @@ def _said(span: Sequence[SpanTurn]) -> set[A.Atom]:
 
 
 def _pin_span(
-    state: P.PinnedState, span: Sequence[SpanTurn], turns: Sequence[SessionTurn], fields: Sequence[str] = ()
+    state: P.PinnedState,
+    span: Sequence[SpanTurn],
+    turns: Sequence[SessionTurn],
+    fields: Sequence[str] = (),
+    acted: frozenset[str] | None = None,
 ) -> P.PinnedState:
-    acted = frozenset(i for t in span for i in P.acted_on(t.role, t.text, fields))
+    """The state after the span's turns, in order; ``acted``: the ids the user and agent name in the whole
+    span (what a tool output may pin), when the caller has them."""
+    if acted is None:
+        acted = _acted(span, fields)
     for cleaned, turn in zip(span, turns, strict=True):
         state = P.update(state, cleaned.role, cleaned.text, turn.turn_id, turn.at, fields, acted)
     return state
@@ -492,17 +500,17 @@ def plan_context(
     fields: Sequence[str] = (),
     lines_first: bool = True,
     rules: Rules | None = None,
+    pinned: P.PinnedState | None = None,
 ) -> ContextPlan:
     """The pins first (the highest-ranked that fit the schema's cap and PINNED_SHARE of the budget), then up to
     ``verbatim`` newest turns (the newest clipped if it alone is too long) and (with ``lines_first``) the newest
     summary lines within ``1 - memory_share`` of what is left; the rest is for retrieved memories, after which
     ``fill`` spends what they did not use on summary lines and older turns. What does not fit is left out and
     counted in the notice (it stays retrievable as memories). Never fails: a budget too small for anything
-    gets an empty plan."""
+    gets an empty plan. ``pinned``: pins_as_of(memory, tail, rules.pinned_fields).state when the caller kept it."""
     rules = rules or Rules(recent_turns_verbatim=verbatim, pinned_fields=tuple(fields))
     working = [*memory.recent, *tail]
-    # The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
-    state = _pin_span(memory.pinned, _span(working), working, rules.pinned_fields)
+    state = pinned if pinned is not None else pins_as_of(memory, tail, rules.pinned_fields).state
     latest = [t.body for t in reversed(working) if t.role != "tool"][:3]
     pins_cap, hints = int(budget * PINNED_SHARE), P.hint_words(latest)
     shown = shown_pinned(state, rules, counter, pins_cap, hints)
@@ -527,15 +535,57 @@ def plan_context(
     return plan
 
 
+def _acted(span: Sequence[SpanTurn], fields: Sequence[str]) -> frozenset[str]:
+    return frozenset(i for t in span for i in P.acted_on(t.role, t.text, fields))
+
+
+@dataclass(frozen=True, slots=True)
+class PinsAsOf:
+    """The pinned state after a working memory's turns and the first ``turns`` working turns, and the ids the
+    user and agent named in those turns (``acted``: what _pin_span read every turn with)."""
+
+    state: P.PinnedState
+    acted: frozenset[str]
+    turns: int
+
+
+def pins_as_of(
+    memory: WorkingMemory, tail: Sequence[SessionTurn], fields: Sequence[str] = (), since: PinsAsOf | None = None
+) -> PinsAsOf:
+    """The pinned state as of the newest turn: turns not compacted yet update it too (never the reverse).
+
+    ``since``: what this returned for the same memory and fields and the first ``since.turns`` of these working
+    turns (the caller checks that). When the newer turns name no id the earlier ones did not, the pins are
+    the earlier ones updated with the newer turns only: the same fold over the same turns with the same
+    ``acted``. Else every turn is read again (a newly named id may pin a record of an earlier tool output)."""
+    working = [*memory.recent, *tail]
+    if since is not None and since.turns <= len(working):
+        newer = working[since.turns :]
+        span = _span(newer)
+        if _acted(span, fields) <= since.acted:
+            return PinsAsOf(_pin_span(since.state, span, newer, fields, since.acted), since.acted, len(working))
+    span = _span(working)
+    acted = _acted(span, fields)
+    return PinsAsOf(_pin_span(memory.pinned, span, working, fields, acted), acted, len(working))
+
+
+@functools.lru_cache(maxsize=8192)
+def _record_keys(body: str) -> tuple[str, ...]:
+    """The keys of a tool output that is nothing but records, in order; () otherwise (the same turns are
+    stubbed again at every Fetch: cached)."""
+    records, rest = P.record_lines(body)
+    return () if rest.strip() else tuple(key for key, _ in records)
+
+
 def pinned_stub(turn: SessionTurn, pinned: set[str], counter: TokenCounter) -> SessionTurn:
     """A tool output whose every record is shown whole among the pins, as a line naming them: the pins hold the
     same fields, current, and the room goes to other turns."""
     if turn.role != "tool" or not pinned:
         return turn
-    records, rest = P.record_lines(turn.body)
-    if not records or rest.strip() or any(key not in pinned for key, _ in records):
+    keys = _record_keys(turn.body)
+    if not keys or any(key not in pinned for key in keys):
         return turn
-    text = f"{turn.speaker or 'tool'}: {', '.join(key for key, _ in records)} (current values pinned above)"
+    text = f"{turn.speaker or 'tool'}: {', '.join(keys)} (current values pinned above)"
     return replace(turn, text=text, tokens=counter.count(text))
 
 

@@ -328,8 +328,24 @@ def _truncated(
     ``hints``: words of the latest turns; an attribute that holds one is what the request is about."""
     if room < MIN_TRUNCATED_TOKENS:
         return None
-    kept = fitting(e.attributes, lambda trial: count(f"- {replace(e, attributes=trial).render()}\n") <= room, hints)
-    return replace(e, attributes=kept) if kept else None
+    # The cut depends only on what the line renders (key, type, attributes), the room, the hints and the counter;
+    # the same pins are cut to the same rooms at every Fetch of a session, each cut counting a trial per attribute.
+    memo_key: tuple[object, ...] | None = (e.key, e.type, tuple(e.attributes.items()), room, hints, count)
+    try:
+        kept = _CUTS.get(memo_key) if memo_key is not None else None
+    except TypeError:  # a counter that cannot be hashed: no memo
+        memo_key, kept = None, None
+    if kept is None:
+        kept = fitting(e.attributes, lambda trial: count(f"- {replace(e, attributes=trial).render()}\n") <= room, hints)
+        if memo_key is not None:
+            if len(_CUTS) >= MAX_CUTS:
+                _CUTS.clear()  # bounded, in bulk: the pins of the sessions being fetched come back at once
+            _CUTS[memo_key] = kept
+    return replace(e, attributes=dict(kept)) if kept else None
+
+
+MAX_CUTS = 4096
+_CUTS: dict[tuple[object, ...], dict[str, str]] = {}
 
 
 def fitting(
