@@ -195,13 +195,13 @@ class Retrieve:
             Candidate(
                 memory_id=mid,
                 fused=score,
-                at=known[mid].valid_from or known[mid].created_at,
-                said_at=known[mid].created_at,
-                mentions=known[mid].mention_count,
-                accesses=known[mid].access_count,
+                at=m.valid_from or m.created_at,
+                said_at=m.created_at,
+                mentions=m.mention_count,
+                accesses=m.access_count,
             )
             for mid, score in fused.items()
-            if mid in known and known[mid].status is MemoryStatus.ACTIVE
+            if (m := known.get(mid)) is not None and m.status is MemoryStatus.ACTIVE  # one lookup a candidate
         ]
         ranked = rescore(candidates, p, window)
         if p.turn_anchors > 0 and ranked:

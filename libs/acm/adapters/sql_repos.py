@@ -350,7 +350,7 @@ class SqlMemoryRepo(_Repo, ABC):
             f"AND {self._d.planner_hint}{visible()}",
             {**scope_params(scope), "ids": self._d.array(ids)},
         )
-        found = {r["memory_id"]: self._memory(r) for r in rows}
+        found = {m.memory_id: m for m in self._memories(rows)}
         return [found[i] for i in ids if i in found]  # in the caller's order (e.g. vector ranking)
 
     async def keyword_search(
@@ -362,7 +362,7 @@ class SqlMemoryRepo(_Repo, ABC):
         layers: tuple[Layer, ...] = ALL_LAYERS,
     ) -> list[ScoredMemory]:
         rows = await self._keyword(scope, query, limit, tiers, layers, f"{M_COLUMNS}, {self.SCORE} AS score")
-        return [ScoredMemory(self._memory(r), float(r["score"])) for r in rows]
+        return [ScoredMemory(m, float(r["score"])) for m, r in zip(self._memories(rows), rows, strict=True)]
 
     async def keyword_ids(
         self,

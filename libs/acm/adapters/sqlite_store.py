@@ -43,6 +43,7 @@ DECODED_MEMORIES = 4096  # memories kept decoded per store (DecodedRows), a few 
 
 _WORD = re.compile(r"[^\W_]+")
 MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
+_N = len(MEMORY_NAMES)
 _MAX_TERMS = 64
 # FTS5 has no stop-word list; without one, "what"/"the" in a question would match (and rank) nearly every
 # row. Kept short: only words that carry no topic. If a query is all stop words, they are used anyway.
@@ -167,36 +168,49 @@ class _Readers:
 
 
 class DecodedRows:
-    """The memories decoded from the most recently read rows (LRU, at most ``max_entries``), keyed by every
-    memory column of the row: a row that changed in any way is a new key, so nothing needs invalidating. A
-    Fetch decodes a few hundred rows (hydration, keyword hits, neighbours) and under concurrent Fetches the
-    same ones again and again; decoding (timestamps, JSON, the dataclass) costs ~40 us a row, the key ~2 us.
+    """The memories decoded from the most recently read rows (LRU, at most ``max_entries``), by memory id with
+    every memory column of the row they came from: a row that changed in any way compares unequal and is
+    decoded again, so nothing needs invalidating. A Fetch decodes a few hundred rows (hydration, keyword hits,
+    neighbours) and under concurrent Fetches the same ones again and again; decoding (timestamps, JSON, the
+    dataclass) costs ~7 us a row. Looked up by id and compared, not hashed whole: hashing a row's fresh strings
+    (its text, timestamps, JSON) cost more than comparing them (issue 20, CPU per Fetch, second round).
     Memories are values (changed with dataclasses.replace, never in place), so one instance is shared.
     Used from the event loop only: no lock."""
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
-        self._memories: OrderedDict[tuple[Any, ...], Memory] = OrderedDict()
+        self._memories: OrderedDict[str, tuple[tuple[Any, ...], Memory]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._memories)
 
     def get(self, row: Row, decode: Callable[[Row], Memory]) -> Memory:
-        if self.max_entries == 0:
-            return decode(row)
+        return self.many([row], decode)[0]
+
+    def many(self, rows: Sequence[Row], decode: Callable[[Row], Memory]) -> list[Memory]:
+        """The memories of rows of one query (they share its columns, so those are checked once)."""
+        if not rows:
+            return []
         # The memory columns lead every memory query (M_COLUMNS first); the extra ones (a search's score) are
         # left out. By position: a lookup by name costs as much as decoding.
-        if not isinstance(row, sqlite3.Row) or row.keys()[: len(MEMORY_NAMES)] != MEMORY_NAMES:
-            return decode(row)
-        key = tuple(row)[: len(MEMORY_NAMES)]
-        memory = self._memories.get(key)
-        if memory is None:
-            memory = self._memories[key] = decode(row)
-            if len(self._memories) > self.max_entries:
-                self._memories.popitem(last=False)
-        else:
-            self._memories.move_to_end(key)
-        return memory
+        first = rows[0]
+        if self.max_entries == 0 or not isinstance(first, sqlite3.Row) or first.keys()[:_N] != MEMORY_NAMES:
+            return [decode(r) for r in rows]
+        kept, out = self._memories, []
+        for row in rows:
+            values = row[:_N]  # type: ignore[index]
+            hit = kept.get(values[0])
+            if hit is not None and hit[0] == values:
+                kept.move_to_end(values[0])
+                out.append(hit[1])
+                continue
+            memory = decode(row)
+            kept[values[0]] = (values, memory)
+            kept.move_to_end(values[0])
+            if len(kept) > self.max_entries:
+                kept.popitem(last=False)
+            out.append(memory)
+        return out
 
 
 def _all(cursor: sqlite3.Cursor) -> list[sqlite3.Row]:
@@ -335,6 +349,9 @@ class SqliteMemoryRepo(SqlMemoryRepo):
 
     def _memory(self, row: Row) -> Memory:
         return self._decoded.get(row, super()._memory)
+
+    def _memories(self, rows: Sequence[Row]) -> list[Memory]:
+        return self._decoded.many(rows, super()._memory)
 
     async def _taken(self, tx: Tx, memories: Sequence[Memory]) -> list[str]:
         rows = await tx.fetch(
