@@ -186,7 +186,9 @@ async def run(args: argparse.Namespace) -> None:
     fetched = None
     if args.tool_heavy and not args.no_fetch:
         generated = [s for _kind, _n, s in generate_sessions(sessions, args.seed, args.quick, tool_heavy=True)]
-        fetched = await fetch_contexts(generated, BUDGET, args.embedder)
+        # --dump keeps the embedded ACM's data folder, to say where each missing fact lives (explain_missing)
+        kept = args.dump / "data" if args.dump else None
+        fetched = await fetch_contexts(generated, BUDGET, args.embedder, data_dir=kept)
     run_benchmark(args.json_out, sessions, args.seed, quick=args.quick, tool_heavy=args.tool_heavy, fetched=fetched)
     if fetched is not None and args.dump:
         dump_stale(args.dump, generated, fetched)
@@ -247,13 +249,59 @@ def dump_stale(folder: Path, sessions: Sequence[Session], fetched: Sequence[Fetc
         (folder / f"acm_fetch-{i}.txt").write_text(f"{got.context}\n\n[notice] {got.notice}\n")
         stale = explain_stale(session, got.context)
         (folder / f"stale-{i}.txt").write_text("".join(f"{s}\n" for s in stale))
-        print(f"session {i + 1}: {len(stale)} stale pairs shown (written to {folder})")
+        missing = explain_missing(session, got.context, folder / "data", f"session-{i}")
+        (folder / f"missing-{i}.txt").write_text("".join(f"{m}\n" for m in missing))
+        print(f"session {i + 1}: {len(stale)} stale pairs shown, {len(missing)} current facts missing ({folder})")
 
 
-async def fetch_contexts(sessions: Sequence[Session], budget: int, embedder: str | None = None) -> list[FetchedContext]:
+def explain_missing(session: Session, context: str, data_dir: Path, session_id: str) -> list[str]:
+    """Each current fact the context lacks (as `score` judges it): the turn that said it last, and where it
+    lives in the kept stores: ingest's memories naming the entity and holding the value (layer, status,
+    superseded_by, kind, slot), and compact's pinned line of the entity, if any."""
+    import sqlite3
+
+    segments = [line.removeprefix("- ") for block in context.splitlines() for line in [block] if line.strip()]
+    out = []
+    for fact in session.facts:
+        if not fact.current or retained(fact, segments, exact=True):
+            continue
+        turn = session.turns[fact.turn]
+        head = f"{fact.entity}.{fact.attribute} = {fact.value!r}: said at turn {fact.turn} ({turn.role}"
+        out.append(head + (f" {turn.tool_name})" if turn.tool_name else ")"))
+        out += [f"  context line naming it: {s[:300]}" for s in segments if _names(fact.entity, s, True)][:5]
+        ingest, compact = data_dir / "ingest.db", data_dir / "compact.db"
+        if ingest.exists():
+            with sqlite3.connect(f"file:{ingest}?mode=ro", uri=True) as db:
+                rows = db.execute(
+                    "SELECT layer, status, kind, slot, superseded_by <> '', created_at, text FROM memories "
+                    "WHERE session_id = ? AND instr(text, ?) > 0 ORDER BY created_at",
+                    (session_id, fact.entity),
+                ).fetchall()
+            held = [r for r in rows if _value_in(fact.value, r[6]) and _names(fact.entity, r[6], True)]
+            out.append(f"  ingest: {len(rows)} memories name it, {len(held)} with the value")
+            for layer, status, kind, slot, superseded, at, text in held[-4:]:
+                flat = " ".join(text.split())[:240]
+                out.append(f"    [{layer} {status} {kind} slot={slot} superseded={superseded} {at}] {flat}")
+        if compact.exists():
+            with sqlite3.connect(f"file:{compact}?mode=ro", uri=True) as db:
+                bodies = [
+                    b for (b,) in db.execute("SELECT body FROM working_memory WHERE session_id = ?", (session_id,))
+                ]
+            for body in bodies:
+                hits = [line.strip()[:300] for line in re.split(r"\\n|\n", body) if fact.entity in line]
+                out.append(f"  compact working memory: {len(hits)} pieces name it")
+                out += [f"    {h}" for h in hits[:3]]
+    return out
+
+
+async def fetch_contexts(
+    sessions: Sequence[Session], budget: int, embedder: str | None = None, data_dir: Path | None = None
+) -> list[FetchedContext]:
     """Each session ingested turn by turn (user, assistant and tool turns, with their tool names) into one
     embedded ACM, every job done and every consumer caught up, then the session context a Fetch with no query
-    returns at ``budget``."""
+    returns at ``budget``. `data_dir`: the embedded ACM's folder, kept (a temporary one otherwise)."""
+    import asyncio
+    import contextlib
     import tempfile
 
     from acm.client import AcmClient
@@ -264,9 +312,14 @@ async def fetch_contexts(sessions: Sequence[Session], budget: int, embedder: str
 
     out: list[FetchedContext] = []
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="acm-retention-") as data_dir:
+    if data_dir is not None:
+        await asyncio.to_thread(
+            data_dir.mkdir, parents=True, exist_ok=False
+        )  # a fresh folder: an old one's sessions would mix in
+    folder = contextlib.nullcontext(str(data_dir)) if data_dir else tempfile.TemporaryDirectory(prefix="acm-retention-")
+    with folder as where:
         settings = EmbeddedSettings(
-            data_dir=Path(data_dir),
+            data_dir=Path(where),
             listen_addr="127.0.0.1:0",
             embedder=embedder or str(EmbeddedSettings.model_fields["embedder"].default),
         )
