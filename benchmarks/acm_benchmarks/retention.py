@@ -251,7 +251,8 @@ def dump_stale(folder: Path, sessions: Sequence[Session], fetched: Sequence[Fetc
         (folder / f"stale-{i}.txt").write_text("".join(f"{s}\n" for s in stale))
         missing = explain_missing(session, got.context, folder / "data", f"session-{i}")
         (folder / f"missing-{i}.txt").write_text("".join(f"{m}\n" for m in missing))
-        print(f"session {i + 1}: {len(stale)} stale pairs shown, {len(missing)} current facts missing ({folder})")
+        facts = sum(not m.startswith(" ") for m in missing)  # a fact's first line; its details are indented
+        print(f"session {i + 1}: {len(stale)} stale pairs shown, {facts} current facts missing ({folder})")
 
 
 def explain_missing(session: Session, context: str, data_dir: Path, session_id: str) -> list[str]:
