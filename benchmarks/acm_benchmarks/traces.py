@@ -287,6 +287,9 @@ class Cell:
     # acm only: the in-process read side's time for the same request, and its retriever's share of it
     assembly_ms: list[float] = field(default_factory=list)
     retrieval_ms: list[float] = field(default_factory=list)
+    # the CPU the assembly's own thread spent (time.thread_time): less bent by the machine's load than the wall
+    # time; store reads and searches in worker threads are not in it
+    assembly_cpu_ms: list[float] = field(default_factory=list)
     mismatches: int = 0
 
     def add(self, wanted: Sequence[str], context: str, tokens: int, latency_ms: float, failed: bool) -> None:
@@ -316,6 +319,8 @@ class Cell:
                 "assembly_p95_ms": _pct(self.assembly_ms, 95),
                 "retrieval_p95_ms": _pct(self.retrieval_ms, 95),
                 "planning_p95_ms": _pct(planning, 95),
+                "assembly_cpu_p50_ms": _pct(self.assembly_cpu_ms, 50),
+                "assembly_cpu_p95_ms": _pct(self.assembly_cpu_ms, 95),
                 "assembly_mismatches": self.mismatches,
             }
         return out
@@ -564,19 +569,21 @@ def in_process(acm: EmbeddedAcm) -> InProcess:
     return InProcess(read_side(retriever, acm.cache, TiktokenCounter(), load), retriever, DEV_CLIENT)
 
 
-async def _assemble(local: InProcess, traj: Trajectory, budget: int) -> tuple[str, float, float]:
-    """The session context from the in-process read side: (context, ms of the call, ms of its retrieval)."""
+async def _assemble(local: InProcess, traj: Trajectory, budget: int) -> tuple[str, float, float, float]:
+    """The session context from the in-process read side: (context, ms of the call, ms of its retrieval, ms of
+    this thread's CPU during the call: the loop's other tasks count too while it awaits, few after _settle)."""
     from acm.domain.retrieved import RetrievalQuery
     from acm.domain.scope import Scope
 
     scope = Scope(local.client_id, CUSTOMER, f"user-{traj.index}", AGENT, f"session-{traj.index}")
     local.retriever.spent_ms = 0.0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     try:
         context = (await local.reads.fetch(RetrievalQuery(scope, "", budget, ENCODING))).context
     except Exception as exc:  # what the gRPC Fetch then reports as a failure; here a mismatch at most
         context = f"{type(exc).__name__}: {exc}"
-    return context, (time.perf_counter() - start) * 1000, local.retriever.spent_ms
+    wall_ms, cpu_ms = (time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000
+    return context, wall_ms, local.retriever.spent_ms, cpu_ms
 
 
 def _scope(traj: Trajectory) -> Any:
@@ -658,13 +665,14 @@ async def _replay(
             await _settle(client, scope, pending, acm, tally)
             for budget in BUDGETS:
                 cell = tally.cells["acm"][budget]
-                assembled, assembly_ms, retrieval_ms = await _assemble(local, traj, budget)
+                assembled, assembly_ms, retrieval_ms, cpu_ms = await _assemble(local, traj, budget)
                 context, tokens, ms, failed = await _acm_context(
                     client, scope, budget, count, tally, f"trajectory {traj.index} message {i}"
                 )
                 cell.add(step.values, context, tokens, ms, failed)
                 cell.assembly_ms.append(assembly_ms)
                 cell.retrieval_ms.append(retrieval_ms)
+                cell.assembly_cpu_ms.append(cpu_ms)
                 cell.mismatches += assembled != context
                 tally.misses += miss_rows(traj, step, budget, context)
             baseline_cells(tally, traj.messages[:i], sizes[:i], step.values, count)
