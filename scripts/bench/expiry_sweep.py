@@ -69,7 +69,7 @@ async def seed(store: Store, memories: list[Memory], name: str) -> None:
         if (start // 5000) % 10 == 0:
             log(f"{name}: seeded {start + min(5000, len(memories) - start)}/{len(memories)}")
     if isinstance(store, SqliteStore):
-        await store.executor.fetch("ANALYZE")
+        await store.executor.execute("ANALYZE")
     else:
         await store.executor.execute("ANALYZE memories")
 
