@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from opentelemetry import metrics
@@ -74,6 +75,17 @@ class ReadWorkingMemory:
         return StoredWorkingMemory(memory, latest[0] if latest else None)
 
 
+def shows(state: SessionState, turn_id: str) -> bool:
+    """The session as read holds the turn: in its tail, among the working memory's recent turns, or covered by
+    its last compaction."""
+    memory = state.memory
+    return (
+        any(t.turn_id == turn_id for t in state.tail)
+        or any(r.turn_id == turn_id for r in memory.recent)
+        or turn_id in memory.through_ids
+    )
+
+
 @dataclass
 class CompactSession:
     load: LoadSession
@@ -83,19 +95,35 @@ class CompactSession:
     llm: Llm | None = None
     llm_timeout_s: float = 20.0
     counts: Counter[str] = field(default_factory=Counter)  # outcomes, verifier failures, LLM fallbacks
+    # How long a request waits for retrieve's projection to show the turn that triggered it, re-reading every
+    # catch_up_poll_s (the request can arrive before the turn's memories are projected).
+    catch_up_s: float = 5.0
+    catch_up_poll_s: float = 0.2
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # injected: tests do not wait
 
     async def __call__(self, scope: Scope, budget_tokens: int = 0) -> tuple[CompactionRecord, WorkingMemory | None]:
         start = time.perf_counter()
         return await self._compact(scope, await self.load(scope, budget_tokens), start)
 
-    async def if_due(self, scope: Scope, budget_tokens: int) -> CompactionRecord | None:
+    async def if_due(self, scope: Scope, budget_tokens: int, turn_id: str = "") -> CompactionRecord | None:
         """A requested compaction: done only while the working context is over the soft limit (None, and nothing
         recorded, when it is not). Ingest asks while its running count of the session's tokens is over the soft
         limit, again every tenth of the budget; that count only grows (ingest owns it: compact does not reset
         it after a swap), so this check is what keeps a compacted session from being compacted on every
-        request. SessionNotFound as __call__."""
+        request. ``turn_id``: the turn that triggered the request; while the session as read does not show it
+        (retrieve's projection is behind), it is read again, for at most catch_up_s, before it is called not
+        due: ingest asks again only after the session grew. SessionNotFound as __call__."""
         start = time.perf_counter()
+        waited = 0.0
         state = await self.load(scope, budget_tokens)
+        while turn_id and not shows(state, turn_id) and waited < self.catch_up_s:
+            if state.stored or state.tail:
+                size = await asyncio.to_thread(working_tokens, state.memory, state.tail, self.tokens, state.rules)
+                if size >= state.rules.soft_limit:
+                    break  # due whatever the projection still lacks
+            await self.sleep(self.catch_up_poll_s)
+            waited += self.catch_up_poll_s
+            state = await self.load(scope, budget_tokens)
         if state.stored or state.tail:
             size = await asyncio.to_thread(working_tokens, state.memory, state.tail, self.tokens, state.rules)
             if size < state.rules.soft_limit:

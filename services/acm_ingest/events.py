@@ -54,11 +54,11 @@ class BusEvents:
         await self._publish(topics.MEMORIES, scope, event)
 
     async def compaction_requested(
-        self, scope: Scope, session_tokens: int, budget_tokens: int, traceparent: str
+        self, scope: Scope, session_tokens: int, budget_tokens: int, traceparent: str, turn_id: str = ""
     ) -> None:
         event = envelope(scope, traceparent=traceparent)
         event.compaction_requested.CopyFrom(
-            events_pb2.CompactionRequested(session_tokens=session_tokens, budget_tokens=budget_tokens)
+            events_pb2.CompactionRequested(session_tokens=session_tokens, budget_tokens=budget_tokens, turn_id=turn_id)
         )
         await self._publish(topics.COMPACTION_REQUESTS, scope, event)
 

@@ -131,9 +131,10 @@ class Events(ExpiryEvents, Protocol):
         """Every change to the memories store, for retrieve's projection and vector index (MemoriesWritten)."""
 
     async def compaction_requested(
-        self, scope: Scope, session_tokens: int, budget_tokens: int, traceparent: str
+        self, scope: Scope, session_tokens: int, budget_tokens: int, traceparent: str, turn_id: str = ""
     ) -> None:
-        """The session is over its soft limit: compact is asked to shrink it (CompactionRequested)."""
+        """The session is over its soft limit: compact is asked to shrink it (CompactionRequested); ``turn_id``:
+        the turn that took it there."""
 
 
 @dataclass
@@ -224,7 +225,7 @@ class IngestTurn:
         turn_memory = self._turn_memory(turn, plan, owner, schema.version)
         changes.wrote([turn_memory])  # written with the turn's facts, in one transaction (_facts)
         await touch_session(self.cache, scope)
-        await self._account(scope, turn_memory.token_count, schema, parent)
+        await self._account(scope, turn.turn_id, turn_memory.token_count, schema, parent)
         if plan.flagged:
             await self.memories.upsert([turn_memory])
             await self.audit.record(
@@ -515,7 +516,7 @@ class IngestTurn:
         kept = [*seen, fingerprint][-MAX_SEEN_ERRORS:]
         await self.cache.set(scope, SEEN_ERRORS_KEY, json.dumps(kept).encode(), SEEN_ERRORS_TTL_S)
 
-    async def _account(self, scope: Scope, added: int, schema: AgentSchema, traceparent: str) -> None:
+    async def _account(self, scope: Scope, turn_id: str, added: int, schema: AgentSchema, traceparent: str) -> None:
         """The session's running token count; past the soft limit, compact is asked to shrink the session, again
         each time it grew by COMPACTION_STEP of the budget (compact skips a request while the session is under
         the limit)."""
@@ -529,7 +530,7 @@ class IngestTurn:
         due = await self.cache.get(scope, COMPACTION_DUE_KEY)
         if due is not None and total < int(due):
             return
-        await self.events.compaction_requested(scope, total, budget, traceparent)
+        await self.events.compaction_requested(scope, total, budget, traceparent, turn_id)
         step = max(int(budget * COMPACTION_STEP), 1)
         await self.cache.set(scope, COMPACTION_DUE_KEY, str(total + step).encode(), SEEN_ERRORS_TTL_S)
 

@@ -5,6 +5,7 @@ stores hold, and a session loaded through the clients equals one loaded in-proce
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ from acm.adapters.grpc_memories import GrpcMemoryReader
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational, open_bus, open_cache, open_graph, open_relational
 from acm.client import AcmClient
+from acm.domain.compaction.engine import working_tokens
 from acm.domain.errors import InvalidRequest, Unavailable
 from acm.domain.models import ALL_LAYERS, Layer, Memory, MemoryStatus, stable_id
 from acm.domain.schema import default_schema
@@ -235,3 +237,36 @@ async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(
     assert "session's context is unavailable" in degraded.notice and "compact" in degraded.notice
     assert any("harbour office" in m.text for m in degraded.memories)
     assert not degraded.context  # no session parts: nothing pretends to be the session
+
+
+async def test_a_request_waits_for_the_turn_that_triggered_it(served: Served) -> None:
+    """A request can arrive before retrieve's projection shows the turn that triggered it: compact reads the session
+    again, for at most catch_up_s, instead of calling it not due (ingest asks again only after the session grew)."""
+    s, scope = served, served.scope
+    counter = TiktokenCounter()
+    before = await s.session.load(scope, 100_000)
+    size = await asyncio.to_thread(working_tokens, before.memory, before.tail, counter, before.rules)
+    ratio = default_schema("clerk").compaction.soft_ratio
+    budget = int((size + 2) / ratio) + 1  # the session as stored is just under the soft limit
+    text = "user: the order also needs ten docking stations, two projectors and a whiteboard. " * 4
+    late = Memory(
+        stable_id(scope.client_id, "t-late"), scope.owner(Tier.USER), text, Layer.SHORT, "turn", ("t-late",),
+        T0 + timedelta(minutes=8), agent_id="clerk", token_count=counter.count(text), session_id="s1",
+    )  # fmt: skip
+    naps: list[float] = []
+
+    async def nap(seconds: float) -> None:
+        naps.append(seconds)
+
+    async def projected_meanwhile(seconds: float) -> None:
+        naps.append(seconds)
+        if len(naps) == 2:
+            await s.rel.memories.upsert([late])
+
+    waiting = replace(s.session, sleep=nap)
+    assert await waiting.if_due(scope, budget, "t-never") is None  # waited catch_up_s for it, then not due
+    assert len(naps) == round(waiting.catch_up_s / waiting.catch_up_poll_s)
+    assert await s.rel.working.compactions(scope) == []
+    naps.clear()
+    record = await replace(s.session, sleep=projected_meanwhile).if_due(scope, budget, "t-late")
+    assert record is not None and record.outcome in ("compacted", "degraded") and len(naps) == 2

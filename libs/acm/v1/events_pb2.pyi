@@ -494,17 +494,23 @@ class CompactionRequested(_message.Message):
 
     SESSION_TOKENS_FIELD_NUMBER: _builtins.int
     BUDGET_TOKENS_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
     session_tokens: _builtins.int
     budget_tokens: _builtins.int
+    turn_id: _builtins.str
+    """The turn whose tokens took the session over the soft limit: compact reads the session from retrieve's
+    projection, which may not show it yet, and waits a moment for it before it calls the session not due.
+    """
     def __init__(
         self,
         *,
         session_tokens: _builtins.int = ...,
         budget_tokens: _builtins.int = ...,
+        turn_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "session_tokens", b"session_tokens"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "session_tokens", b"session_tokens", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

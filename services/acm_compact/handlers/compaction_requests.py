@@ -27,7 +27,7 @@ class CompactionRequestsHandler:
         if budget <= 0:
             raise PermanentError(f"compaction request {env.event_id} has no budget")
         try:
-            await self.compact.if_due(scope, budget)
+            await self.compact.if_due(scope, budget, env.compaction_requested.turn_id)
         except SessionNotFound as exc:
             # Forgotten between the request and now: nothing to do, and nothing to retry.
             log.info("compaction request %s skipped: %s", env.event_id, exc)
