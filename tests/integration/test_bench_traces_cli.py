@@ -23,7 +23,15 @@ METRICS = {
     "p50_ms",
     "p95_ms",
 }
-ASSEMBLY = {"assembly_p50_ms", "assembly_p95_ms", "retrieval_p95_ms", "planning_p95_ms", "assembly_mismatches"}
+ASSEMBLY = {
+    "assembly_p50_ms",
+    "assembly_p95_ms",
+    "assembly_cpu_p50_ms",
+    "assembly_cpu_p95_ms",
+    "retrieval_p95_ms",
+    "planning_p95_ms",
+    "assembly_mismatches",
+}
 
 
 def _call(i: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -94,6 +102,7 @@ def test_bench_traces_runs_end_to_end(tmp_path: Path) -> None:
                 assert row["assembly_mismatches"] == 0, row
                 assert row["assembly_p95_ms"] >= row["assembly_p50_ms"] > 0
                 assert row["assembly_p95_ms"] >= row["retrieval_p95_ms"] > 0
+                assert row["assembly_cpu_p95_ms"] >= row["assembly_cpu_p50_ms"] > 0
             assert row["failures"] == 0, (name, budget, result["errors"])
             # Steps: 3 calls per trajectory; the first two name values never said before (WH-9) or said
             # only by the call itself, so the ones with values: call 1 (ticket id) and call 3 (ticket, sku).
