@@ -114,26 +114,29 @@ class CompactSession:
         (retrieve's projection is behind), it is read again, for at most catch_up_s, before it is called not
         due: ingest asks again only after the session grew. SessionNotFound as __call__."""
         start = time.perf_counter()
-        waited = 0.0
         state = await self.load(scope, budget_tokens)
-        while turn_id and not shows(state, turn_id) and waited < self.catch_up_s:
-            if state.stored or state.tail:
-                size = await asyncio.to_thread(working_tokens, state.memory, state.tail, self.tokens, state.rules)
-                if size >= state.rules.soft_limit:
-                    break  # due whatever the projection still lacks
+        size = await self._size(state)
+        waited = 0.0
+        # Under the limit (or nothing read yet) while the triggering turn is not shown: the projection is behind.
+        while (size is None or size < state.rules.soft_limit) and turn_id and not shows(state, turn_id):
+            if waited >= self.catch_up_s:
+                break
             await self.sleep(self.catch_up_poll_s)
             waited += self.catch_up_poll_s
             state = await self.load(scope, budget_tokens)
-        if state.stored or state.tail:
-            size = await asyncio.to_thread(working_tokens, state.memory, state.tail, self.tokens, state.rules)
-            if size < state.rules.soft_limit:
-                self.counts["not_due"] += 1
-                log.debug(
-                    "session %s: %d tokens, under the soft limit %d", scope.session_key, size, state.rules.soft_limit
-                )
-                return None
+            size = await self._size(state)
+        if size is not None and size < state.rules.soft_limit:
+            self.counts["not_due"] += 1
+            log.debug("session %s: %d tokens, under the soft limit %d", scope.session_key, size, state.rules.soft_limit)
+            return None
         record, _ = await self._compact(scope, state, start)
         return record
+
+    async def _size(self, state: SessionState) -> int | None:
+        """The working context's tokens; None when the session has neither turns nor a working memory."""
+        if not (state.stored or state.tail):
+            return None
+        return await asyncio.to_thread(working_tokens, state.memory, state.tail, self.tokens, state.rules)
 
     async def _compact(
         self, scope: Scope, state: SessionState, start: float

@@ -128,7 +128,7 @@ NEGATIVES: dict[str, tuple[str, ...]] = {
     ),
     "policy_question": (
         "What is your return policy for opened electronics?",
-        "Does the new travel policy still cover economy flights for trips under six hours?",
+        "Does the new expense policy still cover team lunches for projects under six weeks?",
         "Our company changed its vacation policy this year, so I have more days off.",
         "Is there a limit on how many items I can exchange per month?",
         "你们的退货政策是怎样的？拆封的电子产品能退吗？",

@@ -31,9 +31,8 @@ from acm.domain.textforms import decoded_strings
 F32 = npt.NDArray[np.float32]
 
 REASON = "meaning"
-# Fitted on the dev corpora and tau-bench negatives only, <= 1 % of them over it (python -m
-# acm_benchmarks.injection_margin; docs/experiments.md, "Issue 18: injection by meaning"); LoCoMo and the
-# hold-outs were measured after, once.
+# At most 1 % of the development negatives score over it (python -m acm_benchmarks.injection_margin; how it was
+# fitted and measured: docs/experiments.md, "Issue 18: injection by meaning").
 DEFAULT_MARGIN = 0.04
 K = 5  # neighbours averaged on each side
 MAX_PIECES = 32  # a long artifact: its first pieces (an embedder call grows with them)

@@ -158,11 +158,9 @@ def on_topic(
 
 
 # How many of the keyword channel's best memories for the question the pool must hold: those the full
-# retrieval's answer almost always holds too. In the LoCoMo replay (1,000-token budget) each of the keyword
-# channel's best five was in the full answer 89-94 % of the time, from the sixth on 81 % and falling; a pool
-# that lacks one of them is a subset of the history the full answer is not, and its answer is the poorer one.
-# With the best two only (the rule until issue 22's re-run) the pool lowered recall on 7 of 308 served Fetches
-# and raised it on 3; with the best five on 2 and 3, serving 68 % of those Fetches (docs/experiments.md).
+# retrieval's answer almost always holds too (the best five; from the sixth on far less often), so a pool lacking
+# one answers from a poorer subset of the history. Measured in docs/experiments.md ("Issue 22: prefetch at
+# non-gold ask points, re-run").
 CONFIRM_K = 5
 
 
