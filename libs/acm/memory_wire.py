@@ -61,7 +61,8 @@ def stored_to_pb(memory: Memory) -> memories_pb2.StoredMemory:
         **fields_of(memory, _STORED_FIELDS),
         status=STATUS_TO_PB[memory.status],
         updated_at=ts(memory.updated_at),
-        valid_to=ts(memory.valid_to),
+        # unset, not 1970, while the memory is still valid (JSON clients read an epoch as a date)
+        valid_to=ts(memory.valid_to) if memory.valid_to is not None else None,
         metadata=dict(memory.metadata),
     )
 

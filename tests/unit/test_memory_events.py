@@ -11,7 +11,7 @@ import pytest
 from acm.domain.models import JobStatus, Layer, Memory, MemoryStatus
 from acm.domain.scope import Scope, Tier
 from acm.job_events import JobUpdate, update_from_pb, update_to_pb
-from acm.memory_wire import written_from_pb, written_to_pb
+from acm.memory_wire import stored_from_pb, stored_to_pb, written_from_pb, written_to_pb
 from acm.ports.bus import PermanentError
 from acm.v1 import events_pb2
 from acm_ingest.events import BusEvents
@@ -126,3 +126,10 @@ def test_job_updates_round_trip_and_a_broken_one_is_permanent() -> None:
         update_from_pb(events_pb2.JobUpdated(status=update_to_pb(update).status))  # no job id
     with pytest.raises(PermanentError):
         update_from_pb(events_pb2.JobUpdated(job_id="j"))  # no status
+
+
+def test_a_memory_still_valid_has_no_end_on_the_wire() -> None:
+    # JSON clients (the HTTP API, the console) read a set Timestamp of 0 as 1970-01-01, not as "no end".
+    pb = stored_to_pb(_memory(valid_to=None, status=MemoryStatus.ACTIVE, superseded_by=""))
+    assert not pb.HasField("valid_to")
+    assert stored_from_pb(pb, SCOPE).valid_to is None
