@@ -408,6 +408,58 @@ class IngestRequest(_message.Message):
 Global___IngestRequest: _TypeAlias = IngestRequest  # noqa: Y015
 
 @_typing.final
+class GetSealingKeyRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope:
+        """The scope of the turns to seal (its client must be the caller's)."""
+
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSealingKeyRequest: _TypeAlias = GetSealingKeyRequest  # noqa: Y015
+
+@_typing.final
+class SealingKey(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    SECRET_FIELD_NUMBER: _builtins.int
+    VALID_UNTIL_FIELD_NUMBER: _builtins.int
+    key_id: _builtins.str
+    """Goes in the envelope's data_key_id; consumers open the body with the key it names."""
+    secret: _builtins.bytes
+    """The 32-byte AES-256-GCM key (acm.sealing.seal_with; sealed before signing)."""
+    @_builtins.property
+    def valid_until(self) -> _timestamp_pb2.Timestamp:
+        """Seal with it until then only; afterwards ask again (a Forget may have destroyed it)."""
+
+    def __init__(
+        self,
+        *,
+        key_id: _builtins.str = ...,
+        secret: _builtins.bytes = ...,
+        valid_until: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["valid_until", b"valid_until"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key_id", b"key_id", "secret", b"secret", "valid_until", b"valid_until"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SealingKey: _TypeAlias = SealingKey  # noqa: Y015
+
+@_typing.final
 class IngestResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

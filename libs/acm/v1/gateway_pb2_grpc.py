@@ -113,6 +113,11 @@ class GatewayStub:
                 request_serializer=acm_dot_v1_dot_gateway__pb2.ImportUserRequest.SerializeToString,
                 response_deserializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
                 _registered_method=True)
+        self.GetSealingKey = channel.unary_unary(
+                '/acm.v1.Gateway/GetSealingKey',
+                request_serializer=acm_dot_v1_dot_gateway__pb2.GetSealingKeyRequest.SerializeToString,
+                response_deserializer=acm_dot_v1_dot_gateway__pb2.SealingKey.FromString,
+                _registered_method=True)
         self.IngestBatch = channel.unary_unary(
                 '/acm.v1.Gateway/IngestBatch',
                 request_serializer=acm_dot_v1_dot_gateway__pb2.IngestBatchRequest.SerializeToString,
@@ -253,6 +258,15 @@ class GatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSealingKey(self, request, context):
+        """The data key an agent that publishes turns to Kafka itself must seal them with (docs/privacy.md, "Direct
+        publishers"): the scope's session's key (its user's without a session), made on first use and after a Forget.
+        The same rights as Ingest. Keep it no longer than valid_until: a Forget destroys it meanwhile.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def IngestBatch(self, request, context):
         """Many turns in one call: each is accepted as by Ingest (one job per turn), in order.
         """
@@ -378,6 +392,11 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.ImportUser,
                     request_deserializer=acm_dot_v1_dot_gateway__pb2.ImportUserRequest.FromString,
                     response_serializer=acm_dot_v1_dot_gateway__pb2.MemoryJob.SerializeToString,
+            ),
+            'GetSealingKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSealingKey,
+                    request_deserializer=acm_dot_v1_dot_gateway__pb2.GetSealingKeyRequest.FromString,
+                    response_serializer=acm_dot_v1_dot_gateway__pb2.SealingKey.SerializeToString,
             ),
             'IngestBatch': grpc.unary_unary_rpc_method_handler(
                     servicer.IngestBatch,
@@ -818,6 +837,33 @@ class Gateway:
             '/acm.v1.Gateway/ImportUser',
             acm_dot_v1_dot_gateway__pb2.ImportUserRequest.SerializeToString,
             acm_dot_v1_dot_gateway__pb2.MemoryJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSealingKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/acm.v1.Gateway/GetSealingKey',
+            acm_dot_v1_dot_gateway__pb2.GetSealingKeyRequest.SerializeToString,
+            acm_dot_v1_dot_gateway__pb2.SealingKey.FromString,
             options,
             channel_credentials,
             insecure,

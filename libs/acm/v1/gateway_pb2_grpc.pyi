@@ -66,6 +66,11 @@ class GatewayStub:
     """The scope's user's own (user-tier) memories as JSON lines, a page at a time."""
     ImportUser: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ImportUserRequest, _gateway_pb2.MemoryJob]
     """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
+    GetSealingKey: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetSealingKeyRequest, _gateway_pb2.SealingKey]
+    """The data key an agent that publishes turns to Kafka itself must seal them with (docs/privacy.md, "Direct
+    publishers"): the scope's session's key (its user's without a session), made on first use and after a Forget.
+    The same rights as Ingest. Keep it no longer than valid_until: a Forget destroys it meanwhile.
+    """
     IngestBatch: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.IngestBatchRequest, _gateway_pb2.IngestBatchResponse]
     """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
     ListKeys: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.ListKeysRequest, _gateway_pb2.ListKeysResponse]
@@ -127,6 +132,11 @@ class GatewayAsyncStub(GatewayStub):
     """The scope's user's own (user-tier) memories as JSON lines, a page at a time."""
     ImportUser: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ImportUserRequest, _gateway_pb2.MemoryJob]  # type: ignore[assignment]
     """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
+    GetSealingKey: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetSealingKeyRequest, _gateway_pb2.SealingKey]  # type: ignore[assignment]
+    """The data key an agent that publishes turns to Kafka itself must seal them with (docs/privacy.md, "Direct
+    publishers"): the scope's session's key (its user's without a session), made on first use and after a Forget.
+    The same rights as Ingest. Keep it no longer than valid_until: a Forget destroys it meanwhile.
+    """
     IngestBatch: _aio.UnaryUnaryMultiCallable[_gateway_pb2.IngestBatchRequest, _gateway_pb2.IngestBatchResponse]  # type: ignore[assignment]
     """Many turns in one call: each is accepted as by Ingest (one job per turn), in order."""
     ListKeys: _aio.UnaryUnaryMultiCallable[_gateway_pb2.ListKeysRequest, _gateway_pb2.ListKeysResponse]  # type: ignore[assignment]
@@ -275,6 +285,17 @@ class GatewayServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.MemoryJob, _abc.Awaitable[_gateway_pb2.MemoryJob]]:
         """Memories in ExportUser's JSON lines, into the scope's user; importing the same lines again changes nothing."""
+
+    @_abc_1.abstractmethod
+    def GetSealingKey(
+        self,
+        request: _gateway_pb2.GetSealingKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.SealingKey, _abc.Awaitable[_gateway_pb2.SealingKey]]:
+        """The data key an agent that publishes turns to Kafka itself must seal them with (docs/privacy.md, "Direct
+        publishers"): the scope's session's key (its user's without a session), made on first use and after a Forget.
+        The same rights as Ingest. Keep it no longer than valid_until: a Forget destroys it meanwhile.
+        """
 
     @_abc_1.abstractmethod
     def IngestBatch(
