@@ -21,8 +21,10 @@ every row under the current one (``acm keys rotate-master``).
 One place: `SealingBus` wraps a service's bus, sealing on publish and opening on delivery, so handlers and
 `acm.envelopes.decode` see the clear body. A record whose key is gone is taken as forgotten: skipped and
 acknowledged (never dead-lettered), counted in ``acm.bus.forgotten_records`` and logged without content.
-Direct Kafka publishers (agents signing their own envelopes) may send clear bodies: they are accepted as they
-are (their bytes stay readable until the topic's retention; the documented limit).
+Direct Kafka publishers (agents signing their own envelopes) seal the same way: the gateway's GetSealingKey gives
+them the scope's key (valid a short while), ``seal_for_publishing`` seals with it before they sign. A clear body
+they send is accepted as it is (its bytes stay readable until the topic's retention) unless ingest requires sealed
+turns (ACM_REQUIRE_SEALED_TURNS).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -93,7 +96,7 @@ class Keyring(Protocol):
     def forgotten(self, prefix: Owner) -> None: ...
 
 
-def key_owner(scope: common_pb2.Scope) -> Owner:
+def key_owner(scope: common_pb2.Scope | Scope) -> Owner:
     """The owner whose key seals an envelope of this scope: its user's session, else its user, else its
     customer (a session without a user has no key of its own)."""
     if scope.user_id:
@@ -161,6 +164,21 @@ def open_with(env: events_pb2.Envelope, key: DataKey) -> None:
     if body not in SEALED_BODIES:
         raise PermanentError(f"sealed body is {body or 'empty'}, not a body that is sealed")
     getattr(env, body).CopyFrom(getattr(inner, body))
+
+
+def seal_for_publishing(
+    env: events_pb2.Envelope, key_id: str, secret: bytes, valid_until: datetime, now: datetime | None = None
+) -> None:
+    """A direct publisher's sealing, before it signs: ``env``'s body sealed in place with the key the gateway's
+    GetSealingKey gave for the envelope's scope (its ``key_id``, ``secret``, ``valid_until``). ValueError once the
+    key is past ``valid_until`` (a Forget may have destroyed it: ask again) or when the body is not one ACM
+    seals."""
+    at = now or datetime.now(UTC)
+    if at >= valid_until:
+        raise ValueError(f"the sealing key {key_id} was valid until {valid_until.isoformat()}: ask GetSealingKey again")
+    if not needs_sealing(env):
+        raise ValueError(f"a {env.WhichOneof('body') or 'bodiless'} envelope, or one already sealed, is not sealed")
+    seal_with(env, DataKey(key_id, key_owner(env.scope), secret))
 
 
 def needs_sealing(env: events_pb2.Envelope) -> bool:
@@ -470,6 +488,11 @@ async def seal_before_signing(bus: EventBus, env: events_pb2.Envelope) -> None:
     signature covers the sealed bytes that are sent."""
     if isinstance(bus, SealingBus):
         await bus.seal(env)
+
+
+def keyring_of(bus: EventBus) -> Keyring | None:
+    """The data keys ``bus`` seals with (None: it does not seal): the keys the gateway gives direct publishers."""
+    return bus.keyring if isinstance(bus, SealingBus) else None
 
 
 def shredder_of(bus: EventBus) -> KeyShredder | None:

@@ -115,6 +115,8 @@ class EmbeddedSettings(ServiceSettings):
     # Reader connections per service store: reads outside a transaction run on them in threads, off the event
     # loop (docs/operations.md "Fetch under concurrency"); 0: inline on the store's one connection.
     sqlite_readers: int = Field(4, ge=0, le=64)
+    # ACM_REQUIRE_SEALED_TURNS: ingest refuses turns published in clear (acm_ingest.settings, docs/privacy.md).
+    require_sealed_turns: bool = False
 
     @field_validator("cors_origins")
     @classmethod
@@ -241,6 +243,7 @@ class EmbeddedAcm:
             llm_url=s.llm_url,
             llm_model=s.llm_model,
             llm_api_key=s.llm_api_key,
+            require_sealed_turns=s.require_sealed_turns,
         )
         self.idle_sweep = register_ingest(
             self.bus, self.stores["ingest"], self.cache, embedder, ingest_settings, owners, now=self.clock

@@ -30,6 +30,7 @@ from acm_gateway.convert import bundle_to_pb, compaction_to_pb, fetch_query
 from acm_gateway.errors import PermissionDenied, Unavailable
 from acm_gateway.jobs_api import ListJobs
 from acm_gateway.memories import MAX_BATCH, MemoryApi
+from acm_gateway.sealing_keys import IssueSealingKey
 from acm_gateway.usecases import (
     AcceptTurn,
     Authenticator,
@@ -134,9 +135,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         fetch_limits: Limits | None = None,
         ingest_limits: Limits | None = None,
         dead_letters: DeadLetterRepo | None = None,
+        sealing_keys: IssueSealingKey | None = None,
     ) -> None:
         """``fetch_limits``, ``ingest_limits``: admission of Fetch and of Ingest/IngestBatch (None: unlimited).
-        ``dead_letters``: the letters ListDeadLetters reads (None: it answers UNAVAILABLE)."""
+        ``dead_letters``: the letters ListDeadLetters reads (None: it answers UNAVAILABLE). ``sealing_keys``: the
+        data keys GetSealingKey gives direct publishers (None: it answers UNAVAILABLE)."""
+        self._sealing_keys = sealing_keys
         self._dead_letters = dead_letters
         self._fetches = Admission("Fetch", fetch_limits) if fetch_limits else None
         self._ingests = Admission("Ingest", ingest_limits) if ingest_limits else None
@@ -204,6 +208,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             return gateway_pb2.IngestResponse(job_id=job_id, event_id=event_id)
 
         return await self._call("Ingest", context, work, self._ingests)
+
+    async def GetSealingKey(
+        self, request: gateway_pb2.GetSealingKeyRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.SealingKey:
+        async def work(key: ApiKey, _trace: str) -> gateway_pb2.SealingKey:
+            # Ingest's rights: a key that may send the scope's turns through the gateway may seal them itself.
+            scope = await self._auth.authorize(key, request.scope, Action.INGEST)
+            if self._sealing_keys is None:
+                raise Unavailable("this gateway gives no sealing keys")
+            issued = await self._sealing_keys(scope)
+            return gateway_pb2.SealingKey(
+                key_id=issued.key.key_id, secret=issued.key.secret, valid_until=ts(issued.valid_until)
+            )
+
+        return await self._call("GetSealingKey", context, work)
 
     async def GetJob(self, request: gateway_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> gateway_pb2.Job:
         async def work(key: ApiKey, _trace: str) -> gateway_pb2.Job:

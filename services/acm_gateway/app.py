@@ -35,7 +35,7 @@ from acm.read.reader import read_side
 from acm.read.session import LoadSession
 from acm.runtime import LIVENESS, HealthServer, dependency_checks, serve_until_stopped, service_main
 from acm.schemas import ArchitectSchemaSource, CachedSchemaSource
-from acm.sealing import SealingBus, StoreKeyring, master_keys, shredder_of
+from acm.sealing import SealingBus, StoreKeyring, keyring_of, master_keys, shredder_of
 from acm.transport import LOOPBACK_ONLY, ServerTls
 from acm.v1 import gateway_pb2, gateway_pb2_grpc, keys_pb2, keys_pb2_grpc
 from acm_gateway.agents import Agents
@@ -51,6 +51,7 @@ from acm_gateway.keys_api import KeysServicer
 from acm_gateway.memories import MemoryApi
 from acm_gateway.memory_events import BusMemoryEvents
 from acm_gateway.request_log import RequestLog
+from acm_gateway.sealing_keys import IssueSealingKey
 from acm_gateway.settings import GatewaySettings
 from acm_gateway.usecases import AcceptTurn, Authenticator, CompactNow, FetchContext, GetJob, RequestForget
 
@@ -117,6 +118,7 @@ def build_servicer(
         fetch_limits=settings.fetch_limits(),
         ingest_limits=settings.ingest_limits(),
         dead_letters=dead_letters,
+        sealing_keys=IssueSealingKey(keyring_of(bus), settings.sealing_key_ttl_s),
     )
 
 

@@ -59,6 +59,9 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     # While a master-key rotation runs (docs/privacy.md): the old master key(s), comma-separated, which still
     # unwrap the data keys `acm keys rotate-master` has not re-wrapped yet. Empty once it reports 0 left.
     master_key_previous: str = Field("", repr=False)
+    # How long a direct Kafka publisher may seal with a key from GetSealingKey (its valid_until): a Forget meanwhile
+    # destroys the key, and what it seals after that is forgotten too (docs/privacy.md, "Direct publishers").
+    sealing_key_ttl_s: float = Field(60.0, gt=0, le=3600)
 
     @field_validator("cors_origins")
     @classmethod

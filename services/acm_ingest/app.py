@@ -84,7 +84,13 @@ def register(
         topics.TURNS,
         GROUP,
         TurnsHandler(
-            ingest, settings.max_turn_bytes, keys=owners.keys, jobs=jobs, processed=rel.processed, audit=rel.audit
+            ingest,
+            settings.max_turn_bytes,
+            settings.require_sealed_turns,
+            keys=owners.keys,
+            jobs=jobs,
+            processed=rel.processed,
+            audit=rel.audit,
         ),
         concurrency=settings.ingest_concurrency,
     )

@@ -13,6 +13,9 @@ class IngestSettings(ConsumerSettings, OptionalLlm):
     # ACM_EMBEDDER (acm.settings.DEFAULT_EMBEDDER); ingest and retrieve must use the same one.
     embedder: str = DEFAULT_EMBEDDER
     max_turn_bytes: int = Field(65536, gt=0)
+    # ACM_REQUIRE_SEALED_TURNS=true: a turn published in clear (by an agent writing to Kafka itself without sealing
+    # it with GetSealingKey's key) goes to the dead letters with the reason; off by default for such publishers.
+    require_sealed_turns: bool = False
     # The LLM judge of doubtful injection verdicts (acm.injection_judge), when ACM_LLM_URL is set:
     # ACM_INJECTION_JUDGE=false leaves trust to the rules alone; the deadline of one judgement; answers cached.
     injection_judge: bool = True

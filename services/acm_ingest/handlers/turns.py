@@ -32,6 +32,14 @@ from acm_ingest.handlers.job_event import JobEventHandler
 from acm_ingest.usecases import IngestTurn, TurnWrites
 
 log = logging.getLogger("acm.ingest")
+CLEAR_TURN = (
+    "turn body sent in clear, and ACM_REQUIRE_SEALED_TURNS is on: seal it with the scope's key from the gateway's "
+    "GetSealingKey before signing (acm.sealing.seal_for_publishing; docs/privacy.md)"
+)
+
+
+class ClearTurn(ValueError):
+    """A direct publisher's turn with a clear body, while sealed turns are required."""
 
 
 @dataclass
@@ -39,6 +47,8 @@ class TurnsHandler(JobEventHandler):
     body = "turn_received"
     ingest: IngestTurn
     max_turn_bytes: int
+    # ACM_REQUIRE_SEALED_TURNS: a turn whose body came in clear (a direct publisher that did not seal it) is refused.
+    require_sealed: bool = False
 
     async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
         turn = await self.turn(env, scope)
@@ -47,8 +57,11 @@ class TurnsHandler(JobEventHandler):
         log.debug("ingested turn %s (job %s): %s", turn.turn_id, env.turn_received.job_id, counts)
 
     async def turn(self, env: events_pb2.Envelope, scope: Scope) -> Turn:
-        """The envelope's turn; one that is not valid fails its job and goes to the dead letters."""
+        """The envelope's turn; one that is not valid, or is clear when sealed turns are required, fails its job
+        and goes to the dead letters."""
         body = env.turn_received
+        if self.require_sealed and not env.sealed:  # `sealed` stays set on a delivered (opened) envelope
+            await self.fail(scope, body.job_id, "ingest", ClearTurn(CLEAR_TURN))
         try:
             return turn_from_pb(body.turn, scope, self.max_turn_bytes, body.turn.turn_id or env.event_id)
         except InvalidTurn as exc:
