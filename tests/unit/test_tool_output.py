@@ -79,7 +79,7 @@ def test_sentences_know_honorifics_and_abbreviations_in_english_and_chinese() ->
 
 def test_a_listing_is_one_record_per_item_with_noise_dropped() -> None:
     records = tool_records(inventory(14))
-    assert len(records) == 14 + 1  # the items, and the container's own scalar (total)
+    assert len(records) == 14  # the items; the container's own count (total) is protocol, not a record
     items = [r for r in records if r.key.startswith("SKU-")]
     assert len(items) == 14
     assert "request_id" not in records[0].body() and "latency_ms" not in records[0].body()
@@ -130,7 +130,7 @@ def test_a_64_kib_tool_output_becomes_records_each_within_300_tokens() -> None:
     raw = inventory(300, blob=120)
     assert len(raw.encode()) > 60_000
     plan = plan_turn(_turn(Role.TOOL, raw, "inventory.search"), default_schema("agent"), frozenset())
-    assert len(plan.facts) == 301
+    assert len(plan.facts) == 300  # the rows; the envelope's count is protocol
     assert max(o200k(f.text) for f in plan.facts) <= 300
     assert o200k(plan.shown) <= 330 and "more records in memories" in plan.shown
     assert all(f.slot.startswith("record:sku-") for f in plan.facts if "SKU-" in f.text)

@@ -32,6 +32,14 @@ MAX_RECORDS_PER_TURN = 500  # a 60 KiB inventory is ~300 records; beyond this th
 MAX_CONTAINER_SCALARS = 4  # counts, cursors, a query echo: more scalars than that and the object is a record
 _KEY_FIELD = re.compile(r"^(?:id|uuid|sku|code|key|reference|ref|number|.*_id|.*Id|.*_number|.*_code|.*_ref)$")
 _SPACES = re.compile(r"\s+")
+# The names a listing's envelope counts it by ("total": 58, "page_size": 6, "has_more": true): by their shape (a
+# number or a flag beside a listing, never inside a record), not by any domain's words.
+_LISTING_COUNTER = re.compile(
+    r"^(?:total|count|size|limit|offset|skip|start|returned|more|has_?more|has_?next|next|prev(?:ious)?|"
+    r"(?:total|result|item|record|row|page)s?_?(?:count|size|total|results|items|records|rows|pages)|"
+    r"num_?\w+|\w+_count)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +119,8 @@ def _is_container(obj: dict[str, Any]) -> bool:
     """An envelope around listings ({"items": [...], "total": 14, "request_id": …}): no id of its own, no
     nested object, a few scalars at most, and an array of at least two objects, or of one that has an id (a
     look-up answered as a listing of one, {"data": [{"po_id": …}]}: that object is the record, with its id)."""
-    if _key_of(obj, "") or any(isinstance(v, dict) and not is_noise_key(str(k)) for k, v in obj.items()):
-        return False  # (a pagination object is noise, not content)
+    if _key_of(obj, "") or any(isinstance(v, dict) and not _protocol(str(k), v) for k, v in obj.items()):
+        return False  # (a pagination or debug object is noise, not content)
     scalars = sum(not isinstance(v, list) and not is_noise_key(str(k)) for k, v in obj.items())
     listing = any(isinstance(v, list) and _listed(v) for v in obj.values())
     return listing and scalars <= MAX_CONTAINER_SCALARS
@@ -141,13 +149,31 @@ def records_of(value: Any) -> list[Record]:
         found = _record(value)
         return [found] if found is not None else []
     scalars = {k: v for k, v in value.items() if not isinstance(v, list | dict)}
-    head = _record(scalars) if scalars else None
+    head = _record(_without_counters(scalars)) if scalars else None
     if head is not None:
         out.append(head)
-    for item in value.values():
-        if isinstance(item, list | dict):
-            out += records_of(item) if isinstance(item, list) else [r for r in [_record(item)] if r is not None]
+    for name, item in value.items():
+        if (isinstance(item, dict) and _protocol(str(name), item)) or is_noise_key(str(name)):
+            continue  # the envelope's debug, headers or pagination object: protocol, not a record
+        if isinstance(item, list):
+            out += records_of(item)
+        elif isinstance(item, dict):
+            out += [r for r in [_record(_without_counters(item))] if r is not None]
     return out
+
+
+def _protocol(name: str, obj: dict[str, Any]) -> bool:
+    """An object that only describes the answer: under a noise key, or holding nothing but counters, timings
+    and empty values ({"paging": {"offset": 0, "limit": 20, "total_count": 58}})."""
+    return is_noise_key(name) or not any(
+        v not in (None, "") and not is_noise_key(str(k)) for k, v in _without_counters(obj).items()
+    )
+
+
+def _without_counters(obj: dict[str, Any]) -> dict[str, Any]:
+    """An envelope's own fields without the numbers that count its listing (how many, from where, more to
+    come): they describe the answer, not the business, and change with every page."""
+    return {k: v for k, v in obj.items() if not (isinstance(v, int | float) and _LISTING_COUNTER.match(str(k)))}
 
 
 def _json_spans(text: str) -> Iterator[tuple[int, int, Any]]:

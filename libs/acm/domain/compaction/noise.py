@@ -14,7 +14,9 @@ _NOISE_KEY = re.compile(
     r"^(?:debug|_debug|trace|trace_?id|span_?id|request_?id|req_?id|correlation_?id|x[-_].*|headers?|http.*|"
     r"status_?code|code|latency.*|duration_?ms|elapsed.*|took|etag|server|host|user_?agent|path|method|url|"
     r"_links|links|pagination|page|per_page|next_?cursor|cursor|api_?version|schema|meta|timing|retries|"
-    r"cache.*|checksum|hash|signature|nonce|build|runtime|region_?id|shard|node|pid|thread|hostname)$",
+    r"cache.*|checksum|hash|signature|nonce|build|runtime|region_?id|shard|node|pid|thread|hostname|"
+    # a time measured in a unit of the machine's clock (db_ms, queue_us): how long serving took, not business
+    r"\w+_(?:ms|us|ns|msec|usec|nsec|millis|micros|nanos))$",
     re.IGNORECASE,
 )
 _HTTP_LINE = re.compile(r"^\s*(?:HTTP/\d(?:\.\d)?\s+\d{3}.*|(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+/\S*.*)$")
