@@ -7,7 +7,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -26,6 +26,7 @@ from acm_client.types import (
     MemoryJob,
     MemoryPage,
     Scope,
+    SealingKey,
     StoredMemory,
     Tier,
     Turn,
@@ -169,6 +170,13 @@ class Requests:
         return Call("IngestBatch", request, lambda r: [Accepted.from_pb(a) for a in r.accepted], idempotent, deadline)
 
     @staticmethod
+    def get_sealing_key(scope: Scope, *, deadline: float | None = None) -> Call[SealingKey]:
+        """The data key to seal the scope's turns with before publishing them to Kafka yourself (the same rights as
+        ingest); ``sealing_key`` keeps it until shortly before its valid_until."""
+        request = gateway_pb2.GetSealingKeyRequest(scope=scope.to_pb())
+        return Call("GetSealingKey", request, SealingKey.from_pb, True, deadline)
+
+    @staticmethod
     def get_job(scope: Scope, job_id: str, *, deadline: float | None = None) -> Call[Job]:
         """The job, read in the scope that submitted it."""
         request = gateway_pb2.GetJobRequest(scope=scope.to_pb(), job_id=job_id)
@@ -305,6 +313,36 @@ class Connection:
         retry = retry or Retry()
         credentials = tls.credentials() if tls is not None else None
         return cls(auth_metadata(api_key), credentials, channel_options(tls, retry), retry, deadline)
+
+
+class SealingKeys:
+    """The sealing keys a client holds, one per owner (client, customer, user, session), each until ``margin_s``
+    before its valid_until (the gateway's clock may run ahead of this one); at most ``max_kept`` (past it, all
+    are dropped and asked again)."""
+
+    def __init__(
+        self, margin_s: float = 5.0, max_kept: int = 1024, now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        self._margin = timedelta(seconds=margin_s)
+        self._max_kept = max_kept
+        self._now = now
+        self._kept: dict[tuple[str, str, str, str], SealingKey] = {}
+
+    @staticmethod
+    def _owner(scope: Scope) -> tuple[str, str, str, str]:
+        return scope.client_id, scope.customer_id, scope.user_id, scope.session_id
+
+    def get(self, scope: Scope) -> SealingKey | None:
+        key = self._kept.get(self._owner(scope))
+        if key is not None and self._now() < key.valid_until - self._margin:
+            return key
+        return None
+
+    def keep(self, scope: Scope, key: SealingKey) -> SealingKey:
+        if len(self._kept) >= self._max_kept:
+            self._kept.clear()
+        self._kept[self._owner(scope)] = key
+        return key
 
 
 class JobWait:

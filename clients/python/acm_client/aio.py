@@ -11,9 +11,9 @@ from typing import Concatenate, ParamSpec, TypeVar
 
 import grpc
 
-from acm_client._calls import DEFAULT_ADDR, Attempts, Call, Connection, JobWait, Requests, Retry, Tls
+from acm_client._calls import DEFAULT_ADDR, Attempts, Call, Connection, JobWait, Requests, Retry, SealingKeys, Tls
 from acm_client._pb import gateway_pb2_grpc
-from acm_client.types import Job, Scope
+from acm_client.types import Job, Scope, SealingKey
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -49,6 +49,7 @@ class AsyncClient:
             else grpc.aio.secure_channel(addr, conn.credentials, options=conn.options)
         )
         self._stub = gateway_pb2_grpc.GatewayStub(self._channel)
+        self._sealing_keys = SealingKeys()
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -72,6 +73,14 @@ class AsyncClient:
                 wait = attempts.after(exc)
             await asyncio.sleep(wait)
 
+    async def sealing_key(self, scope: Scope, *, deadline: float | None = None) -> SealingKey:
+        """get_sealing_key's key for the scope, kept until shortly before its valid_until (one call per scope and
+        key lifetime)."""
+        kept = self._sealing_keys.get(scope)
+        if kept is not None:
+            return kept
+        return self._sealing_keys.keep(scope, await self.get_sealing_key(scope, deadline=deadline))
+
     async def wait_job(self, scope: Scope, job_id: str, *, wait: float = 30.0) -> Job:
         """Polls the job until it is done or failed; TimeoutError when it is still pending after ``wait`` s."""
         polling = JobWait(job_id, wait)
@@ -82,6 +91,7 @@ class AsyncClient:
 
     ingest = _awaited(Requests.ingest)
     ingest_batch = _awaited(Requests.ingest_batch)
+    get_sealing_key = _awaited(Requests.get_sealing_key)
     get_job = _awaited(Requests.get_job)
     fetch = _awaited(Requests.fetch)
     forget = _awaited(Requests.forget)

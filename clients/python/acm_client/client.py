@@ -11,9 +11,9 @@ from typing import Concatenate, ParamSpec, TypeVar
 
 import grpc
 
-from acm_client._calls import DEFAULT_ADDR, Attempts, Call, Connection, JobWait, Requests, Retry, Tls
+from acm_client._calls import DEFAULT_ADDR, Attempts, Call, Connection, JobWait, Requests, Retry, SealingKeys, Tls
 from acm_client._pb import gateway_pb2_grpc
-from acm_client.types import Job, Scope
+from acm_client.types import Job, Scope, SealingKey
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -50,6 +50,7 @@ class Client:
             else grpc.secure_channel(addr, conn.credentials, options=conn.options)
         )
         self._stub = gateway_pb2_grpc.GatewayStub(self._channel)
+        self._sealing_keys = SealingKeys()
 
     def __enter__(self) -> Client:
         return self
@@ -72,6 +73,14 @@ class Client:
                 wait = attempts.after(exc)
             time.sleep(wait)
 
+    def sealing_key(self, scope: Scope, *, deadline: float | None = None) -> SealingKey:
+        """get_sealing_key's key for the scope, kept until shortly before its valid_until (one call per scope and
+        key lifetime)."""
+        kept = self._sealing_keys.get(scope)
+        if kept is not None:
+            return kept
+        return self._sealing_keys.keep(scope, self.get_sealing_key(scope, deadline=deadline))
+
     def wait_job(self, scope: Scope, job_id: str, *, wait: float = 30.0) -> Job:
         """Polls the job until it is done or failed; TimeoutError when it is still pending after ``wait`` s."""
         polling = JobWait(job_id, wait)
@@ -81,6 +90,7 @@ class Client:
 
     ingest = _blocking(Requests.ingest)
     ingest_batch = _blocking(Requests.ingest_batch)
+    get_sealing_key = _blocking(Requests.get_sealing_key)
     get_job = _blocking(Requests.get_job)
     fetch = _blocking(Requests.fetch)
     forget = _blocking(Requests.forget)

@@ -145,6 +145,22 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class SealingKey:
+    """The data key an agent that publishes turns to Kafka itself seals a scope's turns with (docs/privacy.md,
+    "Direct publishers"): the body sealed with AES-256-GCM under ``secret``, ``key_id`` in the envelope's
+    data_key_id, then signed (acm.sealing.seal_for_publishing does both halves' sealing). Use it until
+    ``valid_until`` only: a Forget may destroy it meanwhile, and what it seals after that opens for no one."""
+
+    key_id: str
+    secret: bytes = field(repr=False)
+    valid_until: datetime
+
+    @classmethod
+    def from_pb(cls, response: gateway_pb2.SealingKey) -> SealingKey:
+        return cls(response.key_id, response.secret, _time(response, "valid_until") or datetime.now(UTC))
+
+
+@dataclass(frozen=True)
 class Accepted:
     """A turn accepted for ingestion: follow job_id with get_job / wait_job."""
 
