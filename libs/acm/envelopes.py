@@ -2,7 +2,9 @@
 
 Agents may publish turns straight to Kafka, so a turn's claimed scope is authenticated by an
 HMAC-SHA256 signature keyed by the client's API-key hash (the server stores only that hash; an SDK
-derives it from the key it holds). Ingest verifies it against the key id named in the envelope.
+derives it from the key it holds). Ingest verifies it against the key id named in the envelope. Such a publisher
+seals the turn first, with the key the gateway's GetSealingKey gives for its scope (acm.sealing.seal_for_publishing),
+so the signature covers the sealed bytes.
 """
 
 from __future__ import annotations
