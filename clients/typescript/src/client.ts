@@ -49,6 +49,11 @@ export interface CallOptions {
 
 type Converter<T> = (wire: t.Wire) => T;
 
+// sealingKey keeps a key until this long before its validUntil (the gateway's clock may run ahead), for this many
+// scopes at most (past it, all are dropped and asked again).
+const SEALING_MARGIN_MS = 5_000;
+const MAX_SEALING_KEYS = 1024;
+
 const LOADER_OPTIONS: protoLoader.Options = {
   keepCase: true,
   longs: Number,
@@ -94,6 +99,7 @@ export class AcmClient {
   private readonly metadata = new grpc.Metadata();
   private readonly deadlineMs: number;
   private readonly retry: Required<RetryOptions>;
+  private readonly sealingKeys = new Map<string, t.SealingKey>();
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new Error("an API key is needed (an `acm serve` prints its dev key)");
@@ -164,6 +170,23 @@ export class AcmClient {
     const request = { scope: t.toScope(scope), turns: turns.map(t.toTurn) };
     const accepted = (w: t.Wire) => w.accepted.map((a: t.Wire) => ({ jobId: a.job_id, eventId: a.event_id }));
     return this.call("IngestBatch", request, accepted, turns.every((turn) => !!turn.turnId), options);
+  }
+
+  /** The data key to seal the scope's turns with before publishing them to Kafka yourself (the same rights as
+   * ingest); sealingKey keeps it until shortly before its validUntil. */
+  getSealingKey(scope: t.Scope, options?: CallOptions): Promise<t.SealingKey> {
+    return this.call("GetSealingKey", { scope: t.toScope(scope) }, t.sealingKey, true, options);
+  }
+
+  /** getSealingKey's key for the scope, kept until 5 s before its validUntil (one call per scope and key lifetime). */
+  async sealingKey(scope: t.Scope, options?: CallOptions): Promise<t.SealingKey> {
+    const owner = [scope.clientId ?? "", scope.customerId, scope.userId ?? "", scope.sessionId ?? ""].join("\u0000");
+    const kept = this.sealingKeys.get(owner);
+    if (kept && Date.now() < kept.validUntil.getTime() - SEALING_MARGIN_MS) return kept;
+    const key = await this.getSealingKey(scope, options);
+    if (this.sealingKeys.size >= MAX_SEALING_KEYS) this.sealingKeys.clear();
+    this.sealingKeys.set(owner, key);
+    return key;
   }
 
   getJob(scope: t.Scope, jobId: string, options?: CallOptions): Promise<t.Job> {

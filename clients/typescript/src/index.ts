@@ -20,6 +20,7 @@ export type {
   PinnedEntity,
   Role,
   Scope,
+  SealingKey,
   StoredMemory,
   Tier,
   Trust,

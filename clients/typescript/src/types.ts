@@ -32,6 +32,15 @@ export interface Accepted {
   eventId: string;
 }
 
+/** The data key an agent that publishes turns to Kafka itself seals a scope's turns with (docs/privacy.md, "Direct
+ * publishers"): the body sealed with AES-256-GCM under `secret`, `keyId` in the envelope's data_key_id, then
+ * signed. Use it until validUntil only: a Forget may destroy it meanwhile. */
+export interface SealingKey {
+  keyId: string;
+  secret: Buffer;
+  validUntil: Date;
+}
+
 export interface Job {
   jobId: string;
   kind: string;
@@ -222,6 +231,10 @@ export function toFilter(where: MemoryFilter): Wire {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([key, value]) => `${key}=${value}`),
   };
+}
+
+export function sealingKey(w: Wire): SealingKey {
+  return { keyId: w.key_id, secret: Buffer.from(w.secret), validUntil: fromTime(w.valid_until) ?? new Date() };
 }
 
 export function job(w: Wire): Job {

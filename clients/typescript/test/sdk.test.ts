@@ -115,6 +115,21 @@ test("a turn is ingested, its job followed and the fact fetched back typed", asy
   }
 });
 
+test("a direct publisher's sealing key, kept until shortly before its validUntil", async () => {
+  const acm = new AcmClient({ address, apiKey });
+  try {
+    const key = await acm.sealingKey(ALICE);
+    assert.equal(key.secret.length, 32);
+    assert.ok(key.validUntil.getTime() > Date.now() && key.validUntil.getTime() <= Date.now() + 61_000);
+    assert.equal(await acm.sealingKey(ALICE), key); // kept: no second call
+    assert.equal((await acm.getSealingKey(ALICE)).keyId, key.keyId); // the scope's current key, until a Forget
+    const bob = await acm.sealingKey({ ...ALICE, userId: "bob" });
+    assert.notEqual(bob.keyId, key.keyId);
+  } finally {
+    acm.close();
+  }
+});
+
 test("gRPC statuses are AcmErrors with the status name", async () => {
   const acm = new AcmClient({ address, apiKey });
   try {
