@@ -21,12 +21,12 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from acm.adapters.sql_migrations import SQLITE as SQLITE_MIGRATIONS
 from acm.adapters.sql_migrations import migrate
@@ -40,6 +40,8 @@ __all__ = ["SQLITE", "SqliteExecutor", "SqliteMemoryRepo", "SqliteStore"]
 # loop serves RPCs; more would only contend for the GIL when rows become Python objects.
 DEFAULT_READERS = 4
 DECODED_MEMORIES = 4096  # memories kept decoded per store (DecodedRows), a few MB
+KEPT_READS = 1024  # results of memory reads kept per store while it is unchanged (KeptReads)
+KEPT_ROWS = 20_000  # and the rows they may hold in all (a memory row is about 1-2 kB in Python: tens of MB)
 
 _WORD = re.compile(r"[^\W_]+")
 MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
@@ -213,6 +215,83 @@ class DecodedRows:
         return out
 
 
+T = TypeVar("T")
+
+
+class KeptReads:
+    """The results of the most recent reads (LRU, at most ``max_entries`` holding ``max_rows`` rows in all),
+    by their key (the statement and its parameters), for as long as the store's version
+    (``SqliteExecutor.version``) is the one they were read at: any write to the file empties it, so a hit is
+    what the read would return now. A Fetch repeats the reads of the Fetches before it while nothing is
+    written: the keyword search of the names its query mentions (the same person in every question about
+    them, up to 2,000 rows), the session's newest memories, and under an agent loop's repeated questions the
+    rest too (issue 20, CPU per Fetch, third round). Each caller gets its own list (of shared, immutable rows).
+    Used from the event loop only: no lock."""
+
+    def __init__(self, max_entries: int, max_rows: int = KEPT_ROWS) -> None:
+        self.max_entries = max_entries
+        self.max_rows = max_rows
+        self._version: tuple[int, int] | None = None
+        self._results: OrderedDict[tuple[Any, ...], list[Any]] = OrderedDict()
+        self._rows = 0
+        self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    async def read(
+        self, version: tuple[int, int], key: tuple[Any, ...], read: Callable[[], Awaitable[list[T]]]
+    ) -> list[T]:
+        """``read()``'s result, kept under ``version``, which the caller takes before the read starts: the
+        rows are then at least as new as it."""
+        if self.max_entries <= 0:
+            return await read()
+        if version != self._version:
+            self._results.clear()
+            self._rows = 0
+            self._version = version
+        kept = self._results.get(key)
+        if kept is not None:
+            self._results.move_to_end(key)
+            self.hits += 1
+            return list(kept)
+        self.misses += 1
+        result = await read()
+        # Not kept when a newer version was seen while it read (its rows may be older than that version).
+        if self._version == version and len(result) <= self.max_rows and key not in self._results:
+            self._results[key] = list(result)
+            self._rows += len(result)
+            while len(self._results) > self.max_entries or self._rows > self.max_rows:
+                self._rows -= len(self._results.popitem(last=False)[1])
+        return result
+
+
+class _KeptFetch:
+    """An executor whose reads outside a transaction are kept (KeptReads) by their statement and parameters:
+    the same statement with the same parameters on an unchanged file returns the same rows. Everything else
+    (transactions, writes) is the executor's own."""
+
+    def __init__(self, ex: SqliteExecutor, kept: KeptReads) -> None:
+        self._ex = ex
+        self._kept = kept
+
+    async def fetch(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        frozen = tuple(params.items()) if isinstance(params, Mapping) else tuple(params)
+        return await self._kept.read(self._ex.version(), (sql, frozen), lambda: self._ex.fetch(sql, params))
+
+    async def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        return await self._ex.fetchone(sql, params)
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        return await self._ex.execute(sql, params)
+
+    def transaction(self) -> contextlib.AbstractAsyncContextManager[SqliteTx]:
+        return self._ex.transaction()
+
+    async def purge(self) -> None:
+        await self._ex.purge()
+
+
 def _all(cursor: sqlite3.Cursor) -> list[sqlite3.Row]:
     return cursor.fetchall()
 
@@ -236,6 +315,7 @@ class SqliteExecutor:
         self._fts = fts  # whether this file holds the memories' FTS5 index (a service's own file may not)
         self._write_lock = asyncio.Lock()
         self._readers = readers
+        self._writes = 0  # write transactions ended (committed or rolled back) on this connection
 
     def _deadline(self) -> contextlib.AbstractContextManager[None]:
         return _deadline(self._conn, self._timeout_s)
@@ -267,12 +347,25 @@ class SqliteExecutor:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            else:
+                self._conn.execute("COMMIT")
+            finally:
+                # After the commit, in the same step: a read that began before it is kept under the old
+                # version; one inline on this connection inside the transaction (an in-memory database)
+                # saw rows that may have been rolled back, and is dropped too.
+                self._writes += 1
 
     async def execute(self, sql: str, params: Params = ()) -> int:
         """One statement in its own transaction; returns the affected row count."""
         async with self.transaction() as tx:
             return await tx.execute(sql, params)
+
+    def version(self) -> tuple[int, int]:
+        """Changes when the database may have changed: this process's write transactions (counted at their
+        end) and any other connection's commits (``PRAGMA data_version`` of the write connection, which only
+        others' commits move: another process on the same file, too). Inline on the loop: a few µs."""
+        row = self._conn.execute("PRAGMA data_version").fetchone()
+        return self._writes, int(row[0])
 
     async def purge(self) -> None:
         """After an erasure: FTS5's index rewritten without the deleted rows' terms (its segments keep them
@@ -342,9 +435,13 @@ class SqliteMemoryRepo(SqlMemoryRepo):
     # positive, higher-is-better score.
     SCORE = "-bm25(memories_fts, 1.0, 0.0)"  # the owner token (scope_key) adds nothing to the score
 
-    def __init__(self, ex: SqliteExecutor, dialect: Dialect, decoded: int = DECODED_MEMORIES) -> None:
-        """``decoded``: how many decoded memories are kept, by their row (0: none)."""
-        super().__init__(ex, dialect)
+    def __init__(
+        self, ex: SqliteExecutor, dialect: Dialect, decoded: int = DECODED_MEMORIES, kept: int = KEPT_READS
+    ) -> None:
+        """``decoded``: how many decoded memories are kept, by their row (0: none); ``kept``: how many reads'
+        results are kept while the store is unchanged (KeptReads; 0: none)."""
+        self.kept = KeptReads(kept)
+        super().__init__(_KeptFetch(ex, self.kept), dialect)
         self._decoded = DecodedRows(decoded)
 
     def _memory(self, row: Row) -> Memory:
