@@ -17,13 +17,13 @@ windows around long digit runs, found by one pass.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from phonenumbers import Leniency, PhoneNumberMatcher
 
+from acm.domain import secret_model
 from acm.domain.models import Turn
 from acm.domain.textforms import (
     dumps_like,
@@ -51,6 +51,8 @@ class PiiRules:
 
     emails: bool = True
     phones: bool = True
+    # The learned second opinion for secrets said in prose (acm.domain.secret_model); off only to measure it.
+    secret_model: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +237,8 @@ def _enabled(kind: str, rules: PiiRules) -> bool:
         return rules.emails
     if kind == "phone":
         return rules.phones
+    if kind == "learned":
+        return rules.secret_model
     return True
 
 
@@ -249,7 +253,12 @@ def _segment_spans(segment: str, detectors: list[Detector]) -> list[Span]:
     text = _Text(scanned, low, _numeric_runs(scanned))
     spans: list[Span] = []
     for detect in detectors:
-        spans.extend(detect(text))
+        if detect is _learned_secrets:
+            # A second opinion only: where a rule found something, the rule's span and kind stand.
+            ruled = list(spans)
+            spans.extend(sp for sp in detect(text) if not any(sp[0] < e and sp[1] > s for s, e, _k in ruled))
+        else:
+            spans.extend(detect(text))
     return _merge(spans) if spans else []
 
 
@@ -363,13 +372,7 @@ def _ssn_ok(area: str, group: str, serial: str) -> bool:
     return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
 
 
-def _entropy(value: str) -> float:
-    """Shannon entropy in bits per character: random tokens score high, words and ids low."""
-    freq: dict[str, int] = {}
-    for ch in value:
-        freq[ch] = freq.get(ch, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in freq.values())
+_entropy = secret_model.entropy  # bits per character: random tokens score high, words and ids low
 
 
 def _has_letter_and_digit(value: str) -> bool:
@@ -1098,6 +1101,12 @@ def _phones(t: _Text) -> Iterator[Span]:
                 yield m.start("v"), m.end("v"), "phone"
 
 
+def _learned_secrets(t: _Text) -> Iterator[Span]:
+    """Tokens the learned model calls a secret by their shape and words around them, cue or not."""
+    for start, end, _p in secret_model.shipped().spans(t.seg, t.low):
+        yield start, end, "secret"
+
+
 _DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("secret", _secrets),
     ("national_id", _national_ids),
@@ -1106,4 +1115,5 @@ _DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("otp", _otps),
     ("email", _emails),
     ("phone", _phones),
+    ("learned", _learned_secrets),
 )

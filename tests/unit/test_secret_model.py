@@ -1,0 +1,143 @@
+"""The learned secret detector (acm.domain.secret_model): candidates, features, the shipped weights, its wiring in
+acm.domain.pii as a second opinion beside the rules, and the training data generator."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from acm.domain import secret_model
+from acm.domain.pii import PiiRules, redact
+from acm.domain.secret_model import Candidate, candidates, feature_index, features
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES_ONLY = PiiRules(secret_model=False)
+
+
+def _values(text: str) -> list[str]:
+    return [c.value for c in candidates(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my pw is Harbor2291! ok", ["Harbor2291!"]),  # "!" kept: passwords end with one
+        ("码是8841。", ["8841"]),  # CJK text around a value ends the token
+        ("pass=Harbor22", ["Harbor22"]),  # the value of an assignment, not the name
+        ("the phrase maple-tiger-river opens it", ["maple-tiger-river"]),
+        ("see P@ssword and 2019", ["P@ssword", "2019"]),
+        ("the **Reservation** is confirmed", []),  # markdown emphasis, then a plain word
+        ("great! self-care matters", []),  # a sentence's "!" and one hyphen are words
+        ("call 123456789 now", []),  # nine digits: a number, not a code
+        ("trace 0af7651916cd43dd8448eb211c80319c", []),  # a hex run: an identifier (the rules' business)
+        ("id d35f6cab-57c8-4bc4-aba9-3e12df9d9644", []),  # a UUID
+        ("saved to uploads/a1b2c3d4.png", []),  # a path
+        ("mail jdoe42@example.com", []),  # an email is the email detector's
+    ],
+)
+def test_candidates_are_tokens_shaped_like_a_secret(text: str, expected: list[str]) -> None:
+    assert _values(text) == expected
+
+
+def test_candidate_offsets_point_at_the_value() -> None:
+    text = "login: jdoe / pwd=Tiger#2024."
+    [cand] = list(candidates(text))
+    assert text[cand.start : cand.end] == cand.value == "Tiger#2024"
+
+
+def test_features_name_the_shape_the_words_around_and_the_nearest_cue() -> None:
+    text = "my password is Harbor2291! for the router"
+    [cand] = list(candidates(text))
+    feats = set(features(text, text.lower(), cand))
+    assert {"cls:Ulds", "shape:Aa9!", "l1:is", "l:password", "r1:for", "cue:pw:1"} <= feats
+    assert "len:5" in feats  # 11 characters: the 9-11 bucket
+
+
+def test_features_read_chinese_context_and_cues() -> None:
+    text = "验证码是482913，请勿泄露"
+    [cand] = list(candidates(text))
+    feats = set(features(text, text.lower(), cand))
+    assert {"lz:证码", "lz:码是", "lz1:是", "rz:请勿", "cue:otp:0", "cls:d", "run:4"} <= feats
+
+
+def test_a_cue_far_away_or_missing_is_a_different_feature() -> None:
+    near = "pin 4821"
+    far = "pin: we moved in and the alarm still says 4821"
+    none = "room 4821"
+    get = [
+        set(features(t, t.lower(), Candidate(t.index("4821"), t.index("4821") + 4, "4821"))) for t in (near, far, none)
+    ]
+    assert "cue:pin:0" in get[0] and "cue:none:6" in get[2]
+    assert not any(f.startswith("cue:pin:0") for f in get[1])
+
+
+def test_feature_index_is_stable_across_processes() -> None:
+    # crc32, not hash(): the shipped weights are indexed by it.
+    assert (feature_index("bias"), feature_index("l1:is")) == (27227, 25275)
+
+
+def test_shipped_weights_load_and_flag_a_password_said_in_prose() -> None:
+    model = secret_model.shipped()
+    assert 0.5 <= model.threshold < 1.0 and len(model.weights) > 1000
+    text = "the wifi one is Harbor2291!"
+    [(start, end, p)] = list(model.spans(text))
+    assert text[start:end] == "Harbor2291!" and p >= model.threshold
+
+
+def test_shipped_weights_are_package_data() -> None:
+    # pyproject's [tool.setuptools.package-data] ships the file with acm.domain; a wheel without it cannot redact.
+    data = json.loads(resources.files("acm.domain").joinpath(secret_model.WEIGHTS_FILE).read_text("utf-8"))
+    assert data["dim"] == secret_model.DIM
+    pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
+    assert '"acm.domain" = ["secret_model.json"]' in pyproject
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the wifi one is Harbor2291!", "Harbor2291! is what I use everywhere", "我一直用Copper88!这个"],
+)
+def test_redact_adds_what_the_rules_miss(text: str) -> None:
+    assert redact(text, RULES_ONLY).total == 0  # the rules have no cue here ...
+    assert redact(text).counts == {"secret": 1}  # ... the model's second opinion redacts it
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my order 48213 shipped on 2024-05-01",
+        "we adopted Max in 2021 and he is 3 now",
+        "upgraded to v2.14.3 yesterday",
+        "card ending in 7447",
+        "the zip code is 94107",
+        "it cost $1299.00",
+        "Sure, it's sofia_kim_7287.",
+        "flight UA2291 lands at 18:05, room 1204",
+    ],
+)
+def test_look_alikes_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+def test_a_rule_span_keeps_its_kind() -> None:
+    # The model may score a card's digits; the rule's card stands (a second opinion never renames a finding).
+    assert redact("Amex 3782 822463 10005 is the one on file").counts == {"card": 1}
+
+
+def test_training_data_is_seeded_labelled_bilingual_and_split_by_phrasing() -> None:
+    generate = runpy.run_path(str(ROOT / "tests/data/safety/make_train_secrets.py"))["generate"]
+    rows = generate(seed=7, per_family=20)
+    assert rows == generate(seed=7, per_family=20)
+    for row in rows:
+        for start, end in row["spans"]:
+            assert 0 <= start < end <= len(row["text"])
+    assert any(row["spans"] for row in rows) and sum(not row["spans"] for row in rows) > len(rows) / 3
+    assert any("密码" in row["text"] and row["spans"] for row in rows)
+    assert {row["split"] for row in rows} == {"train", "dev"}
+    # A dev phrasing is never a train phrasing: the split is by template, within each family.
+    dev = {(row["family"], row["phrasing"]) for row in rows if row["split"] == "dev"}
+    train = {(row["family"], row["phrasing"]) for row in rows if row["split"] == "train"}
+    assert dev and not dev & train
