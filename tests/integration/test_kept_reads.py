@@ -130,7 +130,7 @@ async def test_a_read_that_overlapped_a_write_is_not_kept() -> None:
 
 
 async def test_kept_reads_hold_at_most_their_rows() -> None:
-    kept = KeptReads(8, max_rows=5)
+    kept = KeptReads(8, max_size=5)
 
     async def rows(n: int) -> list[int]:
         return list(range(n))

@@ -41,7 +41,8 @@ __all__ = ["SQLITE", "SqliteExecutor", "SqliteMemoryRepo", "SqliteStore"]
 DEFAULT_READERS = 4
 DECODED_MEMORIES = 4096  # memories kept decoded per store (DecodedRows), a few MB
 KEPT_READS = 1024  # results of memory reads kept per store while it is unchanged (KeptReads)
-KEPT_ROWS = 20_000  # and the rows they may hold in all (a memory row is about 1-2 kB in Python: tens of MB)
+# And the values their rows may hold in all: about 10,000 memory rows of 26 columns, a few tens of MB.
+KEPT_VALUES = 250_000
 
 _WORD = re.compile(r"[^\W_]+")
 MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
@@ -219,7 +220,7 @@ T = TypeVar("T")
 
 
 class KeptReads:
-    """The results of the most recent reads (LRU, at most ``max_entries`` holding ``max_rows`` rows in all),
+    """The results of the most recent reads (LRU, at most ``max_entries`` of ``max_size`` in all: ``size`` of each),
     by their key (the statement and its parameters), for as long as the store's version
     (``SqliteExecutor.version``) is the one they were read at: any write to the file empties it, so a hit is
     what the read would return now. A Fetch repeats the reads of the Fetches before it while nothing is
@@ -228,12 +229,13 @@ class KeptReads:
     rest too (issue 20, CPU per Fetch, third round). Each caller gets its own list (of shared, immutable rows).
     Used from the event loop only: no lock."""
 
-    def __init__(self, max_entries: int, max_rows: int = KEPT_ROWS) -> None:
+    def __init__(self, max_entries: int, max_size: int = KEPT_VALUES, size: Callable[[list[Any]], int] = len) -> None:
         self.max_entries = max_entries
-        self.max_rows = max_rows
+        self.max_size = max_size
+        self._size = size
         self._version: tuple[int, int] | None = None
-        self._results: OrderedDict[tuple[Any, ...], list[Any]] = OrderedDict()
-        self._rows = 0
+        self._results: OrderedDict[tuple[Any, ...], tuple[list[Any], int]] = OrderedDict()
+        self._used = 0
         self.hits = self.misses = 0
 
     def __len__(self) -> int:
@@ -248,21 +250,22 @@ class KeptReads:
             return await read()
         if version != self._version:
             self._results.clear()
-            self._rows = 0
+            self._used = 0
             self._version = version
         kept = self._results.get(key)
         if kept is not None:
             self._results.move_to_end(key)
             self.hits += 1
-            return list(kept)
+            return list(kept[0])
         self.misses += 1
         result = await read()
         # Not kept when a newer version was seen while it read (its rows may be older than that version).
-        if self._version == version and len(result) <= self.max_rows and key not in self._results:
-            self._results[key] = list(result)
-            self._rows += len(result)
-            while len(self._results) > self.max_entries or self._rows > self.max_rows:
-                self._rows -= len(self._results.popitem(last=False)[1])
+        size = self._size(result)
+        if self._version == version and size <= self.max_size and key not in self._results:
+            self._results[key] = (list(result), size)
+            self._used += size
+            while len(self._results) > self.max_entries or self._used > self.max_size:
+                self._used -= self._results.popitem(last=False)[1][1]
         return result
 
 
@@ -290,6 +293,10 @@ class _KeptFetch:
 
     async def purge(self) -> None:
         await self._ex.purge()
+
+
+def _values(rows: list[sqlite3.Row]) -> int:
+    return len(rows) * len(rows[0]) if rows else 0
 
 
 def _all(cursor: sqlite3.Cursor) -> list[sqlite3.Row]:
@@ -440,7 +447,7 @@ class SqliteMemoryRepo(SqlMemoryRepo):
     ) -> None:
         """``decoded``: how many decoded memories are kept, by their row (0: none); ``kept``: how many reads'
         results are kept while the store is unchanged (KeptReads; 0: none)."""
-        self.kept = KeptReads(kept)
+        self.kept = KeptReads(kept, size=_values)
         super().__init__(_KeptFetch(ex, self.kept), dialect)
         self._decoded = DecodedRows(decoded)
 
