@@ -255,8 +255,7 @@ def _segment_spans(segment: str, detectors: list[Detector]) -> list[Span]:
     for detect in detectors:
         if detect is _learned_secrets:
             # A second opinion only: where a rule found something, the rule's span and kind stand.
-            ruled = list(spans)
-            spans.extend(sp for sp in detect(text) if not any(sp[0] < e and sp[1] > s for s, e, _k in ruled))
+            spans.extend(_learned_secrets(text, list(spans)))
         else:
             spans.extend(detect(text))
     return _merge(spans) if spans else []
@@ -1101,9 +1100,10 @@ def _phones(t: _Text) -> Iterator[Span]:
                 yield m.start("v"), m.end("v"), "phone"
 
 
-def _learned_secrets(t: _Text) -> Iterator[Span]:
-    """Tokens the learned model calls a secret by their shape and words around them, cue or not."""
-    for start, end, _p in secret_model.shipped().spans(t.seg, t.low):
+def _learned_secrets(t: _Text, ruled: list[Span] | None = None) -> Iterator[Span]:
+    """Tokens the learned model calls a secret by their shape and words around them, cue or not; tokens inside
+    what the rules found (`ruled`) are left to them."""
+    for start, end, _p in secret_model.shipped().spans(t.seg, t.low, ruled or ()):
         yield start, end, "secret"
 
 

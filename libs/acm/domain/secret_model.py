@@ -14,7 +14,8 @@ import json
 import math
 import re
 import zlib
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -32,6 +33,8 @@ _LEAD = "=.-/~?|\\*_"  # "*" and "_": markdown emphasis ("**Reservation")
 _TRAIL = ".?|\\/-~*_"
 _EMAIL = re.compile(r"[^@]+@[^@]+\.[A-Za-z]{2,}")
 _ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=")  # "pass=Harbor22": the value is after the "="
+_DIGIT = re.compile(r"[0-9]")
+_DIGIT_RUN = re.compile(r"[0-9]+")
 _WORD = re.compile(r"[a-z]+|[\u3400-\u9fff]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LEFT_CHARS = 64
@@ -59,6 +62,8 @@ def candidates(text: str) -> Iterator[Candidate]:
     for m in _TOKEN.finditer(text):
         start, end = m.span()
         value = m.group(0)
+        if value.startswith("//"):
+            continue  # a URL's host and path
         assigned = _ASSIGNED.match(value)
         if assigned and assigned.end() < len(value):
             start += assigned.end()
@@ -118,23 +123,20 @@ def _shape(value: str) -> str:
 
 def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
-    freq: dict[str, int] = {}
-    for ch in value:
-        freq[ch] = freq.get(ch, 0) + 1
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in freq.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
 def features(text: str, low: str, cand: Candidate) -> list[str]:
     """The named features of one candidate; `low` is `text` lowered (same length)."""
     v = cand.value
     n = len(v)
-    digits = sum(c.isdigit() for c in v)
-    upper = any(c.isupper() for c in v)
-    lower = any(c.islower() for c in v)
-    symbol = any(not c.isalnum() for c in v)
+    digits = len(_DIGIT.findall(v))
+    upper = v != v.lower()
+    lower = v != v.upper()
+    symbol = not v.isalnum()
     classes = f"{'U' if upper else ''}{'l' if lower else ''}{'d' if digits else ''}{'s' if symbol else ''}"
-    run = max((len(r) for r in re.findall(r"\d+", v)), default=0)
+    run = max(map(len, _DIGIT_RUN.findall(v)), default=0)
     feats = [
         "bias",
         f"len:{_bucket(n, (5, 6, 7, 8, 9, 12, 16, 24, 40))}",
@@ -196,6 +198,7 @@ def _nearest_cue(left_words: list[str], left: str) -> tuple[str, int]:
     return "none", 6
 
 
+@lru_cache(maxsize=1 << 16)  # feature names repeat (shapes, buckets, common words): skip the encode and crc
 def feature_index(name: str) -> int:
     return zlib.crc32(name.encode("utf-8")) & (DIM - 1)
 
@@ -211,12 +214,17 @@ class SecretModel:
         z = self.bias + sum(w.get(feature_index(f), 0.0) for f in features(text, low, cand))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def spans(self, text: str, low: str | None = None) -> Iterator[tuple[int, int, float]]:
-        """(start, end, probability) of each candidate at or above the threshold."""
+    def spans(
+        self, text: str, low: str | None = None, taken: Sequence[tuple[int, int, str]] = ()
+    ) -> Iterator[tuple[int, int, float]]:
+        """(start, end, probability) of each candidate at or above the threshold; candidates overlapping a span
+        in `taken` (what the rules found) are not scored."""
         low = text.lower() if low is None else low
         if len(low) != len(text):
             low = text  # a character that lowers to two: lose case-folding, keep offsets
         for cand in candidates(text):
+            if taken and any(cand.start < e and cand.end > s for s, e, _k in taken):
+                continue
             p = self.probability(text, low, cand)
             if p >= self.threshold:
                 yield cand.start, cand.end, p

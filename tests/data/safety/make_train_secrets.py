@@ -358,6 +358,42 @@ _SYMBOL_WORDS = [
 ]
 
 
+# Names in technical prose that carry digits or dots: packages, classes, platforms, algorithms, licenses.
+_TECH = (
+    "urllib3 Python2 Python3 py3 jinja2 Jinja2Templates GPT2TokenizerFast boto3 s3fs h2 http2 oauth2 OAuth2Client"
+    " base64 utf8 sha256 md5 x509 ipv4 ipv6 log4j k8s i18n l10n a11y web3.py vue3 es6 ES2020 HTML5 CSS3 OpenSSL3"
+    " Win32 x64 arm64 aarch64 amd64 ubuntu22.04 debian12 node18 py311 cp311 manylinux2014 numpy2 torch2 keras3"
+    " S3Bucket Ec2Client Base64Encoder Sha256Hasher Http2Connection Utf8Decoder Vec3 Mat4x4 Int64 Float32"
+    " Uint8Array ES256 RS256 HS256 AES256 RSA2048 P256 X25519 Ed25519 bcrypt2 argon2 pbkdf2 sqlite3 psycopg2"
+    " pg8000 lxml2 libxml2 gtk4 qt6 PyQt5 wx3 d3 three.js chart.js next.js vite5 webpack5 babel7 eslint9 nodejs20"
+).split()
+_LICENSES = [
+    "GPL-3.0-or-later",
+    "Apache-2.0",
+    "MIT-0",
+    "LGPL-2.1+",
+    "BSD-3-Clause",
+    "CC-BY-4.0",
+    "MPL-2.0",
+    "GPL-2.0-only",
+    "AGPL-3.0",
+    "EPL-2.0",
+    "ISC",
+    "Unlicense",
+    "0BSD",
+    "BSL-1.0",
+]
+
+
+def _tech_name(r: random.Random) -> str:
+    style = r.randrange(4)
+    if style == 0:  # a dotted module path ending in a class
+        return r.choice(_WORDS) + "." + r.choice(_WORDS).capitalize() + r.choice(_WORDS).capitalize()
+    if style == 1:  # a CamelCase class with a digit inside
+        return r.choice(_WORDS).capitalize() + str(r.randint(2, 64)) + r.choice(_WORDS).capitalize()
+    return r.choice(_TECH)
+
+
 def _identifier(r: random.Random) -> str:
     base62 = string.ascii_letters + string.digits
     hexd = "0123456789abcdef"
@@ -691,6 +727,24 @@ NEGATIVE: dict[str, list[str]] = {
         "loved the {w} vibe",
         "it's {w}",
     ],
+    "tech_prose": [
+        "works with {t}",
+        "built with {t} and {t}",
+        "using {t} under the hood",
+        "install {t} first",
+        "from {t} import it",
+        "{t} is easy to use",
+        "migrated to {t} last week",
+        "License: {lic}",
+        "requires {t}>=1.2",
+        "compatible with {t}",
+        "powered by {t}",
+        "render it via {t}",
+        "pip install {t}",
+        "see `{t}` in the docs",
+        "用{t}实现的",
+        "升级到{t}之后就好了",
+    ],
     "shopping": [
         "order {a} arrives {a2}",
         "paid {a} for it",
@@ -795,6 +849,10 @@ def _fill(r: random.Random, template: str, value: str | None) -> tuple[str, list
             out.append(r.choice(_ZH_NUMBER_NAMES))
         elif slot == "w":
             out.append(r.choice(_SYMBOL_WORDS))
+        elif slot == "t":
+            out.append(_tech_name(r))
+        elif slot == "lic":
+            out.append(r.choice(_LICENSES))
         elif slot == "svc":
             out.append(r.choice(_SVC_ZH if any("\u4e00" <= c <= "\u9fff" for c in template) else _SVC))
         elif slot == "n":
