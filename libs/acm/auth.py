@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from acm.domain.models import utcnow
-from acm.domain.scope import ADMIN, Grant, Scope, check_id
+from acm.domain.scope import ADMIN, Action, Grant, Scope, check_id, denial
 from acm.envelopes import key_hash, signature_valid
 from acm.ports.bus import PermanentError
 from acm.ports.owners import KeySource
@@ -24,14 +24,28 @@ from acm.telemetry import traceparent_of_current_span
 from acm.v1 import common_pb2, events_pb2
 
 
-async def verify_envelope(env: events_pb2.Envelope, scope: Scope, keys: KeySource, audit: AuditLog) -> None:
+async def verify_envelope(
+    env: events_pb2.Envelope, scope: Scope, keys: KeySource, audit: AuditLog, action: Action | None = None
+) -> None:
     """Raise PermanentError (→ dead-letter topic, never a store) unless a live key of the claimed
-    client signed this envelope. ``keys``: the gateway's, which owns them (acm.ports.owners); when it cannot
-    answer, its Unavailable propagates and the consumer retries the record."""
+    client signed this envelope and, given ``action``, that key's role and grant allow it in the claimed scope:
+    the rule the gateway applies to the same request (acm.domain.scope.denial), so a key publishing straight to
+    the bus has no more rights than through the gateway. ``keys``: the gateway's, which owns them
+    (acm.ports.owners); when it cannot answer, its Unavailable propagates and the consumer retries the record."""
     key = await keys.by_id(scope.client_id, env.key_id) if env.key_id else None
     if key is None or key.revoked or not signature_valid(env, key.key_hash):
         await audit.record(scope.client_id, "event.rejected", f"unauthenticated scope on event {env.event_id}")
         raise PermanentError(f"signature does not verify for client {scope.client_id!r} (key id {env.key_id!r})")
+    reason = denial(key.grant, scope, action) if action is not None else ""
+    if reason:
+        where = f"customer {scope.customer_id!r}" + (f", user {scope.user_id!r}" if scope.user_id else "")
+        # Audited as the gateway audits a denied request, in this consumer's own audit log.
+        await audit.record(
+            scope.client_id,
+            "request.denied",
+            f"key {key.key_id} ({key.grant.role}) {action} in {where} on event {env.event_id}: {reason}",
+        )
+        raise PermanentError(f"key {key.key_id} may not {action} for {where}: {reason}")
 
 
 KEY_PREFIX = "acm"

@@ -1,6 +1,6 @@
 """What both of ingest's job handlers (turns, memory edits) do around their own step: skip an event already
-applied (event_id), verify the envelope's signature, mark the event applied after the step; and fail the job of
-an event that can never be applied."""
+applied (event_id), verify the envelope's signature and its key's rights in the claimed scope, mark the event
+applied after the step; and fail the job of an event that can never be applied."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import ClassVar, NoReturn
 
 from acm.auth import verify_envelope
 from acm.domain.models import JobStatus
-from acm.domain.scope import Scope
+from acm.domain.scope import Action, Scope
 from acm.envelopes import decode
 from acm.job_events import JobEvents
 from acm.metrics import job_reached
@@ -35,9 +35,14 @@ class JobEventHandler(ABC):
         env, scope = decode(record.value, self.body)
         if await self.processed.seen(GROUP, env.event_id):
             return
-        await verify_envelope(env, scope, self.keys, self.audit)
+        await verify_envelope(env, scope, self.keys, self.audit, self.action(env))
         await self.handle(env, scope)
         await self.processed.mark(GROUP, env.event_id)
+
+    @abstractmethod
+    def action(self, env: events_pb2.Envelope) -> Action:
+        """What the event asks of its signing key, as the gateway names it for the same request (the key's grant
+        must allow it in the claimed scope: a key publishing straight to the bus has no more rights there)."""
 
     @abstractmethod
     async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:

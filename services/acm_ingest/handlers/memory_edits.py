@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from acm.convert import from_ts
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import JobStatus, utcnow
-from acm.domain.scope import Scope
+from acm.domain.scope import Action, ForgetLevel, Scope
 from acm.memory_wire import stored_from_pb
 from acm.metrics import job_reached
 from acm.v1 import events_pb2
@@ -25,6 +25,13 @@ JOB_KINDS = {"update": "memory_update", "delete": "memory_delete", "imported": "
 class MemoryEditsHandler(JobEventHandler):
     body = "memory_edit_requested"
     apply: ApplyMemoryEdits
+
+    def action(self, env: events_pb2.Envelope) -> Action:
+        # The gateway's rights for the same request: DeleteMemory a user-level Forget's, UpdateMemory and ImportUser
+        # Ingest's.
+        if env.memory_edit_requested.WhichOneof("edit") == "delete":
+            return Action.forget(ForgetLevel.USER)
+        return Action.INGEST
 
     async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
         body = env.memory_edit_requested

@@ -22,7 +22,7 @@ from google.protobuf.message import DecodeError
 from acm.auth import verify_envelope
 from acm.convert import InvalidTurn, turn_from_pb
 from acm.domain.models import JobStatus, Turn
-from acm.domain.scope import Scope
+from acm.domain.scope import Action, Scope
 from acm.envelopes import decode
 from acm.metrics import job_reached
 from acm.ports.bus import Record
@@ -49,6 +49,9 @@ class TurnsHandler(JobEventHandler):
     max_turn_bytes: int
     # ACM_REQUIRE_SEALED_TURNS: a turn whose body came in clear (a direct publisher that did not seal it) is refused.
     require_sealed: bool = False
+
+    def action(self, env: events_pb2.Envelope) -> Action:
+        return Action.INGEST
 
     async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
         turn = await self.turn(env, scope)
@@ -95,7 +98,7 @@ class TurnsBatch:
             self._seen = await h.processed.seen_among(GROUP, _event_ids(self._records))
         if env.event_id in self._seen:
             return
-        await verify_envelope(env, scope, h.keys, h.audit)
+        await verify_envelope(env, scope, h.keys, h.audit, h.action(env))
         turn = await h.turn(env, scope)
         written = await h.ingest.write(turn, env.turn_received.job_id, env.traceparent)
         self._seen.add(env.event_id)  # the same event twice in a batch is written once

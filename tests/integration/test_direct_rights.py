@@ -1,0 +1,125 @@
+"""A direct publisher's key acts only within its rights (issue 18 item 4, docs/security.md "Direct publishers"), on
+the embedded log and on the real Kafka + Postgres (every service in one process over them, as
+test_direct_sealing.py):
+
+- an agent key of customer acme publishing a turn for customer globex straight to acm.turns.v1: ingest's dead-letter
+  topic gets it with a reason naming the key and the customer, ingest's audit log a `request.denied`, and globex
+  has no memory of it;
+- an agent key naming only user alice, publishing for bob of its own customer: the same, naming the user;
+- the same agent key publishing for its own customer, and an admin key publishing for any customer: stored;
+- the agent key's turn through the gateway (signed with that key, already checked there): stored, not denied again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from pathlib import Path
+
+import pytest
+
+from acm import topics
+from acm.auth import create_api_key, key_id_of
+from acm.client import AcmClient
+from acm.domain.scope import Grant, KeyRole, Scope
+from acm.envelopes import key_hash, sign
+from acm.v1 import common_pb2, events_pb2
+from acm_benchmarks.forget_residue import pseudo_word
+from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm
+from acm_client import AsyncClient
+from acm_client import Scope as SdkScope
+from tests.integration.test_direct_sealing import MODES, Running, started
+from tests.integration.test_sealed_bus import say
+from tests.support.events import collect_dead_letters, turn_envelope
+
+
+async def key_for(acm: EmbeddedAcm, grant: Grant) -> str:
+    _, secret = await create_api_key(acm.stores["gateway"].api_keys, DEV_CLIENT, f"direct {grant.role}", grant)
+    return secret
+
+
+def scope(customer: str, user: str) -> Scope:
+    return Scope(DEV_CLIENT, customer, user, "helpdesk", "s1")
+
+
+async def publish_turn(run: Running, secret: str, where: Scope, text: str) -> events_pb2.Envelope:
+    """A clear turn signed with ``secret`` and published to acm.turns.v1 as an agent's own producer would."""
+    marker = uuid.uuid4().hex[:8]
+    env = turn_envelope(where, text, f"t-{marker}", f"j-{marker}")
+    sign(env, key_id_of(secret), key_hash(secret))
+    await run.publish(where.session_key, env.SerializeToString())
+    return env
+
+
+async def memory_texts(admin: AsyncClient, where: Scope) -> str:
+    sdk_scope = SdkScope(customer_id=where.customer_id, user_id=where.user_id, agent_id="helpdesk", session_id="s1")
+    page = await admin.list_memories(sdk_scope)
+    return "\n".join(m.memory.text for m in page.memories)
+
+
+async def wait_stored(admin: AsyncClient, where: Scope, word: str, timeout_s: float = 60.0) -> None:
+    async with asyncio.timeout(timeout_s):
+        # A memory has no event to wait on from here: it is polled.
+        while word not in await memory_texts(admin, where):  # noqa: ASYNC110
+            await asyncio.sleep(0.2)
+
+
+async def dead_letter_reasons(run: Running, events: list[events_pb2.Envelope]) -> dict[str, str]:
+    """The reasons ingest's dead-letter topic gives for ``events``, by event id (waits until each has one)."""
+    wanted = {env.event_id for env in events}
+    letters = await collect_dead_letters(
+        run.reader(),
+        topics.dead_letter("ingest"),
+        f"test-{uuid.uuid4().hex}",
+        lambda found: wanted <= {letter.event_id for letter in found},
+        60,
+    )
+    return {letter.event_id: letter.reason for letter in letters if letter.event_id in wanted}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_direct_publishers_key_writes_only_where_its_grant_allows(
+    mode: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    rng = random.Random()
+    words = {name: pseudo_word(rng) for name in ("other_customer", "other_user", "own", "admin", "gateway")}
+    async with started(mode, tmp_path, request) as run:
+        agent = await key_for(run.acm, Grant(KeyRole.AGENT, ("acme",)))
+        alice_only = await key_for(run.acm, Grant(KeyRole.AGENT, ("acme",), ("alice",)))
+        admin = await key_for(run.acm, Grant(KeyRole.ADMIN))
+
+        denied_customer = await publish_turn(
+            run, agent, scope("globex", "bob"), f"Please ship my {words['other_customer']} order to the office."
+        )
+        denied_user = await publish_turn(
+            run, alice_only, scope("acme", "bob"), f"Please ship my {words['other_user']} order to the depot."
+        )
+        reasons = await dead_letter_reasons(run, [denied_customer, denied_user])
+        assert f"key {key_id_of(agent)} may not ingest for customer 'globex'" in reasons[denied_customer.event_id]
+        assert "acts only for customer 'acme'" in reasons[denied_customer.event_id]
+        assert (
+            f"key {key_id_of(alice_only)} may not ingest for customer 'acme', user 'bob'"
+            in reasons[denied_user.event_id]
+        )
+        assert "acts only for user 'alice'" in reasons[denied_user.event_id]
+
+        await publish_turn(run, agent, scope("acme", "alice"), f"Please ship my {words['own']} order home.")
+        await publish_turn(run, admin, scope("globex", "bob"), f"Please ship my {words['admin']} order home.")
+        async with AsyncClient(run.addr, admin) as reader:
+            await wait_stored(reader, scope("acme", "alice"), words["own"])
+            await wait_stored(reader, scope("globex", "bob"), words["admin"])
+            assert words["other_customer"] not in await memory_texts(reader, scope("globex", "bob"))
+            assert words["other_user"] not in await memory_texts(reader, scope("acme", "bob"))
+
+            # Through the gateway the turn is signed with the caller's key, checked there: ingest stores it too.
+            pb = common_pb2.Scope(customer_id="acme", user_id="alice", agent_id="helpdesk", session_id="s1")
+            async with AcmClient(run.addr, agent) as through_gateway:
+                await say(through_gateway, pb, f"Please ship my {words['gateway']} order to the shop.")
+            await wait_stored(reader, scope("acme", "alice"), words["gateway"])
+
+        audit = await run.acm.stores["ingest"].audit.list(scope("acme", "alice"), 100)
+        denied = [e.detail for e in audit if e.action == "request.denied"]
+        assert any(key_id_of(agent) in d and denied_customer.event_id in d for d in denied), denied
+        assert any(key_id_of(alice_only) in d and denied_user.event_id in d for d in denied), denied
+        assert not any(e.action == "event.rejected" for e in audit)  # every signature verified
