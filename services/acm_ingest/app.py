@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 
@@ -11,6 +12,7 @@ from acm.adapters.injection_meaning import MeaningCheck
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational
+from acm.domain.injection_model import shipped
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
 from acm.injection_judge import InjectionJudge
@@ -46,8 +48,18 @@ def judge(settings: IngestSettings) -> InjectionJudge | None:
 
 
 def meaning_check(settings: IngestSettings, embedder: Embedder) -> MeaningCheck | None:
-    """The second-stage injection check by meaning, when ACM_INJECTION_MEANING=true (its bank embedded now)."""
-    return MeaningCheck(embedder) if settings.injection_meaning else None
+    """The learned second-stage injection check (ACM_INJECTION_MEANING, on by default), when its shipped weights
+    fit the embedder's vectors; with another embedder it cannot score, and says so."""
+    if not settings.injection_meaning:
+        return None
+    if shipped().embedder != embedder.name:
+        logging.getLogger("acm.ingest").warning(
+            "injection check by meaning is off: its weights fit %s vectors, ACM_EMBEDDER is %s (rules only)",
+            shipped().embedder,
+            embedder.name,
+        )
+        return None
+    return MeaningCheck(embedder)
 
 
 def register(

@@ -21,11 +21,10 @@ class IngestSettings(ConsumerSettings, OptionalLlm):
     injection_judge: bool = True
     injection_judge_timeout_s: float = Field(5.0, gt=0)
     injection_judge_cache: int = Field(4096, ge=0)
-    # ACM_INJECTION_MEANING=true: a turn the rules cleared is also checked by meaning, its pieces' vectors
-    # against a shipped exemplar bank (acm.domain.injection_meaning). Off by default: it added little recall on
-    # unseen injections and flagged ordinary encouragement as orders (docs/experiments.md, "Issue 18: injection by
-    # meaning"). On: ~8 ms of CPU a turn, and the bank embedded at start (1.3-2.1 s).
-    injection_meaning: bool = False
+    # ACM_INJECTION_MEANING (on): a turn the rules cleared is also scored by the learned check, its pieces'
+    # vectors and lexical cues through shipped weights (acm.domain.injection_model); it runs only with the embedder
+    # the weights fit (DEFAULT_EMBEDDER). Measured: docs/experiments.md, "Issue 18: a learned injection check".
+    injection_meaning: bool = True
     # Turns of different sessions handled at once within one consumer's micro-batch (ACM_INGEST_CONCURRENCY):
     # their store round trips overlap and their facts are embedded in one batch; 1 = a turn at a time.
     # One session's turns stay in order either way.

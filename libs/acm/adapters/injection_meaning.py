@@ -1,42 +1,39 @@
-"""The meaning check of injections (acm.domain.injection_meaning) with an embedder: the exemplar bank is
-embedded once, when the check is made (ingest's start), and kept; each text's pieces are embedded per call."""
+"""The meaning check of injections (acm.domain.injection_meaning) with an embedder: each text's pieces are embedded
+per call and scored by the shipped learned model (acm.domain.injection_model), whose weights fit one embedder's
+vectors."""
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 
-from acm.domain.injection_exemplars import ATTACKS, NEGATIVES
-from acm.domain.injection_meaning import (
-    DEFAULT_MARGIN,
-    NO_PIECES,
-    ExemplarBank,
-    MeaningVerdict,
-    meaning_verdict,
-    pieces,
-    with_meaning,
-)
+from acm.domain.injection_meaning import NO_PIECES, MeaningVerdict, model_verdict, pieces, with_meaning
+from acm.domain.injection_model import InjectionModel, shipped
 from acm.domain.instruction import InstructionVerdict
 from acm.domain.instruction import instruction_verdict as rules_verdict
 from acm.ports.embedder import Embedder
 
-
-def exemplar_bank(embedder: Embedder) -> ExemplarBank:
-    attacks = [(family, s) for family, said in ATTACKS.items() for s in said]
-    negatives = [s for said in NEGATIVES.values() for s in said]
-    vectors = embedder.embed([s for _, s in attacks] + negatives)
-    return ExemplarBank.of(vectors[: len(attacks)], vectors[len(attacks) :], [f for f, _ in attacks])
+RECENT = 1024  # pieces whose vectors are kept for ingest's fact embedding (acm_ingest.usecases: no second call)
 
 
 class MeaningCheck:
     """Rules first, then meaning: ``verdict`` is what ingest and `acm bench safety` decide a text's trust by."""
 
-    def __init__(self, embedder: Embedder, margin: float = DEFAULT_MARGIN) -> None:
+    def __init__(self, embedder: Embedder, margin: float | None = None, model: InjectionModel | None = None) -> None:
         started = time.perf_counter()
+        self.model = model or shipped()
+        if self.model.embedder != embedder.name:
+            # Weights fit one embedder's vector space; another's vectors would give meaningless scores.
+            raise ValueError(
+                f"the injection model was trained on {self.model.embedder} vectors, the embedder is {embedder.name}: "
+                "retrain it (python -m acm_benchmarks.injection_model_train --embedder ...) or set "
+                "ACM_INJECTION_MEANING=false"
+            )
         self.embedder = embedder
-        self.margin = margin
-        self.bank = exemplar_bank(embedder)
-        self.start_s = time.perf_counter() - started  # the bank's embedding: ingest's extra start time
+        self.margin = self.model.threshold if margin is None else margin
+        self._recent: OrderedDict[str, list[float]] = OrderedDict()
+        self.start_s = time.perf_counter() - started
 
     def meaning(self, text: str) -> MeaningVerdict:
         return self.meanings([text])[0]
@@ -46,12 +43,21 @@ class MeaningCheck:
         split = [pieces(t) for t in texts]
         flat = [p for ps in split for p in ps]
         vectors = self.embedder.embed(flat) if flat else []
+        for p, v in zip(flat, vectors, strict=True):
+            self._recent[p] = list(v)
+            self._recent.move_to_end(p)
+        while len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
         out: list[MeaningVerdict] = []
         at = 0
-        for ps in split:
-            out.append(meaning_verdict(self.bank, ps, vectors[at : at + len(ps)]) if ps else NO_PIECES)
+        for text, ps in zip(texts, split, strict=True):
+            out.append(model_verdict(self.model, text, ps, vectors[at : at + len(ps)]) if ps else NO_PIECES)
             at += len(ps)
         return out
+
+    def recent_vector(self, text: str) -> list[float] | None:
+        """The vector of ``text`` when the check embedded it lately as a piece (the same embedder, same call)."""
+        return self._recent.get(" ".join(text.split()))
 
     def instruction(self, text: str) -> MeaningVerdict | None:
         found = self.meaning(text)
