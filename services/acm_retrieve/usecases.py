@@ -5,6 +5,7 @@ the agent's preset (similarity, recency, frequency, time window), spread to the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from array import array
 from collections import OrderedDict
@@ -59,9 +60,14 @@ class Bundle:
 def query_names(query: str) -> list[str]:
     """Strings that may name an entity: extracted mentions first, then each content word (entities are
     matched case-insensitively by name or alias, so "caroline" finds "Caroline")."""
+    return list(_query_names(query))
+
+
+@functools.lru_cache(maxsize=4096)  # by text (pure): an agent loop asks again what it asked before
+def _query_names(query: str) -> tuple[str, ...]:
     names = [m.text for m in mentions(query)]
     names += [w for w in _WORD.findall(query) if w[0].isupper() or len(w) > 3]
-    return list(dict.fromkeys(names))[:MAX_QUERY_NAMES]
+    return tuple(dict.fromkeys(names))[:MAX_QUERY_NAMES]
 
 
 class QueryVectors:

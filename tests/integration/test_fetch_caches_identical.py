@@ -1,7 +1,8 @@
-"""What issue 20's CPU cuts keep between Fetches (the edge store's search filters, the agent's latest schema)
-changes no result: on a fixed data set in an embedded ACM (real stores, real embedder), every query's bundle
-with the caches warm is the bundle retrieval makes with them off. (A deleted point and a new schema version
-through the caches: tests/integration/test_edge_filters.py, test_kept_schemas.py.)"""
+"""What issue 20's CPU cuts keep between Fetches (the edge store's search filters, the agent's latest schema, the
+SQLite memory repo's reads) changes no result: on a fixed data set in an embedded ACM (real stores, real
+embedder), every query's bundle with the caches warm is the bundle retrieval makes with them off. (A deleted
+point, a new schema version and a changed memory through the caches: tests/integration/test_edge_filters.py,
+test_kept_schemas.py, test_kept_reads.py.)"""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from acm.adapters.edge_store import EdgeVectorStore, Filters
 from acm.adapters.embedders import build_embedder
+from acm.adapters.sqlite_store import SQLITE, SqliteMemoryRepo, SqliteStore
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.client import AcmClient
 from acm.domain.scope import ALL_TIERS, Scope
@@ -72,17 +74,22 @@ async def _bundles(retrieve: Retrieve) -> list[tuple[list[tuple[str, int, float]
 
 
 async def test_bundles_with_warm_caches_are_those_without(acm: EmbeddedAcm) -> None:
-    vectors, kept = acm.vectors, acm.stores["architect"].schemas
+    vectors, kept, memories = acm.vectors, acm.stores["architect"].schemas, acm.stores["retrieve"].memories
     assert isinstance(vectors, EdgeVectorStore) and isinstance(kept, KeptLatest)
+    assert isinstance(memories, SqliteMemoryRepo)
     embedder, tokens = build_embedder(acm.settings.embedder), TiktokenCounter()
-    cached = Retrieve(acm.stores["retrieve"].memories, vectors, acm.graph, RepoSchemaSource(kept), embedder, tokens)
-    await _bundles(cached)  # warms the filters and the schema
+    cached = Retrieve(memories, vectors, acm.graph, RepoSchemaSource(kept), embedder, tokens)
+    await _bundles(cached)  # warms the filters, the schema and the kept reads
+    hits = memories.kept.hits
     warm = await _bundles(cached)
     assert len(vectors._filters) > 1  # searches among a person's memories were kept too
+    assert memories.kept.hits > hits  # and the memory reads
+    store = acm.stores["retrieve"]._handle  # type: ignore[attr-defined]
+    assert isinstance(store, SqliteStore)
     filters, vectors._filters = vectors._filters, Filters(max_entries=0)
     try:
         uncached = Retrieve(
-            acm.stores["retrieve"].memories,
+            SqliteMemoryRepo(store.executor, SQLITE, decoded=0, kept=0),  # nothing kept
             vectors,
             acm.graph,
             RepoSchemaSource(kept._schemas),  # the store itself

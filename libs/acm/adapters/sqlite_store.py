@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import sqlite3
@@ -182,7 +183,8 @@ class DecodedRows:
 
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
-        self._memories: OrderedDict[str, tuple[tuple[Any, ...], Memory]] = OrderedDict()
+        # memory id -> (its memory columns, the memory, the row they came from)
+        self._memories: OrderedDict[str, tuple[tuple[Any, ...], Memory, Row]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._memories)
@@ -201,15 +203,15 @@ class DecodedRows:
             return [decode(r) for r in rows]
         kept, out = self._memories, []
         for row in rows:
-            values = row[:_N]  # type: ignore[index]
-            hit = kept.get(values[0])
-            if hit is not None and hit[0] == values:
-                kept.move_to_end(values[0])
+            hit = kept.get(row[0])  # type: ignore[index]
+            # The very row again (a read KeptReads kept): nothing to compare.
+            if hit is not None and (hit[2] is row or hit[0] == row[:_N]):  # type: ignore[index]
+                kept.move_to_end(row[0])  # type: ignore[index]
                 out.append(hit[1])
                 continue
             memory = decode(row)
-            kept[values[0]] = (values, memory)
-            kept.move_to_end(values[0])
+            kept[row[0]] = (row[:_N], memory, row)  # type: ignore[index]
+            kept.move_to_end(row[0])  # type: ignore[index]
             if len(kept) > self.max_entries:
                 kept.popitem(last=False)
             out.append(memory)
@@ -404,6 +406,7 @@ def fts_phrase_query(phrases: Sequence[str]) -> str:
     return " OR ".join(quoted)
 
 
+@functools.lru_cache(maxsize=4096)  # by text: an agent loop asks again what it asked before
 def fts_or_query(query: str) -> str:
     """An FTS5 MATCH expression matching ANY of the query's words.
 
@@ -433,8 +436,14 @@ def fts_scope_keys(scope: Scope, tiers: Sequence[Tier]) -> list[str]:
 
 def fts_scoped(match: str, scope: Scope, tiers: Sequence[Tier]) -> str:
     """``match`` on the text column of the reader's rows only: FTS5 intersects it with the owner tokens."""
-    keys = " OR ".join(f'"{k}"' for k in fts_scope_keys(scope, tiers))
+    keys = _owner_tokens(scope.client_id, scope.customer_id, scope.user_id, tuple(tiers))
     return f"scope_key : ({keys}) AND text : ({match})"
+
+
+@functools.lru_cache(maxsize=4096)  # a handful of readers, every search
+def _owner_tokens(client_id: str, customer_id: str, user_id: str, tiers: tuple[Tier, ...]) -> str:
+    keys = fts_scope_keys(Scope(client_id, customer_id, user_id, ""), tiers)
+    return " OR ".join(f'"{k}"' for k in keys)
 
 
 class SqliteMemoryRepo(SqlMemoryRepo):

@@ -7,6 +7,7 @@ time window a question asks about). Agent schemas pick a preset and may override
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
@@ -123,6 +124,7 @@ def person_names(query: str) -> list[str]:
     return people
 
 
+@functools.lru_cache(maxsize=4096)  # by text (pure): an agent loop asks again what it asked before
 def semantic_query(query: str) -> str:
     """The query as the vector search sees it: without the names of people.
 
