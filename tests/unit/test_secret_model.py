@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import runpy
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from acm.domain import secret_model
-from acm.domain.pii import PiiRules, redact
+from acm.domain.models import Role, Turn
+from acm.domain.pii import PiiRules, redact, redact_turn
+from acm.domain.scope import Scope
 from acm.domain.secret_model import Candidate, candidates, feature_index, features
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,3 +144,19 @@ def test_training_data_is_seeded_labelled_bilingual_and_split_by_phrasing() -> N
     dev = {(row["family"], row["phrasing"]) for row in rows if row["split"] == "dev"}
     train = {(row["family"], row["phrasing"]) for row in rows if row["split"] == "train"}
     assert dev and not dev & train
+
+
+def test_a_turn_s_tool_json_and_metadata_get_the_second_opinion() -> None:
+    turn = Turn(
+        turn_id="t1",
+        scope=Scope("c", "acme", "u1", "agent", "s1"),
+        role=Role("tool"),
+        content='{"note": "the wifi one is Harbor2291!", "order": "48213"}',
+        occurred_at=datetime(2026, 12, 1, tzinfo=UTC),
+        metadata={"comment": "我一直用Copper88!这个"},
+    )
+    out, counts = redact_turn(turn)
+    assert "Harbor2291!" not in out.content and "48213" in out.content
+    assert "Copper88!" not in out.metadata["comment"]
+    assert counts == {"secret": 2}
+    assert redact_turn(turn, RULES_ONLY)[1] == {}
