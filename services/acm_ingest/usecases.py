@@ -179,12 +179,7 @@ class IngestTurn:
     async def embed(self, turns: Sequence[TurnWrites]) -> None:
         """The vectors of every fact the turns wrote, in one embedder call (one ONNX batch)."""
         pending = [u for t in turns for u in t.changes.unembedded]
-        # A fact the injection check embedded as a piece already has its vector: the same embedder, no second call.
-        known = [self.meaning.recent_vector(text) if self.meaning else None for _, text, _ in pending]
-        fresh = iter(
-            await self._batches.embed([text for (_, text, _), v in zip(pending, known, strict=True) if v is None])
-        )
-        vectors = [v if v is not None else next(fresh) for v in known]
+        vectors = await self._batches.embed([text for _, text, _ in pending])
         at = 0
         for t in turns:
             mine, at = vectors[at : at + len(t.changes.unembedded)], at + len(t.changes.unembedded)

@@ -5,7 +5,6 @@ vectors."""
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from acm.domain.injection_meaning import NO_PIECES, MeaningVerdict, model_verdict, pieces, with_meaning
@@ -13,8 +12,6 @@ from acm.domain.injection_model import InjectionModel, shipped
 from acm.domain.instruction import InstructionVerdict
 from acm.domain.instruction import instruction_verdict as rules_verdict
 from acm.ports.embedder import Embedder
-
-RECENT = 1024  # pieces whose vectors are kept for ingest's fact embedding (acm_ingest.usecases: no second call)
 
 
 class MeaningCheck:
@@ -32,7 +29,6 @@ class MeaningCheck:
             )
         self.embedder = embedder
         self.margin = self.model.threshold if margin is None else margin
-        self._recent: OrderedDict[str, list[float]] = OrderedDict()
         self.start_s = time.perf_counter() - started
 
     def meaning(self, text: str) -> MeaningVerdict:
@@ -43,21 +39,12 @@ class MeaningCheck:
         split = [pieces(t) for t in texts]
         flat = [p for ps in split for p in ps]
         vectors = self.embedder.embed(flat) if flat else []
-        for p, v in zip(flat, vectors, strict=True):
-            self._recent[p] = list(v)
-            self._recent.move_to_end(p)
-        while len(self._recent) > RECENT:
-            self._recent.popitem(last=False)
         out: list[MeaningVerdict] = []
         at = 0
         for text, ps in zip(texts, split, strict=True):
             out.append(model_verdict(self.model, text, ps, vectors[at : at + len(ps)]) if ps else NO_PIECES)
             at += len(ps)
         return out
-
-    def recent_vector(self, text: str) -> list[float] | None:
-        """The vector of ``text`` when the check embedded it lately as a piece (the same embedder, same call)."""
-        return self._recent.get(" ".join(text.split()))
 
     def instruction(self, text: str) -> MeaningVerdict | None:
         found = self.meaning(text)

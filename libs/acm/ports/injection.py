@@ -11,7 +11,3 @@ class InjectionMeaning(Protocol):
     def instruction(self, text: str) -> MeaningVerdict | None:
         """The verdict when ``text`` means an order to the agent (over the margin), else None. Blocking (it
         embeds): call it off the event loop."""
-
-    def recent_vector(self, text: str) -> list[float] | None:
-        """The vector of ``text`` when the check embedded it lately as one of its pieces, else None: ingest
-        embeds its facts with the same embedder, so such a fact is not embedded twice."""
