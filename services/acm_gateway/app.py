@@ -105,7 +105,7 @@ def build_servicer(
         # What the consumers dead-lettered, kept without the events for ListDeadLetters (the same one gateway).
         for group in topics.DEAD_LETTER_GROUPS:
             bus.subscribe(topics.dead_letter(group), DEAD_LETTERS_GROUP, DeadLetterHandler(dead_letters))
-    accept_turn = AcceptTurn(events, rel.jobs, schemas, settings.max_turn_bytes)
+    accept_turn = AcceptTurn(events, rel.jobs, schemas, settings.max_turn_bytes, settings.secret_model)
     return GatewayServicer(
         auth=Authenticator(rel.api_keys, rel.audit),
         accept_turn=accept_turn,

@@ -147,8 +147,7 @@ class MemoryApi:
         return accepted
 
     async def _rules(self, scope: Scope) -> PiiRules:
-        schema = await self.accept_turn.schemas.latest(scope)
-        return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
+        return self.accept_turn.rules(await self.accept_turn.schemas.latest(scope))
 
     async def _writable(self, key: ApiKey, scope: Scope, memory_id: str, what: str) -> Memory:
         """The memory, if the scope sees it (NotFound otherwise) and the key may change it: an agent key only its

@@ -26,6 +26,9 @@ class GatewaySettings(ServiceSettings, SchemasFromArchitect):
     # A folder of benchmark results whose plots (*.png) the operator console shows; empty: none.
     results_dir: str = ""
     max_turn_bytes: int = Field(65536, gt=0)
+    # ACM_SECRET_MODEL (on): after the rules, the learned second opinion for secrets said in prose
+    # (acm.domain.secret_model); false: the rules alone. Set ingest's the same (it redacts again).
+    secret_model: bool = True
     default_budget_tokens: int = Field(2000, gt=0)
     max_budget_tokens: int = Field(128_000, gt=0)
     rpc_timeout_s: float = Field(5.0, gt=0)

@@ -14,6 +14,7 @@ from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Turn, new_id
 from acm.domain.pii import PiiRules, redact_turn
 from acm.domain.retrieved import RetrievalQuery
+from acm.domain.schema import AgentSchema
 from acm.domain.scope import Action, ForgetLevel, Scope, denial
 from acm.domain.tokens import ENCODINGS
 from acm.envelopes import key_hash
@@ -108,6 +109,12 @@ class AcceptTurn:
     jobs: JobRepo
     schemas: SchemaSource  # the architect's (acm.ports.owners)
     max_turn_bytes: int  # the edge checks each turn against it (acm.convert.turn_from_pb)
+    secret_model: bool = True  # the learned second opinion for secrets after the rules (ACM_SECRET_MODEL)
+
+    def rules(self, schema: AgentSchema) -> PiiRules:
+        """What is redacted for an agent: its schema's privacy choices, with the learned model or not."""
+        p = schema.privacy
+        return PiiRules(emails=p.redact_emails, phones=p.redact_phones, secret_model=self.secret_model)
 
     async def __call__(self, key: ApiKey, turn: Turn, event_id: str, traceparent: str) -> str:
         """Publishes the checked ``turn`` as event ``event_id``; returns the ingest job's id."""
@@ -115,7 +122,7 @@ class AcceptTurn:
         # Redacted before it is published: a secret never reaches the bus, a log or a store. (Ingest
         # redacts again, for agents that publish to Kafka directly.)
         schema = await self.schemas.latest(turn.scope)
-        rules = PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
+        rules = self.rules(schema)
         # Every string the turn carries: content (JSON tool output and tool-call arguments decoded first),
         # tool name, metadata keys and values.
         redacted, _ = redact_turn(turn, rules)

@@ -91,6 +91,7 @@ def register(
         meaning=meaning_check(settings, embedder),
         expire=expire,
         now=now,
+        secret_model=settings.secret_model,
     )
     bus.subscribe(
         topics.TURNS,
@@ -116,7 +117,16 @@ def register(
             ForgetJob(GROUP, jobs, rel.processed),
         ),
     )
-    edits = ApplyMemoryEdits(rel.memories, cache, embedder, TiktokenCounter(), owners.schemas, events, now=now)
+    edits = ApplyMemoryEdits(
+        rel.memories,
+        cache,
+        embedder,
+        TiktokenCounter(),
+        owners.schemas,
+        events,
+        now=now,
+        secret_model=settings.secret_model,
+    )
     handle_edits = MemoryEditsHandler(edits, keys=owners.keys, jobs=jobs, processed=rel.processed, audit=rel.audit)
     bus.subscribe(topics.MEMORY_EDITS, GROUP, handle_edits)
     sweep = SweepIdle(rel.memories, owners.schemas, expire, settings.expiry_idle_sweep_max_users)

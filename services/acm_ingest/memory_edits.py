@@ -42,6 +42,7 @@ class ApplyMemoryEdits:
     schemas: SchemaSource  # the architect's (acm.ports.owners)
     events: Events  # acm.memories.v1 tells retrieve's read model and vector index what changed
     now: Callable[[], datetime] = utcnow
+    secret_model: bool = True  # the learned second opinion for secrets after the rules (ACM_SECRET_MODEL)
 
     async def update(self, scope: Scope, job_id: str, edit: Correction, at: datetime) -> dict[str, int]:
         """The new version (said at ``at``, the request's time) supersedes the memory; the old one stays,
@@ -108,7 +109,7 @@ class ApplyMemoryEdits:
         return await self._publish(scope, job_id, changes, {"imported": len(memories)})
 
     async def _rules(self, scope: Scope) -> PiiRules:
-        return pii_rules(await self.schemas.latest(scope))
+        return pii_rules(await self.schemas.latest(scope), self.secret_model)
 
     async def _index(
         self, scope: Scope, changes: Changes, searched: Sequence[Memory], written: Sequence[Memory]

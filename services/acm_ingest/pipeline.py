@@ -54,8 +54,9 @@ def gate_rules(schema: AgentSchema) -> GateRules:
     )
 
 
-def pii_rules(schema: AgentSchema) -> PiiRules:
-    return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones)
+def pii_rules(schema: AgentSchema, secret_model: bool = True) -> PiiRules:
+    """The schema's privacy choices; ``secret_model``: the learned second opinion for secrets (ACM_SECRET_MODEL)."""
+    return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones, secret_model=secret_model)
 
 
 def _speaker_of(turn: Turn) -> str:
@@ -114,6 +115,7 @@ def plan_turn(
     seen_errors: frozenset[str],
     call_key: str = "",
     named: frozenset[str] = frozenset(),
+    secret_model: bool = True,
 ) -> TurnPlan:
     """``call_key``: the identifier the call that this tool output answers named (a user's record often
     omits its own id: get_user(user_id=X) returns {name, email, …}); ``named``: ids the session's latest user
@@ -125,7 +127,8 @@ def plan_turn(
     if not decision.keep:
         return TurnPlan(decision, speaker)
     # Redact before anything else looks at the text, so no later step (or log) sees a secret.
-    said, shared = redact(content, pii_rules(schema)), redact(caption, pii_rules(schema))
+    rules = pii_rules(schema, secret_model)
+    said, shared = redact(content, rules), redact(caption, rules)
     redaction = replace(
         said,
         text=_joined(said.text, shared.text),

@@ -25,6 +25,10 @@ class IngestSettings(ConsumerSettings, OptionalLlm):
     # vectors and lexical cues through shipped weights (acm.domain.injection_model); it runs only with the embedder
     # the weights fit (DEFAULT_EMBEDDER). Measured: docs/experiments.md, "Issue 18: a learned injection check".
     injection_meaning: bool = True
+    # ACM_SECRET_MODEL (on): after the rules, the learned second opinion for secrets said in prose
+    # (acm.domain.secret_model); false: the rules alone, e.g. for artifacts whose ids matter more than the
+    # passwords it adds. Measured: docs/experiments.md, "Issue 18: a learned secret detector". Set the gateway's too.
+    secret_model: bool = True
     # Turns of different sessions handled at once within one consumer's micro-batch (ACM_INGEST_CONCURRENCY):
     # their store round trips overlap and their facts are embedded in one batch; 1 = a turn at a time.
     # One session's turns stay in order either way.

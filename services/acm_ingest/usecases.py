@@ -152,6 +152,7 @@ class IngestTurn:
     meaning: InjectionMeaning | None = None  # the injection check by meaning (ACM_INJECTION_MEANING)
     expire: ExpireMemories | None = None  # the consolidator's TTL sweep, run for the writing user
     now: Callable[[], datetime] = utcnow  # the clock TTLs count on (a test advances its own)
+    secret_model: bool = True  # the learned second opinion for secrets after the rules (ACM_SECRET_MODEL)
     # Turns handled concurrently (a micro-batch) share embedder calls.
     _batches: EmbedBatches = field(init=False, repr=False)
 
@@ -207,9 +208,10 @@ class IngestTurn:
         seen = await self._seen_errors(scope)
         # Every string the turn carries (content, metadata, tool name, JSON decoded) is redacted before any
         # step reads it: the gateway did so already, a direct Kafka publisher may not have.
-        turn, redacted = redact_turn(turn, pii_rules(schema))
+        rules = pii_rules(schema, self.secret_model)
+        turn, redacted = redact_turn(turn, rules)
         call_key, named = await self._before(turn)
-        plan = plan_turn(turn, schema, frozenset(seen), call_key, named)
+        plan = plan_turn(turn, schema, frozenset(seen), call_key, named, self.secret_model)
         if self.meaning is not None and plan.gate.keep and not plan.flagged and plan.text:
             # The rules cleared it; an order to the agent in other words is one still (acm.domain.injection_meaning).
             if await asyncio.to_thread(self.meaning.instruction, plan.text) is not None:
@@ -235,7 +237,7 @@ class IngestTurn:
 
         typed: tuple[tuple[str, str, str], ...] = ()
         if self.extractor is not None and may_leave(turn):
-            extraction = await self.extractor.extract(turn, plan, pii_rules(schema))
+            extraction = await self.extractor.extract(turn, plan, rules)
             plan = replace(plan, facts=extraction.facts)
             typed = extraction.relations
             counts.update(extraction.counts)
