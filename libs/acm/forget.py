@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from acm.auth import verify_envelope
 from acm.convert import forget_level
 from acm.domain.models import JobStatus
-from acm.domain.scope import ForgetLevel, Scope
+from acm.domain.scope import Action, ForgetLevel, Scope
 from acm.envelopes import decode
 from acm.job_events import JobEvents
 from acm.ports.bus import Record
@@ -51,8 +51,10 @@ class ForgetHandler:
         env, scope = decode(record.value, "forget_requested")
         if self.job is not None and await self.job.processed.seen(self.job.group, env.event_id):
             return
-        await verify_envelope(env, scope, self.keys, self.audit)
         level = forget_level(env)
+        # The key's rights as the gateway checks the Forget RPC: an agent key publishing to the bus itself erases
+        # nothing outside its customers (users), and never a whole customer or client.
+        await verify_envelope(env, scope, self.keys, self.audit, Action.forget(level))
         erased = await self.erase(scope, level)
         if self.job is None:
             return

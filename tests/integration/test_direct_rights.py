@@ -7,7 +7,11 @@ test_direct_sealing.py):
   has no memory of it;
 - an agent key naming only user alice, publishing for bob of its own customer: the same, naming the user;
 - the same agent key publishing for its own customer, and an admin key publishing for any customer: stored;
-- the agent key's turn through the gateway (signed with that key, already checked there): stored, not denied again.
+- the agent key's turn through the gateway (signed with that key, already checked there): stored, not denied again;
+- Forget events published straight to acm.forget.v1 by an agent key: for another customer, or for its whole
+  customer, dead-lettered with the reason and nothing erased; the same key's Forget of its own user through the
+  gateway erases that user;
+- distributed wiring: a consumer learns the key's rights over the gateway's Keys API and applies the same rule.
 """
 
 from __future__ import annotations
@@ -17,21 +21,32 @@ import random
 import uuid
 from pathlib import Path
 
+import grpc
 import pytest
 
 from acm import topics
-from acm.auth import create_api_key, key_id_of
+from acm.adapters.grpc_keys import CachedKeySource, GrpcKeySource
+from acm.auth import create_api_key, key_id_of, verify_envelope
+from acm.bootstrap import open_bus, open_relational
 from acm.client import AcmClient
-from acm.domain.scope import Grant, KeyRole, Scope
-from acm.envelopes import key_hash, sign
+from acm.domain.scope import Action, Grant, KeyRole, Scope
+from acm.envelopes import envelope, key_hash, sign
+from acm.ports.bus import PermanentError
+from acm.sealing import SealingBus
 from acm.v1 import common_pb2, events_pb2
 from acm_benchmarks.forget_residue import pseudo_word
 from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm
 from acm_client import AsyncClient
 from acm_client import Scope as SdkScope
+from tests.integration import test_owner_apis
 from tests.integration.test_direct_sealing import MODES, Running, started
-from tests.integration.test_sealed_bus import say
+from tests.integration.test_owner_apis import SECRET, Gateway
+from tests.integration.test_sealed_bus import forget_user, say
 from tests.support.events import collect_dead_letters, turn_envelope
+
+# The gateway serving its Keys API over real gRPC and Postgres, as in test_owner_apis.
+database = test_owner_apis.database
+gateway = test_owner_apis.gateway
 
 
 async def key_for(acm: EmbeddedAcm, grant: Grant) -> str:
@@ -49,6 +64,26 @@ async def publish_turn(run: Running, secret: str, where: Scope, text: str) -> ev
     env = turn_envelope(where, text, f"t-{marker}", f"j-{marker}")
     sign(env, key_id_of(secret), key_hash(secret))
     await run.publish(where.session_key, env.SerializeToString())
+    return env
+
+
+async def publish_forget(
+    run: Running, secret: str, where: Scope, level: events_pb2.ForgetLevel.ValueType
+) -> events_pb2.Envelope:
+    """A Forget signed with ``secret`` and published to acm.forget.v1 by the agent itself, past the gateway."""
+    env = envelope(where)
+    env.forget_requested.job_id = f"j-{uuid.uuid4().hex[:8]}"
+    env.forget_requested.level = level
+    sign(env, key_id_of(secret), key_hash(secret))
+    if run.mode == "embedded":
+        assert isinstance(run.acm.bus, SealingBus)  # its inner log, as the process's only writer
+        await run.acm.bus.inner.publish(topics.FORGET, where.session_key, env.SerializeToString())
+        return env
+    producer = open_bus(run.bus_url, client_id=f"direct-agent-{uuid.uuid4().hex[:6]}")
+    try:
+        await producer.publish(topics.FORGET, where.session_key, env.SerializeToString())
+    finally:
+        await producer.stop()
     return env
 
 
@@ -123,3 +158,63 @@ async def test_a_direct_publishers_key_writes_only_where_its_grant_allows(
         assert any(key_id_of(agent) in d and denied_customer.event_id in d for d in denied), denied
         assert any(key_id_of(alice_only) in d and denied_user.event_id in d for d in denied), denied
         assert not any(e.action == "event.rejected" for e in audit)  # every signature verified
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_direct_forget_erases_only_where_its_key_may_forget(
+    mode: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    rng = random.Random()
+    globex_word, alice_word = pseudo_word(rng), pseudo_word(rng)
+    async with started(mode, tmp_path, request) as run:
+        agent = await key_for(run.acm, Grant(KeyRole.AGENT, ("acme",)))
+        admin = await key_for(run.acm, Grant(KeyRole.ADMIN))
+        await publish_turn(run, admin, scope("globex", "bob"), f"Please ship my {globex_word} order home.")
+        await publish_turn(run, admin, scope("acme", "alice"), f"Please ship my {alice_word} order home.")
+        async with AsyncClient(run.addr, admin) as reader:
+            await wait_stored(reader, scope("globex", "bob"), globex_word)
+            await wait_stored(reader, scope("acme", "alice"), alice_word)
+
+            other_customer = await publish_forget(run, agent, scope("globex", "bob"), events_pb2.FORGET_LEVEL_USER)
+            whole_customer = await publish_forget(run, agent, scope("acme", "alice"), events_pb2.FORGET_LEVEL_CUSTOMER)
+            reasons = await dead_letter_reasons(run, [other_customer, whole_customer])
+            assert (
+                f"key {key_id_of(agent)} may not forget_user for customer 'globex'"
+                in (reasons[other_customer.event_id])
+            )
+            assert "may not forget a whole customer" in reasons[whole_customer.event_id]
+            assert globex_word in await memory_texts(reader, scope("globex", "bob"))
+            assert alice_word in await memory_texts(reader, scope("acme", "alice"))
+
+            # Through the gateway, the agent key's Forget of its own customer's user is signed with it: erased.
+            async with AcmClient(run.addr, agent) as through_gateway:
+                pb = common_pb2.Scope(customer_id="acme", user_id="alice", agent_id="helpdesk", session_id="s1")
+                await forget_user(through_gateway, pb)
+            assert alice_word not in await memory_texts(reader, scope("acme", "alice"))
+
+
+@pytest.mark.infra
+async def test_a_consumer_gets_the_keys_rights_over_the_gateways_keys_api(gateway: Gateway, database: str) -> None:
+    """Distributed wiring: the grant comes with the key over Keys/GetKey (through the consumer's TTL cache), so a
+    consumer in its own process applies the same rule."""
+    client = f"c-{uuid.uuid4().hex[:6]}"
+    key, _ = await create_api_key(gateway.rel.api_keys, client, "acme agent", Grant(KeyRole.AGENT, ("acme",)))
+    consumer = await open_relational(database)  # the consumer's own audit log
+    channel = grpc.aio.insecure_channel(gateway.addr)
+    try:
+        keys = CachedKeySource(GrpcKeySource(channel, 2.0, SECRET), ttl_s=5.0)
+        own = Scope(client, "acme", "alice", "helpdesk", "s1")
+        env = turn_envelope(own, "hello", "t-1", "j-1")
+        sign(env, key.key_id, key.key_hash)
+        await verify_envelope(env, own, keys, consumer.audit, Action.INGEST)
+
+        other = Scope(client, "globex", "bob", "helpdesk", "s1")
+        env = turn_envelope(other, "hello", "t-2", "j-2")
+        sign(env, key.key_id, key.key_hash)
+        with pytest.raises(PermanentError, match=f"key {key.key_id} may not ingest for customer 'globex'"):
+            await verify_envelope(env, other, keys, consumer.audit, Action.INGEST)
+        denied = [e.detail for e in await consumer.audit.list(other) if e.action == "request.denied"]
+        assert any(env.event_id in d for d in denied), denied
+    finally:
+        await channel.close()
+        await consumer.close()
