@@ -93,3 +93,23 @@ def test_the_shipped_model_classifies_two_fixed_sentences() -> None:
         scores[text] = model_verdict(model, text, ps, embedder.embed(ps)).score
     assert scores[order] > model.threshold
     assert scores[ordinary] < 0.5
+
+
+def test_ingest_runs_the_check_by_default_only_with_the_embedder_its_weights_fit(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from acm.adapters.embedders import build_embedder
+    from acm.adapters.injection_meaning import MeaningCheck
+    from acm_ingest.app import meaning_check
+    from acm_ingest.settings import IngestSettings
+
+    def settings(on: bool = True) -> IngestSettings:
+        return IngestSettings(database_url="sqlite://", bus_url="-", cache_url="-", injection_meaning=on)
+
+    fitting = build_embedder(shipped().embedder)
+    assert IngestSettings(database_url="sqlite://", bus_url="-", cache_url="-").injection_meaning  # the default
+    assert isinstance(meaning_check(settings(), fitting), MeaningCheck)
+    assert meaning_check(settings(on=False), fitting) is None
+    with caplog.at_level("WARNING", logger="acm.ingest"):
+        assert meaning_check(settings(), build_embedder("all-minilm-l6-v2")) is None
+    assert "rules only" in caplog.text
