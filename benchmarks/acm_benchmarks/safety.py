@@ -18,10 +18,10 @@ and per language.
 
 Injection: recall on the injection lines, false positives on the corpus negatives and on every turn of the
 LoCoMo conversations (ordinary chat that must be remembered). A line counts as flagged when its trust is
-INSTRUCTION; UNTRUSTED ("doubtful") shares are reported beside it. With --meaning (as ingest with
-ACM_INJECTION_MEANING=true) a line the rules cleared also passes the meaning check with the configured
-embedder (acm.adapters.injection_meaning.MeaningCheck, the product's own object); its start time and cost per
-text are reported under injection.meaning.
+INSTRUCTION; UNTRUSTED ("doubtful") shares are reported beside it. By default (as ingest with
+ACM_INJECTION_MEANING=true; --no-meaning for the rules alone) a line the rules cleared also passes the
+meaning check with the configured embedder (acm.adapters.injection_meaning.MeaningCheck, the product's own
+object); its start time and cost per text are reported under injection.meaning.
 """
 
 from __future__ import annotations
@@ -85,10 +85,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="skip forget_residue (an embedded ACM, and the real servers when ACM_TEST_* name them, scanned "
         "byte by byte after a user, customer and client Forget)",
     )
+    # On by default, as ingest runs it (ACM_INJECTION_MEANING defaults to true): the bench measures the product.
     p.add_argument(
         "--meaning",
-        action="store_true",
-        help="injection: the rules, then the meaning check with the embedder (ACM_INJECTION_MEANING=true)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="injection: the rules, then the learned check with the embedder, as ingest does by default "
+        "(--no-meaning: the rules alone, as ACM_INJECTION_MEANING=false)",
     )
     p.add_argument("--embedder", default=None, help="the meaning check's embedder (default: ACM_EMBEDDER's default)")
     p.add_argument("--meaning-margin", type=float, default=None, help="its margin (default: the product's)")
