@@ -26,11 +26,11 @@ from acm.v1 import common_pb2, events_pb2
 
 async def verify_envelope(
     env: events_pb2.Envelope, scope: Scope, keys: KeySource, audit: AuditLog, action: Action | None = None
-) -> None:
-    """Raise PermanentError (→ dead-letter topic, never a store) unless a live key of the claimed
-    client signed this envelope and, given ``action``, that key's role and grant allow it in the claimed scope:
-    the rule the gateway applies to the same request (acm.domain.scope.denial), so a key publishing straight to
-    the bus has no more rights than through the gateway. ``keys``: the gateway's, which owns them
+) -> ApiKey:
+    """The key that signed the envelope. Raise PermanentError (→ dead-letter topic, never a store) unless a live
+    key of the claimed client signed it and, given ``action``, that key's role and grant allow it in the claimed
+    scope: the rule the gateway applies to the same request (acm.domain.scope.denial), so a key publishing straight
+    to the bus has no more rights than through the gateway. ``keys``: the gateway's, which owns them
     (acm.ports.owners); when it cannot answer, its Unavailable propagates and the consumer retries the record."""
     key = await keys.by_id(scope.client_id, env.key_id) if env.key_id else None
     if key is None or key.revoked or not signature_valid(env, key.key_hash):
@@ -46,6 +46,7 @@ async def verify_envelope(
             f"key {key.key_id} ({key.grant.role}) {action} in {where} on event {env.event_id}: {reason}",
         )
         raise PermanentError(f"key {key.key_id} may not {action} for {where}: {reason}")
+    return key
 
 
 KEY_PREFIX = "acm"

@@ -11,7 +11,7 @@ from typing import Protocol
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import Job, JobStatus, Memory, MemoryStatus, Turn, new_id, stable_id
 from acm.domain.pii import PiiRules, redact_text
-from acm.domain.scope import KeyRole, Scope, Tier
+from acm.domain.scope import Scope, Tier, edit_denial
 from acm.metrics import job_reached
 from acm.ports.memories import MemoryPage, MemoryQuery, MemoryReader, UsersPage
 from acm.ports.stores import ApiKey, AuditLog, JobRepo, MemoryFilter
@@ -153,14 +153,12 @@ class MemoryApi:
         """The memory, if the scope sees it (NotFound otherwise) and the key may change it: an agent key only its
         users' own (user-tier) memories; the shared tiers are the admin's."""
         memory = await self._read().get(scope, memory_id)
-        if memory.tier is not Tier.USER and key.grant.role is not KeyRole.ADMIN:
+        reason = edit_denial(key.grant, memory.tier, what, memory_id)
+        if reason:
             await self.audit.record(
                 key.client_id, "request.denied", f"key {key.key_id} ({key.grant.role}) {what} {memory.tier} memory"
             )
-            raise PermissionDenied(
-                f"this API key has the role 'agent', which may {what} only user-tier memories; "
-                f"memory {memory_id!r} is {memory.tier}-tier: use an admin key of the client"
-            )
+            raise PermissionDenied(reason)
         return memory
 
     async def _job(self, scope: Scope, job_id: str, kind: str) -> None:

@@ -11,6 +11,9 @@ test_direct_sealing.py):
 - Forget events published straight to acm.forget.v1 by an agent key: for another customer, or for its whole
   customer, dead-lettered with the reason and nothing erased; the same key's Forget of its own user through the
   gateway erases that user;
+- memory edits published straight to acm.memory.edits.v1: an agent key's update of a customer-tier memory, and an
+  import of a customer-tier memory, dead-lettered with the reason and nothing changed; the agent key's delete of
+  its user's own memory and the admin key's of the shared one applied;
 - distributed wiring: a consumer learns the key's rights over the gateway's Keys API and applies the same rule.
 """
 
@@ -29,8 +32,11 @@ from acm.adapters.grpc_keys import CachedKeySource, GrpcKeySource
 from acm.auth import create_api_key, key_id_of, verify_envelope
 from acm.bootstrap import open_bus, open_relational
 from acm.client import AcmClient
-from acm.domain.scope import Action, Grant, KeyRole, Scope
+from acm.convert import scope_from_pb
+from acm.domain.models import Layer, Memory, MemoryStatus, utcnow
+from acm.domain.scope import Action, Grant, KeyRole, Scope, Tier
 from acm.envelopes import envelope, key_hash, sign
+from acm.memory_wire import stored_to_pb
 from acm.ports.bus import PermanentError
 from acm.sealing import SealingBus
 from acm.v1 import common_pb2, events_pb2
@@ -61,29 +67,38 @@ def scope(customer: str, user: str) -> Scope:
 async def publish_turn(run: Running, secret: str, where: Scope, text: str) -> events_pb2.Envelope:
     """A clear turn signed with ``secret`` and published to acm.turns.v1 as an agent's own producer would."""
     marker = uuid.uuid4().hex[:8]
-    env = turn_envelope(where, text, f"t-{marker}", f"j-{marker}")
+    return await publish_direct(run, topics.TURNS, turn_envelope(where, text, f"t-{marker}", f"j-{marker}"), secret)
+
+
+async def publish_direct(run: Running, topic: str, env: events_pb2.Envelope, secret: str) -> events_pb2.Envelope:
+    """``env`` signed with ``secret`` and published to ``topic`` by the agent itself, past the gateway."""
     sign(env, key_id_of(secret), key_hash(secret))
-    await run.publish(where.session_key, env.SerializeToString())
+    where = scope_from_pb(env.scope)
+    if run.mode == "embedded":
+        assert isinstance(run.acm.bus, SealingBus)  # its inner log, as the process's only writer
+        await run.acm.bus.inner.publish(topic, where.session_key, env.SerializeToString())
+        return env
+    producer = open_bus(run.bus_url, client_id=f"direct-agent-{uuid.uuid4().hex[:6]}")
+    try:
+        await producer.publish(topic, where.session_key, env.SerializeToString())
+    finally:
+        await producer.stop()
     return env
 
 
 async def publish_forget(
     run: Running, secret: str, where: Scope, level: events_pb2.ForgetLevel.ValueType
 ) -> events_pb2.Envelope:
-    """A Forget signed with ``secret`` and published to acm.forget.v1 by the agent itself, past the gateway."""
     env = envelope(where)
     env.forget_requested.job_id = f"j-{uuid.uuid4().hex[:8]}"
     env.forget_requested.level = level
-    sign(env, key_id_of(secret), key_hash(secret))
-    if run.mode == "embedded":
-        assert isinstance(run.acm.bus, SealingBus)  # its inner log, as the process's only writer
-        await run.acm.bus.inner.publish(topics.FORGET, where.session_key, env.SerializeToString())
-        return env
-    producer = open_bus(run.bus_url, client_id=f"direct-agent-{uuid.uuid4().hex[:6]}")
-    try:
-        await producer.publish(topics.FORGET, where.session_key, env.SerializeToString())
-    finally:
-        await producer.stop()
+    return await publish_direct(run, topics.FORGET, env, secret)
+
+
+def memory_edit(where: Scope) -> events_pb2.Envelope:
+    """An envelope with an empty memory edit: set one of update, delete or imported on it."""
+    env = envelope(where)
+    env.memory_edit_requested.job_id = f"j-{uuid.uuid4().hex[:8]}"
     return env
 
 
@@ -218,3 +233,66 @@ async def test_a_consumer_gets_the_keys_rights_over_the_gateways_keys_api(gatewa
     finally:
         await channel.close()
         await consumer.close()
+
+
+def seeded(where: Scope, tier: Tier, text: str) -> Memory:
+    return Memory(
+        memory_id=uuid.uuid4().hex,  # ids are hex (the vector index's too)
+        owner=where.owner(tier),
+        text=text,
+        layer=Layer.LONG,
+        kind="policy" if tier is Tier.CUSTOMER else "fact",
+        source_turn_ids=("seed",),
+        created_at=utcnow(),
+    )
+
+
+async def wait_erased(run: Running, where: Scope, memory_id: str, timeout_s: float = 60.0) -> None:
+    async with asyncio.timeout(timeout_s):
+        # The erasure has no event to wait on from here: it is polled.
+        while await run.acm.stores["ingest"].memories.get(where, [memory_id]):  # noqa: ASYNC110
+            await asyncio.sleep(0.2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_direct_memory_edit_keeps_to_the_memory_apis_rules(
+    mode: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """An agent key may change only its users' own memories (acm.domain.scope.edit_denial, as UpdateMemory and
+    DeleteMemory), and an import writes the user's own memories only (as ImportUser), also on acm.memory.edits.v1
+    itself; an admin key may change a shared one there, and the agent key its user's own."""
+    alice = scope("acme", "alice")
+    policy = seeded(alice, Tier.CUSTOMER, "Acme refunds within 30 days.")
+    note = seeded(alice, Tier.USER, "Alice prefers the Porto depot.")
+    async with started(mode, tmp_path, request) as run:
+        for owner in ("ingest", "retrieve"):  # the write model and retrieve's read model, as acm.memories.v1 would
+            await run.acm.stores[owner].memories.upsert([policy, note])
+        agent = await key_for(run.acm, Grant(KeyRole.AGENT, ("acme",)))
+        admin = await key_for(run.acm, Grant(KeyRole.ADMIN))
+
+        update = memory_edit(alice)
+        u = update.memory_edit_requested.update
+        u.memory_id, u.new_memory_id, u.text, u.source = policy.memory_id, uuid.uuid4().hex, "No refunds.", "x"
+        await publish_direct(run, topics.MEMORY_EDITS, update, agent)
+        imported = memory_edit(alice)
+        smuggled = seeded(alice, Tier.CUSTOMER, "Acme approves every refund.")
+        imported.memory_edit_requested.imported.memories.append(stored_to_pb(smuggled))
+        await publish_direct(run, topics.MEMORY_EDITS, imported, agent)
+
+        reasons = await dead_letter_reasons(run, [update, imported])
+        assert f"key {key_id_of(agent)} may not update memory {policy.memory_id!r}" in reasons[update.event_id]
+        assert "use an admin key" in reasons[update.event_id]
+        assert "only user-tier memories" in reasons[imported.event_id]
+        ingest = run.acm.stores["ingest"]
+        [kept] = await ingest.memories.get(alice, [policy.memory_id])
+        assert (kept.text, kept.status) == (policy.text, MemoryStatus.ACTIVE)
+        assert await ingest.memories.get(alice, [smuggled.memory_id]) == []
+        denied = [e.detail for e in await ingest.audit.list(alice, 100) if e.action == "request.denied"]
+        assert any(update.event_id in d and "customer memory" in d for d in denied), denied
+
+        # Within the rules, on the same topic: the agent key deletes its user's own memory, the admin key the policy.
+        for memory, key in ((note, agent), (policy, admin)):
+            delete = memory_edit(alice)
+            delete.memory_edit_requested.delete.memory_id = memory.memory_id
+            await publish_direct(run, topics.MEMORY_EDITS, delete, key)
+            await wait_erased(run, alice, memory.memory_id)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from acm.auth import verify_envelope
-from acm.domain.scope import Action, Grant, KeyRole, Scope
+from acm.domain.scope import Action, Grant, KeyRole, Scope, Tier, edit_denial
 from acm.envelopes import envelope, key_hash, sign
 from acm.ports.bus import PermanentError
 from acm.ports.stores import ApiKey, AuditEntry
@@ -107,3 +107,20 @@ def test_a_memory_edit_asks_for_the_gateways_right_of_the_same_request(kind: str
 
 def test_a_turn_asks_for_ingest() -> None:
     assert TurnsHandler.action(None, signed(ACME_BOB)) is Action.INGEST  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("grant", "tier", "denied"),
+    [
+        (Grant(), Tier.CUSTOMER, False),
+        (Grant(), Tier.CLIENT, False),
+        (Grant(KeyRole.AGENT, ("acme",)), Tier.USER, False),
+        (Grant(KeyRole.AGENT, ("acme",)), Tier.CUSTOMER, True),
+        (Grant(KeyRole.AGENT, ("acme",)), Tier.CLIENT, True),
+    ],
+)
+def test_only_an_admin_key_changes_a_shared_tier_memory(grant: Grant, tier: Tier, denied: bool) -> None:
+    reason = edit_denial(grant, tier, "update", "m1")
+    assert bool(reason) is denied
+    if denied:
+        assert f"memory 'm1' is {tier}-tier: use an admin key" in reason

@@ -252,3 +252,15 @@ def denial(grant: Grant, scope: Scope, action: Action) -> str:
             "use a key that names this user (acm keys create --role agent --customers … --users …)"
         )
     return ""
+
+
+def edit_denial(grant: Grant, tier: Tier, what: str, memory_id: str) -> str:
+    """Why a key with ``grant`` may not ``what`` (update, delete) memory ``memory_id`` of ``tier``, as a message a
+    person can act on; "" when it may. An agent key changes only its users' own (user-tier) memories; the shared
+    tiers are the admin's. (The gateway's Memory API and ingest, for edits published to the bus directly.)"""
+    if tier is Tier.USER or grant.role is KeyRole.ADMIN:
+        return ""
+    return (
+        f"this API key has the role 'agent', which may {what} only user-tier memories; "
+        f"memory {memory_id!r} is {tier}-tier: use an admin key of the client"
+    )

@@ -16,7 +16,7 @@ from acm.job_events import JobEvents
 from acm.metrics import job_reached
 from acm.ports.bus import PermanentError, Record
 from acm.ports.owners import KeySource
-from acm.ports.stores import AuditLog, ProcessedEvents
+from acm.ports.stores import ApiKey, AuditLog, ProcessedEvents
 from acm.v1 import events_pb2
 from acm_ingest import GROUP
 
@@ -35,8 +35,8 @@ class JobEventHandler(ABC):
         env, scope = decode(record.value, self.body)
         if await self.processed.seen(GROUP, env.event_id):
             return
-        await verify_envelope(env, scope, self.keys, self.audit, self.action(env))
-        await self.handle(env, scope)
+        key = await verify_envelope(env, scope, self.keys, self.audit, self.action(env))
+        await self.handle(env, scope, key)
         await self.processed.mark(GROUP, env.event_id)
 
     @abstractmethod
@@ -45,9 +45,9 @@ class JobEventHandler(ABC):
         must allow it in the claimed scope: a key publishing straight to the bus has no more rights there)."""
 
     @abstractmethod
-    async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
-        """The handler's own step, on a verified event not applied before (a subclass without it fails at
-        construction, not at its first record)."""
+    async def handle(self, env: events_pb2.Envelope, scope: Scope, key: ApiKey) -> None:
+        """The handler's own step, on a verified event (signed by ``key``) not applied before (a subclass without it
+        fails at construction, not at its first record)."""
 
     async def fail(self, scope: Scope, job_id: str, kind: str, exc: Exception) -> NoReturn:
         """The event can never be applied: its job FAILED with the reason (acm.jobs.v1), the record to the

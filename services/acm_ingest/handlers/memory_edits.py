@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from acm.convert import from_ts
 from acm.domain.errors import InvalidRequest
 from acm.domain.models import JobStatus, utcnow
-from acm.domain.scope import Action, ForgetLevel, Scope
+from acm.domain.scope import Action, ForgetLevel, Scope, Tier, edit_denial
 from acm.memory_wire import stored_from_pb
 from acm.metrics import job_reached
+from acm.ports.bus import PermanentError
+from acm.ports.stores import ApiKey
 from acm.v1 import events_pb2
 from acm_ingest.handlers.job_event import JobEventHandler
 from acm_ingest.memory_edits import ApplyMemoryEdits, Correction
@@ -33,9 +35,11 @@ class MemoryEditsHandler(JobEventHandler):
             return Action.forget(ForgetLevel.USER)
         return Action.INGEST
 
-    async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
+    async def handle(self, env: events_pb2.Envelope, scope: Scope, key: ApiKey) -> None:
         body = env.memory_edit_requested
         kind = body.WhichOneof("edit")
+        if kind == "update" or kind == "delete":
+            await self._may_change(scope, key, kind, getattr(body, kind).memory_id, env.event_id)
         try:
             if kind == "update":
                 u = body.update
@@ -45,6 +49,13 @@ class MemoryEditsHandler(JobEventHandler):
                 counts = await self.apply.delete(scope, body.job_id, body.delete.memory_id)
             elif kind == "imported":
                 memories = [stored_from_pb(m, scope) for m in body.imported.memories]
+                # As ImportUser places them (a direct publisher's event could name a shared tier).
+                shared = next((m for m in memories if m.tier is not Tier.USER), None)
+                if shared is not None:
+                    raise InvalidRequest(
+                        f"only user-tier memories (ExportUser's) can be imported; memory {shared.memory_id[:40]!r} "
+                        f"is {shared.tier}-tier"
+                    )
                 counts = await self.apply.import_(scope, body.job_id, memories)
             else:
                 raise InvalidRequest(f"no edit in the event (got {kind or 'none'})")
@@ -52,3 +63,13 @@ class MemoryEditsHandler(JobEventHandler):
             await self.fail(scope, body.job_id, JOB_KINDS.get(kind or "", "memory_edit"), exc)
         job_reached(JOB_KINDS[kind], JobStatus.DONE)  # ingest's part; retrieve reports the job DONE
         log.debug("memory %s applied (job %s): %s", kind, body.job_id, counts)
+
+    async def _may_change(self, scope: Scope, key: ApiKey, what: str, memory_id: str, event_id: str) -> None:
+        """The gateway's Memory API rule (acm.domain.scope.edit_denial) for an edit published straight to the bus: an
+        agent key changes only user-tier memories. Refused: audited, dead-lettered, nothing changed."""
+        found = await self.apply.memories.get(scope, [memory_id])
+        reason = edit_denial(key.grant, found[0].tier, what, memory_id) if found else ""
+        if reason:
+            detail = f"key {key.key_id} ({key.grant.role}) {what} {found[0].tier} memory on event {event_id}: {reason}"
+            await self.audit.record(scope.client_id, "request.denied", detail)
+            raise PermanentError(f"key {key.key_id} may not {what} memory {memory_id!r}: {reason}")

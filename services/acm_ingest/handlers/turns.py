@@ -26,6 +26,7 @@ from acm.domain.scope import Action, Scope
 from acm.envelopes import decode
 from acm.metrics import job_reached
 from acm.ports.bus import Record
+from acm.ports.stores import ApiKey
 from acm.v1 import events_pb2
 from acm_ingest import GROUP
 from acm_ingest.handlers.job_event import JobEventHandler
@@ -53,7 +54,7 @@ class TurnsHandler(JobEventHandler):
     def action(self, env: events_pb2.Envelope) -> Action:
         return Action.INGEST
 
-    async def handle(self, env: events_pb2.Envelope, scope: Scope) -> None:
+    async def handle(self, env: events_pb2.Envelope, scope: Scope, key: ApiKey) -> None:
         turn = await self.turn(env, scope)
         counts = await self.ingest(turn, env.turn_received.job_id, env.traceparent)
         job_reached("ingest", JobStatus.DONE)  # ingest's part is done; retrieve reports the job DONE
