@@ -158,16 +158,20 @@ def cut_record(
     return record_line(memory, rec, kept) if kept else None
 
 
+def asks(memory: RetrievedMemory) -> bool:
+    """A question the user or agent asked ("Can you pull up INC-7 for me?"): it names what was wanted, not what
+    is; the answer, when there is one, is a record or a statement of its own."""
+    return memory.kind != RECORD_KIND and memory.text.rstrip().endswith(("?", "？"))
+
+
 def named_first(memories: Sequence[Ranked], named: Sequence[str]) -> list[Ranked]:
     """The record memories whose key the latest turns name first (the newest-named first, a record's parts in
-    order), then the rest in retrieval's order."""
-    if not named:
-        return list(memories)
+    order), then the rest in retrieval's order, questions after statements."""
     order = {i.casefold(): n for n, i in enumerate(named)}
 
-    def rank(r: Ranked) -> int:
+    def rank(r: Ranked) -> tuple[int, bool]:
         rec = _record_of(r.memory)
-        return order.get(rec.key.casefold(), len(order)) if rec is not None else len(order)
+        return (order.get(rec.key.casefold(), len(order)) if rec is not None else len(order), asks(r.memory))
 
     return sorted(memories, key=rank)  # stable: retrieval's order within each group
 
