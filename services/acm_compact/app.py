@@ -49,7 +49,7 @@ def register(
     over gRPC, or called in-process by the embedded gateway). ``memories``: retrieve's Memories API; ``owners``:
     the gateway's API keys and the architect's schemas."""
     compactor = build_compactor(rel, cache, settings, memories, owners.schemas)
-    bus.subscribe(topics.COMPACTION_REQUESTS, GROUP, CompactionRequestsHandler(compactor))
+    bus.subscribe(topics.COMPACTION_REQUESTS, GROUP, CompactionRequestsHandler(compactor, owners.keys, rel.audit))
     bus.subscribe(topics.FORGET, GROUP, ForgetHandler(DropWorkingContext(cache, rel.working), owners.keys, rel.audit))
     return CompactApi(compactor, ReadWorkingMemory(rel.working))
 

@@ -1,5 +1,6 @@
-"""acm.prefetch.signals.v1 → warm the session for what the agent says it is about to ask. A signal for a
-session anticipate does not know (never written to, or forgotten) is dropped and counted."""
+"""acm.prefetch.signals.v1 → warm the session for what the agent says it is about to ask. Agents publish it
+themselves, signed with their key, which must hold Fetch's right in the claimed scope. A signal for a session
+anticipate does not know (never written to, or forgotten) is dropped and counted."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 from dataclasses import dataclass, field
 
 from acm.auth import verify_envelope
+from acm.domain.scope import Action
 from acm.envelopes import decode
 from acm.ports.bus import Record
 from acm.ports.owners import KeySource
@@ -25,7 +27,9 @@ class PrefetchSignalsHandler:
 
     async def __call__(self, record: Record) -> None:
         env, scope = decode(record.value, "prefetch_signal")
-        await verify_envelope(env, scope, self.keys, self.audit)
+        # A signal asks for the session's memories ahead of a Fetch: the gateway's Fetch right in the claimed scope,
+        # so a key builds no pool where it could not fetch.
+        await verify_envelope(env, scope, self.keys, self.audit, Action.FETCH)
         if not scope.session_id or not await self.warm.known(scope):
             self.counters.dropped_unknown_session += 1
             log.info("prefetch signal for an unknown or forgotten session dropped (%s)", scope.session_key)

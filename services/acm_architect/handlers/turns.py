@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acm.auth import verify_envelope
+from acm.domain.scope import Action
 from acm.envelopes import decode
 from acm.ports.bus import Record
 from acm.ports.owners import KeySource
@@ -20,5 +21,7 @@ class TurnsHandler:
 
     async def __call__(self, record: Record) -> None:
         env, scope = decode(record.value, "turn_received")
-        await verify_envelope(env, scope, self.keys, self.audit)  # no schema for an unverified agent
+        # No schema for an unverified agent, nor for a turn its key may not ingest (the gateway's Ingest right:
+        # a direct publisher's turn for another customer gives no agent a schema).
+        await verify_envelope(env, scope, self.keys, self.audit, Action.INGEST)
         await self.ensure(scope)  # the schema event is traced as a child of this consumer span
