@@ -54,15 +54,15 @@ def turn(scope: Scope) -> events_pb2.Envelope:
     return env
 
 
-def prefetch_signal(scope: Scope) -> events_pb2.Envelope:
+def prefetch_signal(scope: Scope, query: str = "refund") -> events_pb2.Envelope:
     env = envelope(scope)
-    env.prefetch_signal.query = "refund"
+    env.prefetch_signal.query = query
     return env
 
 
-def compaction_request(scope: Scope) -> events_pb2.Envelope:
+def compaction_request(scope: Scope, budget_tokens: int = 300) -> events_pb2.Envelope:
     env = envelope(scope)
-    env.compaction_requested.budget_tokens = 300
+    env.compaction_requested.budget_tokens = budget_tokens
     return env
 
 
