@@ -86,7 +86,7 @@ async def test_a_key_outside_its_rights_is_permanent_and_audited(
 
 
 async def test_without_an_action_only_the_signature_counts() -> None:
-    # The other consumers (architect, anticipate) still verify only who signed.
+    # A caller that names no action (e.g. a consumer of a service-only topic) asks only who signed.
     await verify_envelope(signed(GLOBEX_BOB), GLOBEX_BOB, Keys(Grant(KeyRole.AGENT, ("acme",))), Audit())
 
 
