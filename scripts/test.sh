@@ -46,5 +46,7 @@ if ! command -v chromium >/dev/null; then
     echo "[test] chromium is not installed and this is not root: apt-get install chromium, or the console test fails"
   fi
 fi
+# On every core (pytest-xdist; ACM_TEST_WORKERS=0 runs serially): most tests wait on a server or a subprocess.
+# tests/conftest.py keeps a file with a module-scoped server on one worker. The 25 slowest are printed.
 echo "[test] pytest"
-$BIN/pytest -p no:cacheprovider -ra "$@"
+$BIN/pytest -p no:cacheprovider -ra -n "${ACM_TEST_WORKERS:-auto}" --durations=25 "$@"
