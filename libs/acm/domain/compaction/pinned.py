@@ -49,7 +49,6 @@ MAX_ATTRIBUTES = 16  # per entity: the newest values stay
 MAX_VALUE_CHARS = 480  # a record's nested value (its payment methods, its line items) is still one value
 MAX_SOURCES = 8
 MAX_REFS_RANKED = 8  # named by this many other pins: a hub, whatever its record's age
-LATEST_CALLS_RANKED = 1  # the agent's newest call ranks as acted on (its inputs: what its next call repeats)
 MAX_ACTS_RANKED = 1  # acted on at all ranks first; then recency decides: the order being changed now before the account
 # "Dr. Ana Souza", "Ms Li Wei": the honorific is part of the name, never a name of its own.
 _HONORIFIC = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sir|Dame)\.?\s+)?"
@@ -91,10 +90,6 @@ class PinnedEntity:
     def render(self) -> str:
         attrs = ", ".join(f"{k}={v}" if v else k for k, v in self.attributes.items())
         return f"{self.key} ({self.type})" + (f": {attrs}" if attrs else "")
-
-
-def _said_at(e: PinnedEntity) -> float:
-    return e.updated_at.timestamp() if e.updated_at else 0.0
 
 
 @functools.lru_cache(maxsize=16384)
@@ -144,18 +139,15 @@ class PinnedState:
             if e.type != CALL
             for i in {x for v in e.attributes.values() for x in _value_ids(v)} - {e.key}
         )
-        calls = sorted((e for e in order if e.type == CALL), key=_said_at, reverse=True)
-        latest = {e.key for e in calls[:LATEST_CALLS_RANKED]}
 
         def rank(e: PinnedEntity) -> tuple[int, int, int, float, int, int]:
             group = 0 if e.type in (GOALS, SESSION) else 3 if e.key == NOTES else 1 if e.type in wanted else 2
-            at = _said_at(e)
+            at = e.updated_at.timestamp() if e.updated_at else 0.0
             # What the user named or the agent called with more often (the user's account, the order being
-            # changed) before what was only listed or mentioned; then the newest. The agent's latest calls rank
-            # with what was acted on: their inputs are what its next call most often repeats (a date, a route).
+            # changed) before what was only listed or mentioned; then the newest.
             return (
                 group,
-                -min(e.acts + (e.key in latest), MAX_ACTS_RANKED),
+                -min(e.acts, MAX_ACTS_RANKED),
                 -min(refs[e.key], MAX_REFS_RANKED),
                 -at,
                 -len(e.source_turn_ids),
