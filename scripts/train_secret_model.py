@@ -21,7 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from acm.domain.secret_model import DIM, WEIGHTS_FILE, SecretModel, candidates, feature_index, features, from_json
+from acm.domain.secret_model import (
+    CROWD,
+    DIM,
+    WEIGHTS_FILE,
+    SecretModel,
+    candidates,
+    crowded,
+    feature_index,
+    features,
+    from_json,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "libs/acm/domain" / WEIGHTS_FILE
@@ -29,6 +39,11 @@ OUT = ROOT / "libs/acm/domain" / WEIGHTS_FILE
 
 def _generator() -> dict[str, Any]:
     return runpy.run_path(str(ROOT / "tests/data/safety/make_train_secrets.py"))
+
+
+def _artifacts() -> dict[str, Any]:
+    """Whole technical artifacts, many ids and few secrets: hard negatives, and the dev measure of false flags."""
+    return runpy.run_path(str(ROOT / "tests/data/safety/make_train_artifacts.py"))
 
 
 # Features of the token itself; the rest (its words, cue, punctuation) are context, dropped in augmented copies.
@@ -84,8 +99,27 @@ def _scores(rows: np.ndarray, cols: np.ndarray, n: int, w: np.ndarray, b: float)
     return np.bincount(rows, weights=w[cols], minlength=n) + b
 
 
+def class_weights(y: np.ndarray, family: np.ndarray) -> np.ndarray:
+    """Each class half the weight, shared equally by its candidates."""
+    pos = y.sum()
+    return np.where(y > 0, 0.5 / max(pos, 1), 0.5 / max(len(y) - pos, 1))
+
+
+def family_weights(y: np.ndarray, family: np.ndarray) -> np.ndarray:
+    """Each class half the weight, shared equally by the families that have candidates of it: the artifacts'
+    tens of thousands of ids do not drown the chat negatives ("awesome!", prices) a family at a time."""
+    out = np.zeros(len(y))
+    for label in (0.0, 1.0):
+        in_class = y == label
+        fams = np.unique(family[in_class])
+        for fam in fams:
+            mask = in_class & (family == fam)
+            out[mask] = 0.5 / len(fams) / mask.sum()
+    return out
+
+
 def fit(
-    rows: np.ndarray, cols: np.ndarray, y: np.ndarray, l2: float, steps: int, lr: float
+    rows: np.ndarray, cols: np.ndarray, y: np.ndarray, l2: float, steps: int, lr: float, sample: np.ndarray
 ) -> tuple[np.ndarray, float]:
     n = len(y)
     w = np.zeros(DIM)
@@ -93,9 +127,6 @@ def fit(
     m_w, v_w = np.zeros(DIM), np.zeros(DIM)
     m_b = v_b = 0.0
     beta1, beta2, eps = 0.9, 0.999, 1e-8
-    # Balance the classes: as many negatives as positives by weight.
-    pos = y.sum()
-    sample = np.where(y > 0, 0.5 / max(pos, 1), 0.5 / max(n - pos, 1))
     for t in range(1, steps + 1):
         p = 1.0 / (1.0 + np.exp(-_scores(rows, cols, n, w, b)))
         r = (p - y) * sample
@@ -132,6 +163,45 @@ def prose_flags(model: SecretModel, lines: int = 20000, seed: int = 1) -> tuple[
     return sum(1 for text in texts for _ in model.spans(text)), len(texts)
 
 
+def crowd_threshold(model: SecretModel, seed: int, precision: float, grid: list[float]) -> float:
+    """The lowest threshold keeping `precision` on what the model would add to the rules (candidates no rule found)
+    inside whole artifacts (CROWD) of generated artifacts of `seed`; 1.0 (silent there) when none does."""
+    from acm.domain.pii import PiiRules, find_spans
+
+    rules_only = PiiRules(secret_model=False)
+    probs: list[float] = []
+    labels: list[bool] = []
+    for ex in _artifacts()["generate"](seed):
+        text, low = ex["text"], ex["text"].lower()
+        cands = list(candidates(text))
+        starts = [c.start for c in cands]
+        ruled = find_spans(text, rules_only)
+        for cand in cands:
+            if any(cand.start < e and cand.end > s for s, e, _k in ruled):
+                continue
+            if len(cands) >= CROWD and crowded(starts, cand):
+                probs.append(model.probability(text, low, cand))
+                labels.append(any(cand.start < e and cand.end > s for s, e in ex["spans"]))
+    p, y = np.asarray(probs), np.asarray(labels, dtype=np.float64)
+    return next((t for t in grid if (p >= t).any() and _pr(p, y, t)[0] >= precision), 1.0)
+
+
+def artifact_flags(model: SecretModel, seed: int) -> tuple[int, int, int, int]:
+    """(false flags, ids, secrets found, secrets) of `model` alone on generated artifacts of another seed than any
+    trained on: whole logs, dumps and records with many ids and few secrets."""
+    false = ids = found = secrets = 0
+    for ex in _artifacts()["generate"](seed + 1000):
+        flagged = list(model.spans(ex["text"]))
+        for cand in candidates(ex["text"]):
+            label = any(cand.start < e and cand.end > s for s, e in ex["spans"])
+            hit = any(cand.start < e and cand.end > s for s, e, _p in flagged)
+            secrets += label
+            found += label and hit
+            ids += not label
+            false += hit and not label
+    return false, ids, found, secrets
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=18)
@@ -140,10 +210,15 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--precision", type=float, default=0.98, help="dev precision the threshold must keep")
     parser.add_argument("--dropout", type=float, default=0.5, help="share of context features dropped in copies")
+    parser.add_argument("--artifacts", type=int, default=0, help="artifacts per family trained on (0: none)")
+    parser.add_argument("--weighting", choices=("class", "family"), default="class", help="how candidates share weight")
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
 
+    weigh = family_weights if args.weighting == "family" else class_weights
     examples = _generator()["generate"](args.seed)
+    if args.artifacts:
+        examples += _artifacts()["generate"](args.seed, args.artifacts)
     data = vectorise(examples, args.dropout, args.seed)
     train = data["split"] == "train"
     print(
@@ -151,7 +226,7 @@ def main() -> None:
         f"train {int(train.sum())}, dev {int((~train).sum())}"
     )
     rows, cols, y = _select(data, train)
-    w, b = fit(rows, cols, y, args.l2, args.steps, args.lr)
+    w, b = fit(rows, cols, y, args.l2, args.steps, args.lr, weigh(y, data["family"][train]))
     d_rows, d_cols, d_y = _select(data, ~train)
     p_dev = 1.0 / (1.0 + np.exp(-_scores(d_rows, d_cols, len(d_y), w, b)))
     p_train = 1.0 / (1.0 + np.exp(-_scores(rows, cols, len(y), w, b)))
@@ -162,33 +237,43 @@ def main() -> None:
     dp, dr = _pr(p_dev, d_y, threshold)
     tp_, tr_ = _pr(p_train, y, threshold)
     print(f"threshold {threshold}: dev precision {dp:.4f} recall {dr:.4f}; train precision {tp_:.4f} recall {tr_:.4f}")
-    by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for fam, prob, label in zip(data["family"][~train], p_dev, d_y, strict=True):
         flagged = prob >= threshold
         by_family[str(fam)][0] += int(label > 0 and flagged)
         by_family[str(fam)][1] += int(label > 0)
         by_family[str(fam)][2] += int(label == 0 and flagged)
-    for fam, (hit, gold, false) in sorted(by_family.items()):
-        print(f"  dev {fam}: recall {hit}/{gold}, false positives {false}")
+        by_family[str(fam)][3] += int(label == 0)
+    for fam, (hit, gold, false, ids) in sorted(by_family.items()):
+        print(f"  dev {fam}: recall {hit}/{gold}, false positives {false} of {ids}")
+    art = [v for f, v in by_family.items() if f.startswith("artifact:")]
+    if art:
+        hit, gold, false, ids = (sum(col) for col in zip(*art, strict=True))
+        rate = 1000 * false / max(ids, 1)
+        print(f"dev artifacts: {rate:.2f} false flags per 1,000 ids ({false} of {ids}); secrets found {hit}/{gold}")
     if args.dry_run:
         return
     # The shipped model: the same settings refitted on every family (dev ones included), the dev threshold kept.
     everything = vectorise([{**ex, "split": "train"} for ex in examples], args.dropout, args.seed)
     rows, cols, y = everything["rows"], everything["cols"], everything["y"]
-    w, b = fit(rows, cols, y, args.l2, args.steps, args.lr)
+    w, b = fit(rows, cols, y, args.l2, args.steps, args.lr, weigh(y, everything["family"]))
     p_all = 1.0 / (1.0 + np.exp(-_scores(rows, cols, len(y), w, b)))
     ap, ar = _pr(p_all, y, threshold)
     print(f"refitted on all families: precision {ap:.4f} recall {ar:.4f} (training data, an upper bound)")
     nonzero = {int(i): round(float(w[i]), 4) for i in np.flatnonzero(np.abs(w) >= 1e-4)}
+    fine = [round(float(t), 4) for t in np.arange(threshold, 0.99995, 0.0001)]
+    crowd = crowd_threshold(SecretModel(nonzero, round(b, 4), threshold), args.seed, args.precision, fine)
+    print(f"crowd threshold (inside whole artifacts, seed {args.seed}): {crowd}")
     OUT.write_text(
         json.dumps(
             {
                 "about": "acm.domain.secret_model weights: scripts/train_secret_model.py "
                 f"--seed {args.seed} --l2 {args.l2} --steps {args.steps} --lr {args.lr} --dropout {args.dropout} "
-                f"--precision {args.precision}",
+                f"--precision {args.precision} --artifacts {args.artifacts} --weighting {args.weighting}",
                 "dim": DIM,
                 "bias": round(b, 4),
                 "threshold": threshold,
+                "crowd_threshold": crowd,
                 "dev": {"precision": round(dp, 4), "recall": round(dr, 4)},
                 "weights": nonzero,
             },
@@ -197,8 +282,14 @@ def main() -> None:
         + "\n"
     )
     print(f"wrote {OUT} ({len(nonzero)} weights, {OUT.stat().st_size} bytes)")
-    flags, lines = prose_flags(from_json(json.loads(OUT.read_text("utf-8"))))
+    shipped_model = from_json(json.loads(OUT.read_text("utf-8")))
+    flags, lines = prose_flags(shipped_model)
     print(f"technical prose (installed packages' METADATA): {flags} flags in {lines} lines")
+    false, ids, found, secrets = artifact_flags(shipped_model, args.seed)
+    print(
+        f"artifacts (seed {args.seed + 1000}): {1000 * false / max(ids, 1):.2f} false flags per 1,000 ids "
+        f"({false} of {ids}); secrets found by the model alone {found} of {secrets}"
+    )
 
 
 if __name__ == "__main__":

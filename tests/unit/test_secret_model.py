@@ -3,6 +3,7 @@ acm.domain.pii as a second opinion beside the rules, and the training data gener
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import runpy
 from datetime import UTC, datetime
@@ -160,3 +161,48 @@ def test_a_turn_s_tool_json_and_metadata_get_the_second_opinion() -> None:
     assert "Copper88!" not in out.metadata["comment"]
     assert counts == {"secret": 2}
     assert redact_turn(turn, RULES_ONLY)[1] == {}
+
+
+def test_a_flag_s_dashes_and_every_name_before_the_value_are_not_the_value() -> None:
+    text = "kubectl create secret generic db --from-literal=password=Tiger#2024"
+    assert _values(text) == ["Tiger#2024"]
+
+
+def _log(lines: int) -> str:
+    return "".join(
+        f"2026-11-0{i % 9 + 1} build {4810 + i} order ORD-{48213 + i} v2.{i}.3 took {100 + i}ms\n" for i in range(lines)
+    )
+
+
+def test_inside_a_whole_artifact_a_token_needs_the_crowd_threshold() -> None:
+    said = "the wifi one is Harbor2291!"
+    crowded = _log(3) + said + "\n" + _log(3)
+    model = secret_model.shipped()
+    assert model.threshold < model.crowd_threshold < 1.0
+    as_prose = dataclasses.replace(model, crowd_threshold=model.threshold)
+    silent = dataclasses.replace(model, crowd_threshold=1.0)
+    assert [crowded[s:e] for s, e, _p in as_prose.spans(crowded)] == ["Harbor2291!"]
+    assert not list(silent.spans(crowded))
+    # Far from the crowd (over 300 characters), a sentence again: the prose threshold.
+    apart = said + "\n" + " " * 400 + _log(3)
+    assert [apart[s:e] for s, e, _p in silent.spans(apart)] == ["Harbor2291!"]
+    # The shipped bar among a log's ids: this one stays (its words there score under 0.9965); a rule finds its own.
+    assert redact(crowded).total == 0
+    assert redact(crowded + "card 4539 1488 0343 6467").counts == {"card": 1}
+
+
+def test_artifacts_are_seeded_labelled_and_mostly_ids() -> None:
+    generate = runpy.run_path(str(ROOT / "tests/data/safety/make_train_artifacts.py"))["generate"]
+    rows = generate(seed=7, per_family=8)
+    assert rows == generate(seed=7, per_family=8)
+    assert {row["split"] for row in rows} == {"train", "dev"}
+    assert all(row["split"] == ("dev" if row["phrasing"] == 3 else "train") for row in rows)
+    secrets = ids = 0
+    for row in rows:
+        for start, end in row["spans"]:
+            assert 0 <= start < end <= len(row["text"])
+            assert row["text"][start:end].strip() == row["text"][start:end]
+        found = list(candidates(row["text"]))
+        secrets += sum(any(c.start < e and c.end > s for s, e in row["spans"]) for c in found)
+        ids += len(found)
+    assert secrets and ids > 20 * secrets

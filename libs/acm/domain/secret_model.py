@@ -14,6 +14,7 @@ import json
 import math
 import re
 import zlib
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,12 @@ _WORD = re.compile(r"[a-z]+|[\u3400-\u9fff]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LEFT_CHARS = 64
 _RIGHT_CHARS = 40
+# Inside a whole artifact (a log, a dump, a table: this many candidates within _CROWD_CHARS either side) ids
+# outnumber secrets ~80 to 1, and the prose threshold's flags there were 65 % right on generated artifacts
+# (tests/data/safety/make_train_artifacts.py): such a token needs the model's crowd_threshold, chosen on them the
+# same way (98 % precision). People's sentences never hold so many (the training lines: at most 4 in 99.9 %).
+CROWD = 6
+_CROWD_CHARS = 300
 
 # Nearest cue to the left, by family: a feature, not a rule (the model weighs it with everything else).
 _CUES: dict[str, str] = {
@@ -64,8 +71,11 @@ def candidates(text: str) -> Iterator[Candidate]:
         value = m.group(0)
         if value.startswith("//"):
             continue  # a URL's host and path
-        assigned = _ASSIGNED.match(value)
-        if assigned and assigned.end() < len(value):
+        # "--from-literal=password=Harbor22": the value after a flag's dashes and the last "name="
+        dashes = len(value) - len(value.lstrip("-"))
+        start += dashes
+        value = value[dashes:]
+        while (assigned := _ASSIGNED.match(value)) and assigned.end() < len(value):
             start += assigned.end()
             value = value[assigned.end() :]
         lead = len(value) - len(value.lstrip(_LEAD))
@@ -208,6 +218,7 @@ class SecretModel:
     weights: dict[int, float]
     bias: float
     threshold: float
+    crowd_threshold: float = 1.0  # inside a whole artifact (CROWD); 1.0: silent there
 
     def probability(self, text: str, low: str, cand: Candidate) -> float:
         w = self.weights
@@ -222,12 +233,23 @@ class SecretModel:
         low = text.lower() if low is None else low
         if len(low) != len(text):
             low = text  # a character that lowers to two: lose case-folding, keep offsets
-        for cand in candidates(text):
+        cands = list(candidates(text))
+        starts = [c.start for c in cands]
+        for cand in cands:
             if taken and any(cand.start < e and cand.end > s for s, e, _k in taken):
                 continue
+            bar = self.crowd_threshold if len(cands) >= CROWD and crowded(starts, cand) else self.threshold
+            if bar >= 1.0:
+                continue
             p = self.probability(text, low, cand)
-            if p >= self.threshold:
+            if p >= bar:
                 yield cand.start, cand.end, p
+
+
+def crowded(starts: Sequence[int], cand: Candidate) -> bool:
+    """Whether `cand` sits among CROWD or more candidates (itself included) within _CROWD_CHARS either side;
+    `starts`: every candidate's start, in order."""
+    return bisect_right(starts, cand.end + _CROWD_CHARS) - bisect_left(starts, cand.start - _CROWD_CHARS) >= CROWD
 
 
 def from_json(data: dict[str, object]) -> SecretModel:
@@ -235,7 +257,9 @@ def from_json(data: dict[str, object]) -> SecretModel:
     assert isinstance(raw, dict)
     bias, threshold = data["bias"], data["threshold"]
     assert isinstance(bias, float | int) and isinstance(threshold, float | int)
-    return SecretModel({int(k): float(v) for k, v in raw.items()}, float(bias), float(threshold))
+    crowd = data.get("crowd_threshold", 1.0)
+    assert isinstance(crowd, float | int)
+    return SecretModel({int(k): float(v) for k, v in raw.items()}, float(bias), float(threshold), float(crowd))
 
 
 @lru_cache(maxsize=1)

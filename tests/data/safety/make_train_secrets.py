@@ -917,14 +917,19 @@ def generate(seed: int = 18, per_family: int = 260) -> list[Example]:
     return examples
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def write_jsonl(make: Callable[[int], list[Example]], doc: str | None) -> None:
+    """The command line of a training-data generator: its rows of one seed as JSON lines."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=18)
     args = parser.parse_args()
-    rows = generate(args.seed)
+    rows = make(args.seed)
     args.out.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), "utf-8")
     print(f"wrote {len(rows)} examples to {args.out}")
+
+
+def main() -> None:
+    write_jsonl(generate, __doc__)
 
 
 if __name__ == "__main__":
