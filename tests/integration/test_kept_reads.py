@@ -11,7 +11,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from acm.adapters import sqlite_store
 from acm.adapters.sql_repos import UPSERT_MEMORY
 from acm.adapters.sqlite_store import SQLITE, KeptReads, SqliteMemoryRepo, SqliteStore
 from acm.domain.models import Layer, Memory, MemoryStatus, Owner
@@ -377,18 +376,5 @@ async def test_a_read_during_an_open_write_is_dropped_when_it_commits(tmp_path: 
             assert (await _owned(fleet.repo, ALICE))[1][0].text != changed.text
         assert changed in (await _owned(fleet.repo, ALICE))[1]  # the commit moved alice's version on
         assert await fleet.kept() == set(READERS)
-    finally:
-        await store.close()
-
-
-async def test_when_the_owners_versions_are_reset_everything_kept_goes(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setattr(sqlite_store, "OWNER_VERSIONS", 3)
-    store, fleet = await _open(tmp_path)  # the fleet's first write already went past 3 owners: all at 0 again
-    try:
-        # One write of more owners than are held: every version is 0 again, as alice's kept reads were read at.
-        changed = _of(1, ALICE, "Caroline: I went to the adoption agency on Monday.")
-        await fleet.repo.upsert([changed, _of(100, BOB, "Bob: hello."), _of(101, CAROL, "Carol: hello.")])
-        assert changed in (await _owned(fleet.repo, ALICE))[1]
-        assert await fleet.kept() == {"alice"}  # everyone else's went with the reset (alice re-read just now)
     finally:
         await store.close()

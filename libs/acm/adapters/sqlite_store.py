@@ -44,9 +44,8 @@ DECODED_MEMORIES = 4096  # memories kept decoded per store (DecodedRows), a few 
 KEPT_READS = 1024  # results of memory reads kept per store while it is unchanged (KeptReads)
 # And the values their rows may hold in all: about 10,000 memory rows of 26 columns, a few tens of MB.
 KEPT_VALUES = 250_000
-# Owners (users, customers, clients) whose write versions are held before they are all reset (a few hundred
-# bytes each: about 7 MB).
-OWNER_VERSIONS = 20_000
+# Owners (users, customers, clients) whose write versions are held before they are all reset (a few MB).
+OWNER_VERSIONS = 100_000
 
 _WORD = re.compile(r"[^\W_]+")
 MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
