@@ -11,7 +11,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from acm.adapters.sql_repos import UPSERT_MEMORY
 from acm.adapters.sqlite_store import SQLITE, KeptReads, SqliteMemoryRepo, SqliteStore
 from acm.domain.models import Layer, Memory, MemoryStatus, Owner
 from acm.domain.scope import ALL_TIERS, ForgetLevel, Scope, Tier, forgets
@@ -363,18 +362,4 @@ async def test_another_connections_commit_and_an_autocommit_statement_drop_every
         assert await fleet.kept() == {"bob", "carol", "dave"}
     finally:
         await other.close()
-        await store.close()
-
-
-async def test_a_read_during_an_open_write_is_dropped_when_it_commits(tmp_path: Path) -> None:
-    store, fleet = await _open(tmp_path)
-    changed = _of(1, ALICE, "Caroline: I went to the adoption agency on Monday.")
-    try:
-        async with store.executor.transaction() as tx:
-            await tx.executemany(UPSERT_MEMORY, [fleet.repo._params(changed)])
-            # Uncommitted: the readers see the old row, read now (after the row changed on the write connection).
-            assert (await _owned(fleet.repo, ALICE))[1][0].text != changed.text
-        assert changed in (await _owned(fleet.repo, ALICE))[1]  # the commit moved alice's version on
-        assert await fleet.kept() == set(READERS)
-    finally:
         await store.close()
