@@ -44,8 +44,6 @@ DECODED_MEMORIES = 4096  # memories kept decoded per store (DecodedRows), a few 
 KEPT_READS = 1024  # results of memory reads kept per store while it is unchanged (KeptReads)
 # And the values their rows may hold in all: about 10,000 memory rows of 26 columns, a few tens of MB.
 KEPT_VALUES = 250_000
-# Owners (users, customers, clients) whose write versions are held before they are all reset (a few MB).
-OWNER_VERSIONS = 100_000
 
 _WORD = re.compile(r"[^\W_]+")
 MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
@@ -225,22 +223,20 @@ T = TypeVar("T")
 
 class KeptReads:
     """The results of the most recent reads (LRU, at most ``max_entries`` of ``max_size`` in all: ``size`` of each),
-    by their key (the statement and its parameters), each under the version it was read at
-    (``SqliteExecutor.version`` of the owners the read can see, taken before it started) and served only while
-    that version is the current one: a hit is what the read would return now. The version's first two parts
-    (another connection's commits, writes of no known owner) are the whole store's: when they move, everything
-    goes at once. A Fetch repeats the reads of the Fetches before it while nothing it can see is written: the
-    keyword search of the names its query mentions (the same person in every question about them, up to 2,000
-    rows), the session's newest memories, and under an agent loop's repeated questions the rest too (issue 20,
-    CPU per Fetch, third and fourth rounds). Each caller gets its own list (of shared, immutable rows). Used from
-    the event loop only: no lock."""
+    by their key (the statement and its parameters), for as long as the store's version
+    (``SqliteExecutor.version``) is the one they were read at: any write to the file empties it, so a hit is
+    what the read would return now. A Fetch repeats the reads of the Fetches before it while nothing is
+    written: the keyword search of the names its query mentions (the same person in every question about
+    them, up to 2,000 rows), the session's newest memories, and under an agent loop's repeated questions the
+    rest too (issue 20, CPU per Fetch, third round). Each caller gets its own list (of shared, immutable rows).
+    Used from the event loop only: no lock."""
 
     def __init__(self, max_entries: int, max_size: int = KEPT_VALUES, size: Callable[[list[Any]], int] = len) -> None:
         self.max_entries = max_entries
         self.max_size = max_size
         self._size = size
-        self._base: tuple[int, ...] | None = None
-        self._results: OrderedDict[tuple[Any, ...], tuple[list[Any], int, tuple[int, ...]]] = OrderedDict()
+        self._version: tuple[int, int] | None = None
+        self._results: OrderedDict[tuple[Any, ...], tuple[list[Any], int]] = OrderedDict()
         self._used = 0
         self.hits = self.misses = 0
 
@@ -248,66 +244,31 @@ class KeptReads:
         return len(self._results)
 
     async def read(
-        self, version: tuple[int, ...], key: tuple[Any, ...], read: Callable[[], Awaitable[list[T]]]
+        self, version: tuple[int, int], key: tuple[Any, ...], read: Callable[[], Awaitable[list[T]]]
     ) -> list[T]:
         """``read()``'s result, kept under ``version``, which the caller takes before the read starts: the
-        rows are then at least as new as it, and a write that ends while it reads moves the version on, so
-        they are never served (the same key always has the same owners, so its versions compare)."""
+        rows are then at least as new as it."""
         if self.max_entries <= 0:
             return await read()
-        if version[:2] != self._base:
+        if version != self._version:
             self._results.clear()
             self._used = 0
-            self._base = version[:2]
+            self._version = version
         kept = self._results.get(key)
         if kept is not None:
-            if kept[2] == version:
-                self._results.move_to_end(key)
-                self.hits += 1
-                return list(kept[0])
-            self._used -= self._results.pop(key)[1]  # a write to its owners ended since
+            self._results.move_to_end(key)
+            self.hits += 1
+            return list(kept[0])
         self.misses += 1
         result = await read()
+        # Not kept when a newer version was seen while it read (its rows may be older than that version).
         size = self._size(result)
-        # Not over a result kept meanwhile (read at the same or a newer version), nor across a store-wide change.
-        if self._base == version[:2] and size <= self.max_size and key not in self._results:
-            self._results[key] = (list(result), size, version)
+        if self._version == version and size <= self.max_size and key not in self._results:
+            self._results[key] = (list(result), size)
             self._used += size
             while len(self._results) > self.max_entries or self._used > self.max_size:
                 self._used -= self._results.popitem(last=False)[1][1]
         return result
-
-
-Owners = tuple[tuple[str, ...], ...]
-EVERY_OWNER: Owners = (("*",),)  # a read over every client's memories (the expiry sweep's scan)
-
-
-@functools.lru_cache(maxsize=65_536)
-def read_owners(client_id: str | None, customer_id: str | None, user_id: str | None) -> Owners:
-    """The owners whose writes can change a memory read, from the scope it binds. A read binding the reader's
-    three ids holds visible() (or a narrower rule: own user tier) in its WHERE, as every scoped read of
-    sql_repos does: the client's client tier, the customer's customer tier, the user's user tier. One binding
-    a client only (the users, agents and expiry listings) sees every row of that client; one binding neither,
-    every row."""
-    if client_id is None:
-        return EVERY_OWNER
-    if customer_id is None or user_id is None:
-        return (("*", client_id),)
-    return (("k", client_id), ("c", client_id, customer_id), ("u", client_id, customer_id, user_id))
-
-
-def row_owners(client_id: str, tier: str, customer_id: str, user_id: str) -> Owners | None:
-    """The owners whose reads a change to a memory row of this owner can change (read_owners' keys): its
-    tier's own, its client's and everyone's. None for a tier no read knows (then every kept read goes)."""
-    if tier == "user":
-        mine: tuple[str, ...] = ("u", client_id, customer_id, user_id)
-    elif tier == "customer":
-        mine = ("c", client_id, customer_id)
-    elif tier == "client":
-        mine = ("k", client_id)
-    else:
-        return None
-    return (mine, ("*", client_id), ("*",))
 
 
 class _KeptFetch:
@@ -321,15 +282,7 @@ class _KeptFetch:
 
     async def fetch(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         frozen = tuple(params.items()) if isinstance(params, Mapping) else tuple(params)
-        if "bm25(" in sql or not isinstance(params, Mapping):
-            # bm25 weighs a term by the whole index (its rows, their mean length, the rows holding the term): a
-            # write of any owner moves the scores, and the order, of every reader's matches (fourth round). A
-            # statement naming no scope may read anything.
-            owners = EVERY_OWNER
-        else:
-            owners = read_owners(params.get("client_id"), params.get("customer_id"), params.get("user_id"))
-        version = self._ex.version(owners)
-        return await self._kept.read(version, (sql, frozen), lambda: self._ex.fetch(sql, params))
+        return await self._kept.read(self._ex.version(), (sql, frozen), lambda: self._ex.fetch(sql, params))
 
     async def fetchone(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         return await self._ex.fetchone(sql, params)
@@ -371,12 +324,7 @@ class SqliteExecutor:
         self._fts = fts  # whether this file holds the memories' FTS5 index (a service's own file may not)
         self._write_lock = asyncio.Lock()
         self._readers = readers
-        # Bumped by a write transaction's end when the memories' owners it changed are not known (no triggers:
-        # a store opened without the memories table), and when the owners' versions are reset.
-        self._writes = 0
-        self._owners: dict[tuple[str, ...], int] = {}  # the versions of the owners written (read_owners' keys)
-        self._touched: set[tuple[str, str, str, str]] = set()  # memory rows' owners this transaction changed
-        self._watching = False
+        self._writes = 0  # write transactions ended (committed or rolled back) on this connection
 
     def _deadline(self) -> contextlib.AbstractContextManager[None]:
         return _deadline(self._conn, self._timeout_s)
@@ -413,59 +361,20 @@ class SqliteExecutor:
             finally:
                 # After the commit, in the same step: a read that began before it is kept under the old
                 # version; one inline on this connection inside the transaction (an in-memory database)
-                # saw rows that may have been rolled back, and is dropped too (a rollback bumps as well).
-                self._ended()
+                # saw rows that may have been rolled back, and is dropped too.
+                self._writes += 1
 
     async def execute(self, sql: str, params: Params = ()) -> int:
         """One statement in its own transaction; returns the affected row count."""
         async with self.transaction() as tx:
             return await tx.execute(sql, params)
 
-    def watch_memories(self) -> None:
-        """Temporary triggers (this connection's only) report the owner of every memory row a statement inserts,
-        updates (its old and new owner) or deletes, whichever code wrote it, so a write transaction's end moves
-        the versions of those owners alone (issue 20, fourth round: kept reads per owner)."""
-        self._conn.create_function("acm_kept_touch", 4, self._touch)
-        for event, rows in (("INSERT", ("NEW",)), ("UPDATE", ("OLD", "NEW")), ("DELETE", ("OLD",))):
-            calls = " ".join(
-                f"SELECT acm_kept_touch({r}.client_id, {r}.tier, {r}.customer_id, {r}.user_id);" for r in rows
-            )
-            self._conn.execute(
-                f"CREATE TEMP TRIGGER IF NOT EXISTS acm_kept_{event.lower()} AFTER {event} ON main.memories "
-                f"BEGIN {calls} END"
-            )
-        self._watching = True
-
-    def _touch(self, client_id: str, tier: str, customer_id: str, user_id: str) -> None:
-        self._touched.add((client_id, tier, customer_id, user_id))
-
-    def _ended(self) -> None:
-        touched, self._touched = self._touched, set()
-        if not self._watching:
-            self._writes += 1  # whatever it wrote: every kept read goes
-            return
-        for row in touched:
-            owners = row_owners(*row)
-            if owners is None:
-                self._writes += 1
-                continue
-            for key in owners:
-                self._owners[key] = self._owners.get(key, 0) + 1
-        if len(self._owners) > OWNER_VERSIONS:
-            # Bounded: forgetting the versions would let an old one come back, so everything kept goes too.
-            self._owners.clear()
-            self._writes += 1
-
-    def version(self, owners: Owners = EVERY_OWNER) -> tuple[int, ...]:
-        """Changes when what a read of these owners (read_owners) returns may have changed: any other
-        connection's commit (``PRAGMA data_version`` of the write connection, which only others' commits move:
-        another process on the same file, too), this connection's writes of unknown owners, and its write
-        transactions' changes to those owners' rows (counted at their end). Inline on the loop: a few µs."""
-        if self._touched and not self._conn.in_transaction:
-            self._ended()  # a statement on the connection outside transaction() (autocommit) changed memories
+    def version(self) -> tuple[int, int]:
+        """Changes when the database may have changed: this process's write transactions (counted at their
+        end) and any other connection's commits (``PRAGMA data_version`` of the write connection, which only
+        others' commits move: another process on the same file, too). Inline on the loop: a few µs."""
         row = self._conn.execute("PRAGMA data_version").fetchone()
-        versions = self._owners
-        return (int(row[0]), self._writes, *[versions.get(key, 0) for key in owners])
+        return self._writes, int(row[0])
 
     async def purge(self) -> None:
         """After an erasure: FTS5's index rewritten without the deleted rows' terms (its segments keep them
@@ -626,8 +535,6 @@ class SqliteStore(SqlStore):
             conn.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed in the file, not only unlinked
             store = cls(conn, timeout_s, fts="memories" in migrations.groups, readers=pool)
             await migrate(store.executor, migrations)
-            if "memories" in migrations.groups:
-                store.executor.watch_memories()
         except BaseException:
             if pool is not None:
                 pool.close()
