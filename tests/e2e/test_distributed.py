@@ -439,11 +439,11 @@ async def test_retrieve_answers_from_its_own_copy_of_the_memories(stack: Stack) 
     user = f"proj-{uuid.uuid4().hex[:6]}"
     scope = common_pb2.Scope(customer_id="acme", user_id=user, agent_id="support-bot", session_id="s1")
     async with AcmClient(stack.addr, stack.keys[0]) as client:
-        accepted = await client.ingest(scope, "My locker code is 4412 and my locker is number 7.")
+        accepted = await client.ingest(scope, "I keep my racing bike, a blue Bianchi, in locker 7.")
         job = await client.wait_job(scope, accepted.job_id, timeout_s=90)
         assert job.status == gateway_pb2.JOB_STATUS_DONE, job
-        found = await client.fetch(scope, "what is my locker code?", 2000)
-    assert any("4412" in m.text for m in found.memories), found
+        found = await client.fetch(scope, "which locker is my racing bike in?", 2000)
+    assert any("Bianchi" in m.text for m in found.memories), found
     domain = Scope(stack.client_ids[0], "acme", user, "support-bot", "s1")
     retrieve = await stack.store("retrieve")
     written = await stack.store("ingest")
@@ -452,7 +452,7 @@ async def test_retrieve_answers_from_its_own_copy_of_the_memories(stack: Stack) 
         assert {m.memory_id: m for m in held} == {
             m.memory_id: m for m in await written.memories.session_memories(domain, 50)
         }
-        assert any("4412" in m.text for m in held)
+        assert any("Bianchi" in m.text for m in held)
     finally:
         await retrieve.close()
         await written.close()
