@@ -467,7 +467,8 @@ async def _probe(client: AcmClient, k: int, rec: Recorder, now: Callable[[], flo
     token = f"zq{uuid.uuid4().hex[:10]}"
     scope = common_pb2.Scope(customer_id=CUSTOMER, user_id="probe", agent_id=AGENT_ID, session_id=f"probe-{k}")
     try:
-        await client.ingest(scope, f"Remember the parcel locker code {token} for later.")
+        # Not a secret's wording ("locker code ..."): the redactor would rightly remove the token before storage.
+        await client.ingest(scope, f"Remember that ticket {token} was reassigned to the night shift.")
     except grpc.aio.AioRpcError as exc:
         rec.error("ProbeIngest", _code(exc))
         return
