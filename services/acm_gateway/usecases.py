@@ -113,8 +113,7 @@ class AcceptTurn:
 
     def rules(self, schema: AgentSchema) -> PiiRules:
         """What is redacted for an agent: its schema's privacy choices, with the learned model or not."""
-        p = schema.privacy
-        return PiiRules(emails=p.redact_emails, phones=p.redact_phones, secret_model=self.secret_model)
+        return PiiRules.of(schema.privacy, self.secret_model)
 
     async def __call__(self, key: ApiKey, turn: Turn, event_id: str, traceparent: str) -> str:
         """Publishes the checked ``turn`` as event ``event_id``; returns the ingest job's id."""

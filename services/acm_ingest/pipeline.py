@@ -56,7 +56,7 @@ def gate_rules(schema: AgentSchema) -> GateRules:
 
 def pii_rules(schema: AgentSchema, secret_model: bool = True) -> PiiRules:
     """The schema's privacy choices; ``secret_model``: the learned second opinion for secrets (ACM_SECRET_MODEL)."""
-    return PiiRules(emails=schema.privacy.redact_emails, phones=schema.privacy.redact_phones, secret_model=secret_model)
+    return PiiRules.of(schema.privacy, secret_model)
 
 
 def _speaker_of(turn: Turn) -> str:

@@ -41,11 +41,11 @@ from acm.ports.bus import PermanentError
 from acm.sealing import SealingBus
 from acm.v1 import common_pb2, events_pb2
 from acm_benchmarks.forget_residue import pseudo_word
-from acm_cli.embedded import DEV_CLIENT, EmbeddedAcm
+from acm_cli.embedded import DEV_CLIENT
 from acm_client import AsyncClient
 from acm_client import Scope as SdkScope
 from tests.integration import test_owner_apis
-from tests.integration.test_direct_sealing import MODES, Running, started
+from tests.integration.test_direct_sealing import MODES, Running, key_for, started
 from tests.integration.test_owner_apis import SECRET, Gateway
 from tests.integration.test_sealed_bus import forget_user, say
 from tests.support.events import collect_dead_letters, turn_envelope
@@ -53,11 +53,6 @@ from tests.support.events import collect_dead_letters, turn_envelope
 # The gateway serving its Keys API over real gRPC and Postgres, as in test_owner_apis.
 database = test_owner_apis.database
 gateway = test_owner_apis.gateway
-
-
-async def key_for(acm: EmbeddedAcm, grant: Grant) -> str:
-    _, secret = await create_api_key(acm.stores["gateway"].api_keys, DEV_CLIENT, f"direct {grant.role}", grant)
-    return secret
 
 
 def scope(customer: str, user: str) -> Scope:

@@ -113,10 +113,13 @@ async def started(
         drop_database(database)
 
 
-async def agent_key(acm: EmbeddedAcm, customer: str, client: str = DEV_CLIENT, role: KeyRole = KeyRole.AGENT) -> str:
-    grant = Grant(role, (customer,) if role is KeyRole.AGENT else ())
-    _, secret = await create_api_key(acm.stores["gateway"].api_keys, client, f"direct {customer}", grant)
+async def key_for(acm: EmbeddedAcm, grant: Grant, client: str = DEV_CLIENT) -> str:
+    _, secret = await create_api_key(acm.stores["gateway"].api_keys, client, f"direct {grant.role}", grant)
     return secret
+
+
+async def agent_key(acm: EmbeddedAcm, customer: str, client: str = DEV_CLIENT, role: KeyRole = KeyRole.AGENT) -> str:
+    return await key_for(acm, Grant(role, (customer,) if role is KeyRole.AGENT else ()), client)
 
 
 def sdk_scope(user: str) -> SdkScope:

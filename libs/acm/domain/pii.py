@@ -25,6 +25,7 @@ from phonenumbers import Leniency, PhoneNumberMatcher
 
 from acm.domain import secret_model
 from acm.domain.models import Turn
+from acm.domain.schema import PrivacyRules
 from acm.domain.textforms import (
     dumps_like,
     embedded_json,
@@ -51,8 +52,13 @@ class PiiRules:
 
     emails: bool = True
     phones: bool = True
-    # The learned second opinion for secrets said in prose (acm.domain.secret_model); off only to measure it.
+    # The learned second opinion for secrets said in prose (acm.domain.secret_model; ACM_SECRET_MODEL).
     secret_model: bool = True
+
+    @classmethod
+    def of(cls, privacy: PrivacyRules, secret_model: bool = True) -> PiiRules:
+        """What an agent schema's privacy section lets through, with the learned second opinion or not."""
+        return cls(emails=privacy.redact_emails, phones=privacy.redact_phones, secret_model=secret_model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +83,7 @@ def redact(text: str, rules: PiiRules = _DEFAULT_RULES) -> Redaction:
     # Placeholders from an earlier pass are kept verbatim and never scanned: idempotence.
     for ph in [*_PLACEHOLDER_RE.finditer(text), None]:
         seg_end = ph.start() if ph else len(text)
-        out.append(_redact_segment(text[pos:seg_end], detectors, counts))
+        out.append(_redact_segment(text[pos:seg_end], detectors, rules.secret_model, counts))
         if ph is None:
             break
         out.append(ph.group(0))
@@ -237,12 +243,10 @@ def _enabled(kind: str, rules: PiiRules) -> bool:
         return rules.emails
     if kind == "phone":
         return rules.phones
-    if kind == "learned":
-        return rules.secret_model
     return True
 
 
-def _segment_spans(segment: str, detectors: list[Detector]) -> list[Span]:
+def _segment_spans(segment: str, detectors: list[Detector], learned: bool) -> list[Span]:
     if len(segment) < 4:  # nothing we detect is shorter than a 4-digit code
         return []
     # Full-width digits and letters, NBSP and ideographic spaces read as ASCII; same length, same offsets.
@@ -251,13 +255,9 @@ def _segment_spans(segment: str, detectors: list[Detector]) -> list[Span]:
     if len(low) != len(scanned):
         low = scanned.translate(_ASCII_LOWER)
     text = _Text(scanned, low, _numeric_runs(scanned))
-    spans: list[Span] = []
-    for detect in detectors:
-        if detect is _learned_secrets:
-            # A second opinion only: where a rule found something, the rule's span and kind stand.
-            spans.extend(_learned_secrets(text, list(spans)))
-        else:
-            spans.extend(detect(text))
+    spans = [span for detect in detectors for span in detect(text)]
+    if learned:  # a second opinion after the rules: where a rule found something, its span and kind stand
+        spans.extend(list(_learned_secrets(text, spans)))
     return _merge(spans) if spans else []
 
 
@@ -268,15 +268,16 @@ def find_spans(text: str, rules: PiiRules = _DEFAULT_RULES) -> list[Span]:
     pos = 0
     for ph in [*_PLACEHOLDER_RE.finditer(text), None]:
         seg_end = ph.start() if ph else len(text)
-        spans.extend((pos + s, pos + e, k) for s, e, k in _segment_spans(text[pos:seg_end], detectors))
+        found = _segment_spans(text[pos:seg_end], detectors, rules.secret_model)
+        spans.extend((pos + s, pos + e, k) for s, e, k in found)
         if ph is None:
             break
         pos = ph.end()
     return spans
 
 
-def _redact_segment(segment: str, detectors: list[Detector], counts: dict[str, int]) -> str:
-    spans = _segment_spans(segment, detectors)
+def _redact_segment(segment: str, detectors: list[Detector], learned: bool, counts: dict[str, int]) -> str:
+    spans = _segment_spans(segment, detectors, learned)
     if not spans:
         return segment
     parts: list[str] = []
@@ -1100,10 +1101,10 @@ def _phones(t: _Text) -> Iterator[Span]:
                 yield m.start("v"), m.end("v"), "phone"
 
 
-def _learned_secrets(t: _Text, ruled: list[Span] | None = None) -> Iterator[Span]:
+def _learned_secrets(t: _Text, ruled: list[Span]) -> Iterator[Span]:
     """Tokens the learned model calls a secret by their shape and words around them, cue or not; tokens inside
     what the rules found (`ruled`) are left to them."""
-    for start, end, _p in secret_model.shipped().spans(t.seg, t.low, ruled or ()):
+    for start, end, _p in secret_model.shipped().spans(t.seg, t.low, ruled):
         yield start, end, "secret"
 
 
@@ -1115,5 +1116,4 @@ _DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("otp", _otps),
     ("email", _emails),
     ("phone", _phones),
-    ("learned", _learned_secrets),
 )

@@ -30,7 +30,7 @@ DIM = 1 << 15  # hashed feature space; only the weights of features seen in trai
 _TOKEN = re.compile(
     r"(?<![A-Za-z0-9!@#$%^&*_+=./~?\\|-])(?=[A-Za-z]*(?:[0-9]|[!@#$%^&*_+=./~?\\|-][A-Za-z0-9!@#$%^&*_+=./~?\\|-]))[A-Za-z0-9!@#$%^&*_+=./~?\\|-]{4,200}"
 )
-_LEAD = "=.-/~?|\\*_"  # "*" and "_": markdown emphasis ("**Reservation")
+_LEAD = "=.-/~?|\\*_"  # "*" and "_": markdown emphasis ("**Password**")
 _TRAIL = ".?|\\/-~*_"
 _EMAIL = re.compile(r"[^@]+@[^@]+\.[A-Za-z]{2,}")
 _ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=")  # "pass=Harbor22": the value is after the "="
