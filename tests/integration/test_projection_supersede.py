@@ -68,8 +68,10 @@ def _said(memory: Memory, *entities: Entity) -> MemoryChanges:
     )
 
 
-OLD = _fact("m-porto", "alice: I live in Porto.", 0)
-NEW = _fact("m-lisbon", "alice: I live in Lisbon now.", 5)
+# Ids carry the client, as the entities' do: Neo4j keeps memory ids unique across clients, and the other
+# test of this file may run at the same time on another worker.
+OLD = _fact(f"m-porto-{SCOPE.client_id}", "alice: I live in Porto.", 0)
+NEW = _fact(f"m-lisbon-{SCOPE.client_id}", "alice: I live in Lisbon now.", 5)
 STALE = replace(OLD, status=MemoryStatus.STALE, superseded_by=NEW.memory_id, valid_to=NEW.created_at)
 
 
