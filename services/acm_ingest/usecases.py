@@ -25,6 +25,7 @@ from acm.domain.facts import (
 from acm.domain.graph import GraphChanges, Mentions
 from acm.domain.identifiers import identifiers
 from acm.domain.injection_meaning import REASON as BY_MEANING
+from acm.domain.injection_meaning import without_orders
 from acm.domain.models import (
     Entity,
     Layer,
@@ -214,8 +215,10 @@ class IngestTurn:
         plan = plan_turn(turn, schema, frozenset(seen), call_key, named, self.secret_model)
         if self.meaning is not None and plan.gate.keep and not plan.flagged and plan.text:
             # The rules cleared it; an order to the agent in other words is one still (acm.domain.injection_meaning).
-            if await asyncio.to_thread(self.meaning.instruction, plan.text) is not None:
-                plan = replace(plan, poisoning=(BY_MEANING,), facts=(), shown=plan.text)
+            # Only the order goes: the turn stays a flagged episode, its other facts are kept as doubtful ones.
+            orders = await asyncio.to_thread(self.meaning.orders, plan.text)
+            if orders:
+                plan = replace(plan, poisoning=(BY_MEANING,), facts=without_orders(plan.facts, orders), shown=plan.text)
         redactions = Counter(plan.redactions) + Counter(redacted)
         counts = {f"redacted_{kind}": n for kind, n in redactions.items()}
         if not plan.gate.keep:
@@ -229,14 +232,17 @@ class IngestTurn:
         await touch_session(self.cache, scope)
         await self._account(scope, turn.turn_id, turn_memory.token_count, schema, parent)
         if plan.flagged:
-            await self.memories.upsert([turn_memory])
             await self.audit.record(
                 scope.client_id, "turn.flagged", f"turn {turn.turn_id}: {', '.join(plan.poisoning)}"
             )
-            return {**counts, "turns": 1, "flagged": 1}
+            counts["flagged"] = 1
+            if not plan.facts:
+                await self.memories.upsert([turn_memory])
+                return {**counts, "turns": 1}
 
         typed: tuple[tuple[str, str, str], ...] = ()
-        if self.extractor is not None and may_leave(turn):
+        # A flagged turn's facts are what is left beside its order; the extractor would read the order again.
+        if self.extractor is not None and may_leave(turn) and not plan.flagged:
             extraction = await self.extractor.extract(turn, plan, rules)
             plan = replace(plan, facts=extraction.facts)
             typed = extraction.relations
@@ -543,7 +549,8 @@ def turn_memory_id(owner: Owner, turn_id: str) -> str:
 
 
 def turn_trust(plan: TurnPlan) -> str:
-    """A turn's own memory: an instruction when it was flagged, untrusted when any of its facts is."""
+    """A turn's own memory: an instruction when it was flagged (also when facts beside its order were kept),
+    untrusted when any of its facts is."""
     if plan.flagged:
         return "instruction"
     return next((f.trust for f in plan.facts if f.trust != "normal"), "normal")

@@ -6,7 +6,8 @@ endpoint timing out the fact stays untrusted. The endpoint is a local server spe
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,20 +35,31 @@ def _reply(body: dict[str, Any]) -> tuple[int, str, float]:
     return 200, json.dumps({"verdict": verdict, "reason": "test"}), 0.0
 
 
-@pytest.fixture
-async def acm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[EmbeddedAcm]:
-    server = ChatServer(_reply)
+@asynccontextmanager
+async def judged_acm(
+    tmp_path: Path, reply: Callable[[dict[str, Any]], tuple[int, str, float]]
+) -> AsyncIterator[EmbeddedAcm]:
+    """Embedded ACM whose LLM endpoint is a local server answering with ``reply`` (status, body, delay)."""
+    server = ChatServer(reply)
     await server.start()
-    monkeypatch.setenv("ACM_INJECTION_JUDGE_TIMEOUT_S", "1.0")
     settings = EmbeddedSettings(
         data_dir=tmp_path / "acm",
         listen_addr="127.0.0.1:0",
         llm_url=f"http://127.0.0.1:{server.port}/v1",
         llm_model="judge-test",
     )
-    async with EmbeddedAcm(settings) as running:
+    try:
+        async with EmbeddedAcm(settings) as running:
+            yield running
+    finally:
+        await server.stop()
+
+
+@pytest.fixture
+async def acm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[EmbeddedAcm]:
+    monkeypatch.setenv("ACM_INJECTION_JUDGE_TIMEOUT_S", "1.0")
+    async with judged_acm(tmp_path, _reply) as running:
         yield running
-    await server.stop()
 
 
 async def _facts(acm: EmbeddedAcm, text: str) -> list[Memory]:

@@ -50,6 +50,10 @@ class MeaningCheck:
         found = self.meaning(text)
         return found if found.flagged(self.margin) else None
 
+    def orders(self, text: str) -> tuple[str, ...]:
+        """The pieces of ``text`` over the margin: the orders in it (none: its meaning is no order)."""
+        return self.meaning(text).orders(self.margin)
+
     def verdict(self, text: str, role: str = "user") -> InstructionVerdict:
         return self.after(rules_verdict(text, role), text)
 

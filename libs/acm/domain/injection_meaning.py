@@ -10,6 +10,8 @@ with a bank of exemplar sentences by nearest neighbours; it flagged ordinary req
 words: docs/experiments.md, "Issue 18: a learned injection check".)
 
 It only adds: a text the rules flagged stays flagged, and one they cleared is flagged only by its meaning.
+The pieces over the threshold are the order: ingest drops the facts cut from them and keeps the turn's other
+facts as doubtful ones (``without_orders``), so an order inside a long chat turn costs the order, not the turn.
 Pure: it takes vectors (the embedder runs in acm.adapters.injection_meaning); no IO.
 """
 
@@ -19,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from acm.domain.facts import FactDraft, normalised
 from acm.domain.injection_model import FEATURES, InjectionModel, carrier, lexical
 from acm.domain.injection_weights import THRESHOLD
 from acm.domain.instruction import InstructionVerdict, Trust
@@ -57,9 +60,14 @@ class MeaningVerdict:
     score: float  # the best piece's probability of being an order to the agent (-2: no piece)
     piece: str  # that piece
     family: str  # its strongest lexical cue (acm.domain.injection_model.FEATURES), or "vector"
+    scored: tuple[tuple[str, float], ...] = ()  # every piece with its probability, in the text's order
 
     def flagged(self, margin: float) -> bool:
         return self.score > margin
+
+    def orders(self, margin: float) -> tuple[str, ...]:
+        """The pieces over ``margin``: what of the text is an order to the agent."""
+        return tuple(piece for piece, p in self.scored if p > margin)
 
 
 NO_PIECES = MeaningVerdict(-2.0, "", "")
@@ -77,7 +85,8 @@ def model_verdict(
     probs = model.probabilities(vectors, cues)
     best = int(probs.argmax())
     fired = [(w, name) for name, w, on in zip(FEATURES, model.weights[model.dim :], cues[best], strict=True) if on]
-    return MeaningVerdict(float(probs[best]), texts[best], max(fired)[1] if fired else "vector")
+    scored = tuple((t, float(p)) for t, p in zip(texts, probs, strict=True))
+    return MeaningVerdict(float(probs[best]), texts[best], max(fired)[1] if fired else "vector", scored)
 
 
 def with_meaning(rules: InstructionVerdict, meaning: MeaningVerdict, margin: float) -> InstructionVerdict:
@@ -89,4 +98,37 @@ def with_meaning(rules: InstructionVerdict, meaning: MeaningVerdict, margin: flo
         trust=Trust.INSTRUCTION,
         reasons=(*rules.reasons, REASON),
         signals=tuple(sorted({*rules.signals, f"{REASON}:{meaning.family}"})),
+    )
+
+
+# Words two cuts of the same sentence share at least: a fact is a sentence of the turn, a part of a long one or
+# a record holding a decoded string; a piece is a sentence, at most MAX_PIECE_CHARS of it. Four is the fewest
+# words a piece has.
+_RUN = 4
+
+
+def _runs(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + _RUN]) for i in range(len(words) - _RUN + 1)}
+
+
+def overlaps(sentence: str, piece: str) -> bool:
+    """Whether a fact's ``sentence`` was cut from ``piece`` of the same text (or holds some of it): one holds
+    the other, or they share a run of _RUN words (case, punctuation and spacing aside)."""
+    a, b = normalised(sentence), normalised(piece)
+    if not a or not b:
+        return False
+    if f" {a} " in f" {b} " or f" {b} " in f" {a} ":
+        return True
+    return bool(_runs(a.split()) & _runs(b.split()))
+
+
+def without_orders(facts: Sequence[FactDraft], orders: Sequence[str]) -> tuple[FactDraft, ...]:
+    """The facts of a turn whose ``orders`` (the pieces over the threshold) were found by meaning: a fact cut
+    from an order is dropped; the others are kept UNTRUSTED (a turn that holds an order is a doubtful source:
+    its facts are stored and marked, never promoted, and go to the LLM judge when one is configured)."""
+    doubtful = Trust.UNTRUSTED.value
+    return tuple(
+        replace(f, trust=doubtful if f.trust == Trust.NORMAL.value else f.trust)
+        for f in facts
+        if not any(overlaps(f.sentence, o) for o in orders)
     )
