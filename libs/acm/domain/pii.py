@@ -171,6 +171,10 @@ def _redact_under_key(value: str, key: str, rules: PiiRules, counts: dict[str, i
         prefix = ""
     spans = [(max(s, len(prefix)) - len(prefix), e - len(prefix), k) for s, e, k in find_spans(prefix + value, rules)]
     spans = [sp for sp in spans if sp[1] > 0]
+    if spans and names_identifier(key):
+        # "token_id", "next_page_token", "ETag": an identifier's member; a secret there only by its own format.
+        formatted = list(_formatted_secrets(_Text(value, value.lower(), ())))
+        spans = [(s, e, k) for s, e, k in spans if k != "secret" or any(s < fe and e > fs for fs, fe, _k in formatted)]
     if not spans:
         return _redact_plain(value, rules, counts) if has_escapes(value) else value
     return _apply(value, spans, counts)
@@ -379,6 +383,30 @@ def _has_letter_and_digit(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+# Values that are an identifier, a reference or a version by their own syntax, whatever name they sit under
+# (passwords aside: a password may be any string): a version with pre-release or build metadata ("4.3.10-rc.2",
+# "1.38.11+build.9727"), a lowercase namespace and a counter or short hash ("deps-c56f9e015584",
+# "db-creds-1238", "orders:4821"), an ARN or URN. A key or token is random all through; a 16-hex tail is 64 bits.
+_VERSION_VALUE = re.compile(r"v?\d+(?:\.\d+){1,3}(?:-[0-9a-z]+(?:\.[0-9a-z]+)*)?(?:\+[0-9a-z]+(?:[.-][0-9a-z]+)*)?")
+_SLUG_ID_VALUE = re.compile(r"[a-z]{2,}(?:[-_][a-z]{2,}){0,3}[-_:/](?:[0-9]{1,16}|[0-9a-f]{4,16})")
+_REFERENCE_VALUE = re.compile(r"(?:arn|urn):[a-z0-9-]*:")
+
+
+def _identifier_value(value: str) -> bool:
+    low = value.lower()
+    return bool(_VERSION_VALUE.fullmatch(low) or _SLUG_ID_VALUE.fullmatch(value) or _REFERENCE_VALUE.match(low))
+
+
+_TOKEN_START = re.compile(r"[^\s\"'`(\[{<,;=]*$")
+
+
+def _in_reference(low: str, at: int) -> bool:
+    """Whether position `at` is inside an ARN or URN ("arn:aws:secretsmanager:…:secret:prod/db"): its parts are
+    a path, not names and values."""
+    head = _TOKEN_START.search(low, max(0, at - 120), at)
+    return head is not None and low.startswith(("arn:", "urn:"), head.start())
+
+
 # fmt: off
 _IBAN_LENGTHS = {
     "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29,
@@ -428,9 +456,13 @@ def _cards(t: _Text) -> Iterator[Span]:
                 continue  # the body of an IBAN that failed its checksum: not a card either
             raw = m.group(0)
             groups = _SEPARATOR.split(raw)
-            if len(groups) > 1 and (len(set(_SEPARATOR.findall(raw))) > 1 or len(groups[0]) != 4):
-                continue  # cards are printed 4-4-4-4 / 4-6-5 with one kind of separator
+            if len(groups) > 1 and (
+                len(set(_SEPARATOR.findall(raw))) > 1 or len(groups[0]) != 4 or max(map(len, groups)) > 6
+            ):
+                continue  # cards are printed 4-4-4-4 / 4-6-5 with one kind of separator ("4555 1305662030056": two)
             digits = "".join(groups)
+            if digits.endswith("000000"):
+                continue  # a scaled quantity (a nanosecond timestamp, micro-units): a card ends so once in a million
             not_card = _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start())
             if (
                 not_card
@@ -515,7 +547,8 @@ _PASSWORD_AFTER = re.compile(
 _CREDENTIAL_PAIR = re.compile(
     r"(?:creds?|credentials|login|log-in|username|user)(?:\s+(?:for|of|on|to)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)?"
     r"\s*(?:are|is|:|=)?\s*[^\s/]{2,64}\s*/\s*[\"'`]?(?P<v>[^\s\"'`]{4,})"
-    r"|(?:user(?:name)?|login|account)\s+[^\s/]{2,64}\s+(?:pass(?:word)?|pwd|pw)\s*[:=]?\s*[\"'`]?(?P<w>[^\s\"'`]{4,})"
+    r"|(?:user(?:name)?|login|account)\s+[^\s/]{2,64}\s+(?:pass(?:word|phrase|code)?|pwd|pw)(?![a-z])\s*[:=]?\s*[\"'`]?"
+    r"(?P<w>[^\s\"'`]{4,})"
 )
 # "my pass is X": "pass" alone only with an owner before it and "is" or ":" after.
 _PASS_SHORT = re.compile(
@@ -589,7 +622,7 @@ _BARE_RANDOM = re.compile(
 _HASH_CUE = re.compile(
     r"(?:commit|sha(?:1|224|256|384|512)?|ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|public|hash|checksum|digest|md5|revision|rev|etag|uuid|guid|fingerprint|object|blob|tree|merge|cherry-pick"
     r"|revert|git|build|image|id|ids|version|file|path|url|doc|document|sheet|video|record|row|ref|checkout|head|parent"
-    r"|trace|traceparent|span|request|release)s?\b[^\n]{0,24}$"
+    r"|trace|traceparent|span|request|release|idempotency|cursor|page|pagination|continuation|marker|arn)s?\b[^\n]{0,24}$"
 )
 
 
@@ -621,6 +654,25 @@ def _random_value(t: _Text, start: int, end: int) -> Iterator[Span]:
     if _HASH_CUE.search(t.low, max(0, start - 40), start):
         return
     yield start, end, "secret"
+
+
+def _formatted_secrets(t: _Text) -> Iterator[Span]:
+    """Secrets by their own format, whatever they sit under: vendor tokens, private keys, bearer values, URL
+    credentials."""
+    seg, low = t.seg, t.low
+    if any(p in low for p in _TOKEN_PREFIXES) or any(p in seg for p in _TOKEN_PREFIXES_UPPER):
+        for m in _TOKEN_FORMATS.finditer(seg):
+            if m.start() == 0 or not (seg[m.start() - 1].isalnum() or seg[m.start() - 1] in "_-"):
+                yield m.start(), m.end(), "secret"
+    if "private key-----" in low:
+        for m in _PRIVATE_KEY.finditer(seg):
+            yield m.start(), m.end(), "secret"
+    for m in _BEARER.finditer(low):
+        start, end, value = _value(m, seg)
+        if _has_letter_and_digit(value) or (len(value) >= 20 and _entropy(value) >= 3.5):
+            yield start, end, "secret"
+    for m in _URL_CREDENTIALS.finditer(seg):
+        yield m.start("v"), m.end("v"), "secret"
 
 
 def _secrets(t: _Text) -> Iterator[Span]:
@@ -668,19 +720,7 @@ def _secrets(t: _Text) -> Iterator[Span]:
             start, end, value = _value(m, seg)
             if _has_letter_and_digit(value) and _entropy(value) >= 3.3:
                 yield start, end, "secret"
-    if any(p in low for p in _TOKEN_PREFIXES) or any(p in seg for p in _TOKEN_PREFIXES_UPPER):
-        for m in _TOKEN_FORMATS.finditer(seg):
-            if m.start() == 0 or not (seg[m.start() - 1].isalnum() or seg[m.start() - 1] in "_-"):
-                yield m.start(), m.end(), "secret"
-    if "private key-----" in low:
-        for m in _PRIVATE_KEY.finditer(seg):
-            yield m.start(), m.end(), "secret"
-    for m in _BEARER.finditer(low):
-        start, end, value = _value(m, seg)
-        if _has_letter_and_digit(value) or (len(value) >= 20 and _entropy(value) >= 3.5):
-            yield start, end, "secret"
-    for m in _URL_CREDENTIALS.finditer(seg):
-        yield m.start("v"), m.end("v"), "secret"
+    yield from _formatted_secrets(t)
     if "-p" in low or "password=" in low or "pwd=" in low:
         for m in _CLI_PASSWORD.finditer(low):
             group = next(g for g in ("v", "w", "x", "y") if m.group(g))
@@ -720,7 +760,14 @@ _SECRET_NAMES = frozenset({"secret", "secrets", "token", "credential", "credenti
 _NOT_VALUE_NAMES = frozenset(
     """id ids name names type types url uri uris path file files length len expiry expires expiration ttl at
     in version hint hints policy policies count enabled required min max rotation rotated updated created
-    changed reset endpoint header prefix format mode scope scopes kind algorithm alg hash hashed salt""".split()
+    changed reset endpoint header prefix format mode scope scopes kind algorithm alg hash hashed salt
+    ref refs reference arn urn request requests total""".split()
+)
+# A name ending in these words names an identifier, a reference or a version (the name's last word is what it
+# holds: token_id is an id, secret_arn a reference, next_page_token a cursor).
+_ID_NOUNS = frozenset(
+    """id ids uuid guid sku ref refs reference arn urn etag cursor checksum digest hash sha commit fingerprint
+    version build revision rev url uri path kid""".split()
 )
 # "<x>_key" names an identifier, not a secret, after these words: idempotency_key, object_key, public_key.
 _ID_KEY_QUALIFIERS = frozenset(
@@ -728,22 +775,51 @@ _ID_KEY_QUALIFIERS = frozenset(
     s3 storage file message i18n translation index map group event dict hash sort range composite natural
     surrogate unique license product""".split()
 )
+# ... and "<x>_token" after these: a page token is a cursor (next_page_token, NextToken, continuation_token).
+_ID_TOKEN_QUALIFIERS = frozenset("page pagination continuation next cursor sync resume".split())
+_ID_QUALIFIERS = _ID_KEY_QUALIFIERS | _ID_TOKEN_QUALIFIERS | {"publishable"}
 _WORD_BEFORE = re.compile(r"([a-z0-9]+)[ _.-]?$")
 _VALUE_WORDS = frozenset(
     {"true", "false", "null", "none", "yes", "no", "on", "off", "undefined", "enabled", "disabled"}
 )
 
 
-def _name_means_secret(name: str, value: str) -> bool:
+def names_identifier(name: str) -> bool:
+    """Whether a key or field name names an identifier, a reference or a version by its last word ("order_id",
+    "tokenId", "secret arn", "ETag", "next_page_token", "idempotency-key", "public key"): what it holds is no
+    secret unless it is one by its own format. Two ids are credentials: Vault's "secret_id", and the access key
+    id of AWS and every S3-compatible store (half of a key pair, kept and leaked with its secret)."""
     words = [w.lower() for w in _NAME_SPLIT.split(name) if w]
-    if not words or words[-1] in _NOT_VALUE_NAMES:
+    if not words:
+        return False
+    if words[-1] in _ID_NOUNS:
+        return not _CREDENTIAL_ID.search(" ".join(words))
+    return words[-1] in ("key", "keys", "token", "tokens") and len(words) > 1 and words[-2] in _ID_QUALIFIERS
+
+
+def _random_name_part(word: str) -> bool:
+    """A part of a name that is itself an id ("auth-6eda9baed7-ornuq", a pod): then the name is an instance's."""
+    runs = _DIGIT_RUNS.findall(word)
+    return len(word) >= 5 and (word[0].isdigit() or len(runs) >= 2 or sum(map(len, runs)) >= 4)
+
+
+_DIGIT_RUNS = re.compile(r"\d+")
+
+
+def _name_means_secret(name: str, value: str) -> bool:
+    parts = [w for w in _NAME_SPLIT.split(name) if w]
+    words = [w.lower() for w in parts]
+    if not words or words[-1] in _NOT_VALUE_NAMES or names_identifier(name) or any(map(_random_name_part, parts)):
         return False
     if words[-1] in _PASSWORD_NAMES:
         return True  # a password may be any word
+    if _identifier_value(value):
+        return False
     # A key or token is random: "auth: token accepted", "secret: classified" are words about it.
     random = _has_letter_and_digit(value) or (len(value) >= 16 and _entropy(value) >= 3.5)
     random = random or (len(value) >= 8 and value != value.lower() and value != value.upper())
-    if any(w in _SECRET_NAMES for w in words):
+    # "auth" names a service or a step ("auth.queue_depth", "auth_request") unless it is the name's last word.
+    if any(w in _SECRET_NAMES and (w != "auth" or i == len(words) - 1) for i, w in enumerate(words)):
         return random
     return words[-1] == "key" and len(words) > 1 and words[-2] not in _ID_KEY_QUALIFIERS and random
 
@@ -758,7 +834,7 @@ def _assigned_by_name(t: _Text) -> Iterator[Span]:
         low = value.lower()
         if len(value) < 4 or low in _NOT_A_SECRET or low in _VALUE_WORDS or value.startswith(("${", "{{", "<", "%")):
             continue
-        if _name_means_secret(m.group("name"), value):
+        if _name_means_secret(m.group("name"), value) and not _in_reference(t.low, m.start()):
             yield m.start("v"), m.start("v") + len(value), "secret"
 
 
@@ -772,10 +848,14 @@ def _password_like(value: str, pin: bool) -> bool:
 # "token accepted sub=…": a value after another name and its "=" is that name's.
 _OWN_NAME = re.compile(r"[a-z][ \t]*=[ \t]*[\"'`]?$")
 _OWN_NAME_HEAD = re.compile(r"[a-z_][a-z0-9_.-]{0,30}=")
+_FOLLOWING_WORD = re.compile(r"s?[ _.-]?([a-z]+)\b")
+_CREDENTIAL_ID = re.compile(r"(?:secret|access[ _.-]?key)[ _.-]?id$")
 
 
 def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
     start, after = m.start(), m.end()
+    if _in_reference(low, start):
+        return
     if not _starts_word(low, start):
         j = start
         while j > 0 and low[j - 1].isalpha():
@@ -784,15 +864,19 @@ def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
             return  # "monkey", "turnkey"
     if not _ends_word(low, after) and not (low[after] == "s" and _ends_word(low, after + 1)):
         return  # "keyboard", "tokenizer", "secretary"
-    if m.group(0) == "key":
+    if m.group(0) in ("key", "token"):
         before = _WORD_BEFORE.search(low, max(0, start - 24), start)
-        if before and before.group(1) in _ID_KEY_QUALIFIERS:
-            return  # idempotency_key, object_key, public_key: an identifier's name
+        if before and before.group(1) in (_ID_KEY_QUALIFIERS if m.group(0) == "key" else _ID_TOKEN_QUALIFIERS):
+            return  # idempotency_key, object_key, public_key, next_page_token: an identifier's name
+    following = _FOLLOWING_WORD.match(low, after)
+    if following and following.group(1) in _ID_NOUNS:
+        if not _CREDENTIAL_ID.search(low, max(0, start - 12), following.end()):
+            return  # "token id: tok_…", "key version 3", "secret arn": the value is the id's
     qualified = m.group(0) != "key" or bool(_KEY_QUALIFIED.search(low, max(0, start - 12), start))
     tail = _KEY_ASSIGN_TAIL.match(low, after) if qualified else None
     if tail:
         v_start, v_end, value = _value(tail, seg)
-        if value.lower() not in _NOT_A_SECRET:
+        if value.lower() not in _NOT_A_SECRET and not _identifier_value(value):
             assigned = tail.group("sep").strip() not in ("is", "was", "is:", "was:")
             # "token: expired" or "the token is invalid" are statuses; values have digits or mixed case.
             looks_random = _has_letter_and_digit(value) or (len(value) >= 16 and _entropy(value) >= 3.5)
@@ -806,7 +890,7 @@ def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
         tail = None
     if tail:
         v_start, v_end, value = _value(tail, seg)
-        if _has_letter_and_digit(value) and _entropy(value) >= 3.3:
+        if _has_letter_and_digit(value) and _entropy(value) >= 3.3 and not _identifier_value(value):
             yield v_start, v_end, "secret"
 
 
