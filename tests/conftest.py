@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.ports import refusing_port
 from tests.support.servers import server_address
 
 # `pytest -n N` (scripts/test.sh): tests are spread one by one over the workers, except that a file with a
@@ -90,6 +91,14 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> str | None:
     seed = os.environ.get("PYTHONHASHSEED")
     return f"PYTHONHASHSEED={seed} (set it to repeat this run's set orders)" if seed else None
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A loopback port where connections are refused for the whole test, and which no other worker's server can
+    be given meanwhile (tests/support/ports.py)."""
+    with refusing_port() as port:
+        yield port
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -398,14 +397,8 @@ async def test_stop_lets_the_current_record_finish_and_commits_it(
 # -- Kafka only --------------------------------------------------------------------------------------
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def test_kafka_publish_to_a_refused_port_raises_bus_unavailable_quickly() -> None:
-    bus = KafkaBus(f"127.0.0.1:{_closed_port()}", publish_timeout_s=2.0)
+async def test_kafka_publish_to_a_refused_port_raises_bus_unavailable_quickly(refused_port: int) -> None:
+    bus = KafkaBus(f"127.0.0.1:{refused_port}", publish_timeout_s=2.0)
     began = time.monotonic()
     with pytest.raises(BusUnavailable):
         await bus.publish("acm.turns.v1", "k", b"x")

@@ -227,8 +227,8 @@ def test_a_wrong_key_is_one_line(served: Served) -> None:
     assert done.returncode == 1 and "UNAUTHENTICATED" in err and len(err.strip().splitlines()) == 1, (out, err)
 
 
-def test_no_server_is_one_actionable_line(tmp_path: Path) -> None:
-    addr = f"127.0.0.1:{_free_port()}"
+def test_no_server_is_one_actionable_line(tmp_path: Path, refused_port: int) -> None:
+    addr = f"127.0.0.1:{refused_port}"
     done = _run([ACM, "fetch", "--addr", addr, "--api-key", "acm_x_y", "-c", "acme", "-u", "alice", "q"], cwd=tmp_path)
     out, err = _text(done)
     assert done.returncode == 1 and "UNAVAILABLE" in err and "acm serve" in err and addr in err, (out, err)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import sqlite3
 from pathlib import Path
 
@@ -21,16 +20,10 @@ from acm_gateway.app import build_server, build_servicer
 from tests.support.gateway import gateway_settings
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])  # closed again when the block ends: nothing listens there
-
-
-async def test_ingest_is_unavailable_when_kafka_is_down(tmp_path: Path) -> None:
+async def test_ingest_is_unavailable_when_kafka_is_down(tmp_path: Path, refused_port: int) -> None:
     db = f"sqlite:///{tmp_path / 'acm.db'}"
     rel = await open_relational(db)
-    bus = KafkaBus(f"127.0.0.1:{closed_port()}", client_id="test", publish_timeout_s=2.0)
+    bus = KafkaBus(f"127.0.0.1:{refused_port}", client_id="test", publish_timeout_s=2.0)
     settings = gateway_settings(db)
     channel = grpc.aio.insecure_channel("127.0.0.1:1")
     cache = MemoryCache()

@@ -191,11 +191,11 @@ async def test_scope_isolation(acm: EmbeddedAcm) -> None:
         _refused(await b.call_tool("get_memory", {"memory_id": mine[0]["memory_id"]}), "NOT_FOUND")
 
 
-async def test_refused_key_and_unreachable_acm(acm: EmbeddedAcm) -> None:
+async def test_refused_key_and_unreachable_acm(acm: EmbeddedAcm, refused_port: int) -> None:
     server, tools = build_server(_config(acm, api_key="acm_not-a-key"))
     async with tools.connected(), Client(server) as client:
         _refused(await client.call_tool("recall", {"query": "anything"}), "UNAUTHENTICATED", "api-key")
-    down = f"127.0.0.1:{_free_port()}"
+    down = f"127.0.0.1:{refused_port}"
     server, tools = build_server(_config(acm, addr=down, timeout_s=2.0))
     async with tools.connected(), Client(server) as client:
         _refused(await client.call_tool("remember", {"text": "hello"}), "UNAVAILABLE", down, "acm serve")

@@ -37,7 +37,6 @@ from acm_gateway.app import build_server, build_servicer
 from acm_retrieve.memories import ReadMemories
 from acm_retrieve.memories_api import MemoriesServicer
 from tests.integration.test_compact_llm import TEXTS  # a session whose compaction shrinks it
-from tests.integration.test_gateway_bus_down import closed_port
 from tests.support.gateway import gateway_settings
 
 SECRET = "session-reads-test-secret-0123456789"
@@ -200,7 +199,9 @@ async def test_a_requested_compaction_runs_only_while_the_session_is_over_its_so
     assert keys == []  # compact wrote none of ingest's keys
 
 
-async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(tmp_path: Path) -> None:
+async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(
+    tmp_path: Path, refused_port: int
+) -> None:
     """The session's owners are services now: with compact unreachable, a Fetch in a session still answers (the
     memories retrieved for the question) and says why the session's context is missing."""
     settings = EmbeddedSettings(data_dir=tmp_path / "acm", listen_addr="127.0.0.1:0", embedder="wordllama")
@@ -213,7 +214,7 @@ async def test_a_fetch_answers_with_memories_and_a_notice_while_compact_is_down(
         assert "Recent turns:" in whole.context and not whole.notice
         # A second gateway on the same stores whose compact service is a port nothing listens on (a bus of its
         # own: a Fetch publishes nothing, and the running one takes no more subscribers).
-        dead = grpc.aio.insecure_channel(f"127.0.0.1:{closed_port()}")
+        dead = grpc.aio.insecure_channel(f"127.0.0.1:{refused_port}")
         bus = open_bus(f"sqlite:///{tmp_path / 'bus2.db'}", client_id="second-gateway")
         servicer = build_servicer(
             acm.stores["gateway"],
