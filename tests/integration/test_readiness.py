@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import uuid
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
@@ -27,22 +26,18 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class Relay:
-    """A TCP relay from a local port to ``target``; stop() closes the port and every relayed connection."""
+    """A TCP relay from a local port to ``target``; stop() closes the port and every relayed connection, start()
+    opens the same port again. The first start binds port 0: a port chosen before could be taken by then."""
 
-    def __init__(self, port: int, target: tuple[str, int]) -> None:
-        self.port, self.target = port, target
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.port, self.target = 0, target
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.port = int(self._server.sockets[0].getsockname()[1])
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -98,7 +93,7 @@ async def _wait_for(port: int, wanted: int, within_s: float = 10.0) -> float:
 @pytest.fixture
 async def relayed_store(postgres_dsn: str) -> AsyncIterator[tuple[PostgresStore, Relay]]:
     parts = urlsplit(postgres_dsn)
-    relay = Relay(_free_port(), (parts.hostname or "127.0.0.1", parts.port or 5432))
+    relay = Relay((parts.hostname or "127.0.0.1", parts.port or 5432))
     await relay.start()
     netloc = parts.netloc.rsplit("@", 1)
     via_relay = f"{netloc[0]}@127.0.0.1:{relay.port}" if len(netloc) == 2 else f"127.0.0.1:{relay.port}"
@@ -137,11 +132,11 @@ async def test_readiness_follows_postgres_and_liveness_does_not(
 
 
 async def test_a_consumer_is_ready_only_while_its_broker_answers(
-    relayed_store: tuple[PostgresStore, Relay], kafka_bootstrap: str
+    relayed_store: tuple[PostgresStore, Relay], kafka_bootstrap: str, refused_port: int
 ) -> None:
     store, _ = relayed_store
     reachable = KafkaBus(kafka_bootstrap, client_id="ready-test", namespace=f"ready-{uuid.uuid4().hex[:8]}.")
-    nowhere = KafkaBus(f"127.0.0.1:{_free_port()}", client_id="ready-test", publish_timeout_s=0.5)
+    nowhere = KafkaBus(f"127.0.0.1:{refused_port}", client_id="ready-test", publish_timeout_s=0.5)
     await reachable.start()
     servers = []
     try:
