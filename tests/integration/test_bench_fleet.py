@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +21,14 @@ def test_bench_fleet_embedded_runs_and_writes_the_issues_shape(tmp_path: Path) -
     out = tmp_path / "results" / "fleet-embedded.json"
     acm = str(Path(sys.executable).parent / "acm")
     args = ["--mode", "embedded", "--agents", "4", "--duration", "10", "--rate", "4", "--drain", "60"]
+    # Its `acm serve` without the HTTP API: by default it takes 127.0.0.1:8080 when free, and another worker's
+    # `acm serve` starting at the same time saw it free too (one of them exits).
     proc = subprocess.run(
         [acm, "bench", "fleet", *args, "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=400,
+        env={**os.environ, "ACM_HTTP_ADDR": ""},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "accepted" in proc.stdout and "load over" in proc.stdout  # progress while it ran

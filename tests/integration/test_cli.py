@@ -22,16 +22,11 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from acm_cli import main as cli
 from acm_gateway.app import GatewayServer, PortInUse
+from tests.support.acm_serve import LISTENING
 
 ACM = str(Path(sys.executable).parent / "acm")
 SECRET_TURN = "My locker code is 4417 and I moved to Coimbra"
 SECRET_QUERY = "which city did I move to, zebra-question"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -70,13 +65,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("cli")
     elsewhere, data_dir = root / "elsewhere", root / "data"
     elsewhere.mkdir()
-    addr = f"127.0.0.1:{_free_port()}"
     log = root / "serve.err"
     with open(log, "wb") as err:
+        # Port 0, read back from the banner; no HTTP API: by default `acm serve` takes 127.0.0.1:8080 when free,
+        # and another worker's `acm serve` starting at the same time saw it free too (one of them exits).
         proc = subprocess.Popen(
-            [ACM, "serve", "--listen", addr],
+            [ACM, "serve", "--listen", "127.0.0.1:0"],
             cwd=elsewhere,
-            env=_env(ACM_DATA_DIR=str(data_dir)),
+            env=_env(ACM_DATA_DIR=str(data_dir), ACM_HTTP_ADDR=""),
             stdout=subprocess.PIPE,
             stderr=err,
         )
@@ -89,8 +85,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                 break
             banner.append(line.rstrip("\n"))
         assert any("Ctrl-C" in line for line in banner), (banner, log.read_text())
+        listening = LISTENING.search("\n".join(banner))
+        assert listening, banner
         try:
-            yield Served(addr, data_dir, elsewhere, banner, log)
+            yield Served(listening.group(1), data_dir, elsewhere, banner, log)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
@@ -114,7 +112,7 @@ def test_a_second_server_on_the_same_port_is_refused(served: Served, tmp_path: P
 
 def test_a_second_server_on_the_same_data_folder_is_refused(served: Served, tmp_path: Path) -> None:
     done = _run(
-        [ACM, "serve", "--listen", f"127.0.0.1:{_free_port()}"], cwd=tmp_path, ACM_DATA_DIR=str(served.data_dir)
+        [ACM, "serve", "--listen", "127.0.0.1:0"], cwd=tmp_path, ACM_DATA_DIR=str(served.data_dir)
     )
     line = _one_line_refusal(done)
     assert "in use" in line and str(served.data_dir) in line and "--data-dir" in line, line

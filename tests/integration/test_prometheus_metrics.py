@@ -160,7 +160,9 @@ def test_a_kafka_consumer_serves_lag_handler_latency_and_dead_letters(
 def test_embedded_acm_serves_job_states_handler_and_fetch_latency(tmp_path: Path) -> None:
     grpc_port, metrics_port = _free_port(), _free_port()
     data, addr = tmp_path / "acm", f"127.0.0.1:{grpc_port}"
-    env = _clean_env(ACM_METRICS_PORT=str(metrics_port), ACM_EMBEDDER="wordllama")
+    # No HTTP API: by default `acm serve` takes 127.0.0.1:8080 when free, and another worker's `acm serve`
+    # starting at the same time saw it free too (one of them exits).
+    env = _clean_env(ACM_METRICS_PORT=str(metrics_port), ACM_EMBEDDER="wordllama", ACM_HTTP_ADDR="")
     acm = [sys.executable, "-m", "acm_cli"]
     with _running([*acm, "serve", "--data-dir", str(data), "--listen", addr], env, tmp_path / "serve.log") as serve:
         serve.until(lambda: _serving(grpc_port), "health SERVING", within_s=120)

@@ -1,9 +1,12 @@
-"""`acm serve` as a process of its own for a test: a free loopback port, a data folder of the test's, the dev key
-it writes, stopped at the end. ``env`` adds settings (e.g. ACM_TLS_CERT_FILE); the caller's ACM_* never leak in."""
+"""`acm serve` as a process of its own for a test: a loopback port the kernel picks, a data folder of the test's, the
+dev key it writes, stopped at the end. ``env`` adds settings (e.g. ACM_TLS_CERT_FILE); the caller's ACM_* never leak
+in. The HTTP/JSON API is off unless ``env`` gives ACM_HTTP_ADDR: without it `acm serve` takes 127.0.0.1:8080 when
+free, and two servers started at once on two xdist workers both see it free, so one of them exits."""
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -15,6 +18,8 @@ from pathlib import Path
 
 ACM = Path(sys.executable).parent / "acm"
 DEV_KEY_FILE = "dev-api-key"  # acm_cli.main.DEV_KEY_FILE, where `acm serve` writes its key
+# The banner's first line (acm_cli.main.banner) names the address the gateway listens on: port 0 resolved.
+LISTENING = re.compile(r"gateway acm\.v1\.Gateway on (\S+),")
 
 
 def free_port() -> int:
@@ -32,20 +37,23 @@ class AcmServer:
 
 @contextmanager
 def acm_serve(data_dir: Path, env: Mapping[str, str] | None = None, startup_s: float = 120.0) -> Iterator[AcmServer]:
-    addr = f"127.0.0.1:{free_port()}"
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ACM_")}
-    clean |= {"ACM_DATA_DIR": str(data_dir), **(env or {})}
+    clean |= {"ACM_DATA_DIR": str(data_dir), "ACM_HTTP_ADDR": "", **(env or {})}
     log = data_dir.parent / f"{data_dir.name}.serve.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(ACM), "serve", "--listen", addr], env=clean, stdout=out, stderr=subprocess.STDOUT)
+        # Port 0, read back from the banner: a port chosen here and handed over could be taken meanwhile.
+        argv = [str(ACM), "serve", "--listen", "127.0.0.1:0"]
+        proc = subprocess.Popen(argv, env=clean, stdout=out, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + startup_s
             # The banner's last line comes once the gateway listens.
-            while "Ctrl-C" not in log.read_text(errors="replace"):
+            while "Ctrl-C" not in (text := log.read_text(errors="replace")):
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"acm serve did not start: {log.read_text(errors='replace')}")
+                    raise RuntimeError(f"acm serve did not start: {text}")
                 time.sleep(0.05)
-            yield AcmServer(addr, (data_dir / DEV_KEY_FILE).read_text().strip(), data_dir)
+            listening = LISTENING.search(text)
+            assert listening, text
+            yield AcmServer(listening.group(1), (data_dir / DEV_KEY_FILE).read_text().strip(), data_dir)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
