@@ -461,8 +461,6 @@ def _cards(t: _Text) -> Iterator[Span]:
             ):
                 continue  # cards are printed 4-4-4-4 / 4-6-5 with one kind of separator ("4555 1305662030056": two)
             digits = "".join(groups)
-            if digits.endswith("000000"):
-                continue  # a scaled quantity (a nanosecond timestamp, micro-units): a card ends so once in a million
             not_card = _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start())
             if (
                 not_card
