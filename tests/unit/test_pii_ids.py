@@ -29,6 +29,9 @@ RULES = PiiRules(secret_model=False)  # the rules alone: the learned model is te
         "auth request: waj0-420332",
         "auth.queue_depth:60195405|c|#pod:auth-f9d9415f-6sk10,shard:4",
         "Events for auth-a580679243-k6nfm: ScalingReplicaSet x37",
+        # "2fa" inside a commit hash is no one-time code's cue.
+        "Started by timer; Build #50485, commit 7fc92fa\n2026-09-05 12:35:18 Checking out 7fc92fa",
+        "cvv length 3, case id 4521",
         # A cursor's random-looking value.
         "next cursor=eyJpZCI6IDE5NzAyMTIsICJ0cyI6IDE3Njc4ODEzMjR9 has_more=true",
         # A metric's value beside a 13-digit timestamp is no card printed 4-4-4-4.
@@ -51,10 +54,13 @@ def test_ids_are_not_redacted(text: str) -> None:
         ("SECRET_KEY_BASE=9fK2mQ7xLp4Rt8Vw3Zb6Nc1Hd5", "9fK2mQ7xLp4Rt8Vw3Zb6Nc1Hd5"),
         ("password: 1.2.3-rc", "1.2.3-rc"),  # a password may be any string, even a version's
         ("card 4111 1111 1111 1111 on file", "4111 1111 1111 1111"),
+        ("card ends 1111, cvv: 482", "482"),
+        ('{"cardCvc2": "0481"}', "0481"),
+        ("信用卡安全码 913", "913"),
     ],
 )
 def test_secrets_beside_them_are_still_found(text: str, secret: str) -> None:
-    out = redact(text, RULES).text
+    out = redact_text(text, RULES)
     assert secret not in out and "[REDACTED:" in out
 
 

@@ -208,6 +208,7 @@ def _apply(text: str, spans: list[Span], counts: dict[str, int]) -> str:
 
 # --- segment scanning ---------------------------------------------------------------------------
 
+_ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # Six or more characters of digits and separators: every digit-shaped value contains such a run.
 _NUMERIC_RUN = re.compile(r"\d[\d ().+/.-]{4,}\d")
@@ -489,6 +490,21 @@ def _cards(t: _Text) -> Iterator[Span]:
                 if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_ok(digits):
                     yield m.start(), m.start() + len(" ".join(groups[:k])), "card"
                     break
+
+
+# A card's verification code under its own name ("cvv: 123", {"cvc2": "0481"}, "安全码 123"): 3-4 digits. Not "csc" or
+# "cid" (a customer, a content id).
+_CVV = re.compile(
+    r"(?<![a-z0-9])(?:cvv2?|cvc2?|card\s+verification(?:\s+(?:value|code))?|card\s+security\s+code|安全码)"
+    r"(?:\s*(?:number|code|no\.?|#))?\s*(?:is|:|：|=|#)?\s*[\"'`]?(?P<v>\d{3,4})(?![\d.,]?\d|[a-z])"
+)
+_CVV_WORDS = ("cvv", "cvc", "verification", "security code", "安全码")
+
+
+def _cvvs(t: _Text) -> Iterator[Span]:
+    if any(w in t.low for w in _CVV_WORDS):
+        for m in _CVV.finditer(t.low):
+            yield m.start("v"), m.end("v"), "card"
 
 
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){11,30}")  # "de89 3704 ...", "IT36-E537-..."
@@ -990,8 +1006,8 @@ def _otps(t: _Text) -> Iterator[Span]:
     if any(w in low for w in _OTP_WORDS):
         for m in _OTP_ANCHOR.finditer(low):
             word = m.group(0)
-            if not _starts_word(low, m.start()):
-                continue
+            if not _starts_word(low, m.start()) or (m.start() and low[m.start() - 1] in _ASCII_ALNUM):
+                continue  # "7fc92fa": "2fa" inside a hash
             if word == "code" and not _OTP_QUALIFIER.search(low, max(0, m.start() - 24), m.start()):
                 continue
             if word.startswith("one") and not _ONE_TIME_NOUN.match(low, m.end()):
@@ -1194,6 +1210,7 @@ _DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("secret", _secrets),
     ("national_id", _national_ids),
     ("card", _cards),
+    ("card", _cvvs),
     ("iban", _ibans),
     ("otp", _otps),
     ("email", _emails),
