@@ -89,7 +89,10 @@ def subjects(client_a: str, client_b: str, seed: int | None = None) -> dict[str,
     for name in ("alice", "bob"):
         product = pseudo_word(rng)
         out[name].words.append(product)
-        out[name].turns.append(f"Known issue: the {product} export outage hits all our users.")
+        # A customer-tier statement ("known issue", "outage"). Not "... hits all our users": the learned injection
+        # check scores such notices at a median 0.66 (threshold 0.888), so a few random words in 1,000 made it
+        # an order and the statement never a fact (docs/experiments.md, "notices to all users").
+        out[name].turns.append(f"Known issue: the {product} export outage started on Monday.")
     return out
 
 
