@@ -224,6 +224,20 @@ NOTES = {
     "tfvars, headers, curl, logfmt, JSON bodies, metadata) crossed with the key names of widely used software, secrets "
     "among random look-alikes under identifier names; a dev set, written to measure detect-secrets, whose misses "
     "shaped the name rule (a value is a secret by its name's meaning): fitted after that rule",
+    "holdout9": "tests/data/safety/make_holdout9.py, by another method and another author than the rules: whole agent "
+    "sessions (support, travel, devops, finance, healthcare admin, e-commerce; English and Chinese), one line per turn "
+    "(user, assistant tool calls, tool output as API JSON full of ids that are not secrets); a minority of turns carry "
+    "secrets or planted orders, the negatives are the sessions' other turns. Sealed: measured at e45b0ca (below) and "
+    "once at the end of the session that wrote it; its misses are never listed nor read",
+    "holdout9_before": {
+        "tree": "e45b0ca, the meaning check on (as ingest runs it)",
+        "pii_recall_pct": 91.69,
+        "pii_precision_pct": 84.96,
+        "structured_recall_pct": 89.3,
+        "structured_precision_pct": 79.64,
+        "injection_recall_pct": 70.24,
+        "injection_negatives_false_positive_pct": 9.49,
+    },
     "structured_secrets": "cards (Luhn, and UnionPay after a card cue), IBANs, API keys, tokens, one-time codes",
 }
 
