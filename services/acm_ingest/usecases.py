@@ -215,7 +215,9 @@ class IngestTurn:
         plan = plan_turn(turn, schema, frozenset(seen), call_key, named, self.secret_model)
         if self.meaning is not None and plan.gate.keep and not plan.flagged and plan.text:
             # The rules cleared it; an order to the agent in other words is one still (acm.domain.injection_meaning).
-            # Only the order goes: the turn stays a flagged episode, its other facts are kept as doubtful ones.
+            # Only the order goes: the turn stays a flagged episode, its other facts are kept as doubtful ones. (A
+            # turn the rules flag keeps no fact: they read its sentences together, an authority claim in one and the
+            # order in the next, so a split would keep the attack's other half; docs/privacy.md.)
             orders = await asyncio.to_thread(self.meaning.orders, plan.text)
             if orders:
                 plan = replace(plan, poisoning=(BY_MEANING,), facts=without_orders(plan.facts, orders), shown=plan.text)
