@@ -75,6 +75,7 @@ else:
             path = nodeid.split("::", 1)[0]
             return _file_group(self.config.rootpath, path) or nodeid
 
+    @pytest.hookimpl(optionalhook=True)  # `-p no:xdist` (xdist installed, not loaded) must not make it unknown
     def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScopeScheduling | None:
         if config.getvalue("dist") in ("load", "loadgroup"):  # `-n N` alone means "load"
             return _FileWhenShared(config, log)
