@@ -398,14 +398,18 @@ def _identifier_value(value: str) -> bool:
     return bool(_VERSION_VALUE.fullmatch(low) or _SLUG_ID_VALUE.fullmatch(value) or _REFERENCE_VALUE.match(low))
 
 
-_TOKEN_START = re.compile(r"[^\s\"'`(\[{<,;=]*$")
+_TOKEN_ENDS = frozenset(" \t\n\r\"'`([{<,;=")
 
 
 def _in_reference(low: str, at: int) -> bool:
     """Whether position `at` is inside an ARN or URN ("arn:aws:secretsmanager:…:secret:prod/db"): its parts are
     a path, not names and values."""
-    head = _TOKEN_START.search(low, max(0, at - 120), at)
-    return head is not None and low.startswith(("arn:", "urn:"), head.start())
+    if "arn:" not in low and "urn:" not in low:
+        return False
+    start = at
+    while start > max(0, at - 120) and low[start - 1] not in _TOKEN_ENDS:
+        start -= 1
+    return low.startswith(("arn:", "urn:"), start)
 
 
 # fmt: off
