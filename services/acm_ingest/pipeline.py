@@ -5,6 +5,7 @@ The IO around it (schema, seen errors, entity lookups, writes) lives in usecases
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from acm.domain.compaction.noise import clean
@@ -12,7 +13,7 @@ from acm.domain.facts import FactDraft, facts_from_turn, record_drafts
 from acm.domain.gate import GateDecision, GateRules, decide, is_chit_chat
 from acm.domain.instruction import Trust, instruction_verdict
 from acm.domain.models import Role, Turn
-from acm.domain.pii import PiiRules, redact
+from acm.domain.pii import PiiRules, Redaction, redact, redact_turn
 from acm.domain.records import Record, cut, outside_json, tool_records, weight
 from acm.domain.schema import AgentSchema
 from acm.domain.text import strip_control
@@ -102,6 +103,15 @@ def caption_line(caption: str) -> str:
     return f"[shared an image: {caption}]" if caption else ""
 
 
+def redacted_turn(turn: Turn, rules: PiiRules) -> tuple[Turn, dict[str, int]]:
+    """The turn as plan_turn reads it (control bytes out of its content and image caption, so none hides a
+    secret from the scan), every string it carries redacted in one pass (acm.domain.pii.redact_turn: JSON
+    strings read after their keys), with the placeholders inserted by kind: plan_turn's ``redacted``."""
+    caption = turn.metadata.get(IMAGE_CAPTION)
+    metadata = turn.metadata if caption is None else {**turn.metadata, IMAGE_CAPTION: strip_control(caption)}
+    return redact_turn(replace(turn, content=strip_control(turn.content), metadata=metadata), rules)
+
+
 def _joined(content: str, caption: str) -> str:
     return "\n".join(part for part in (content, caption) if part.strip())
 
@@ -116,10 +126,12 @@ def plan_turn(
     call_key: str = "",
     named: frozenset[str] = frozenset(),
     secret_model: bool = True,
+    redacted: Mapping[str, int] | None = None,
 ) -> TurnPlan:
     """``call_key``: the identifier the call that this tool output answers named (a user's record often
     omits its own id: get_user(user_id=X) returns {name, email, …}); ``named``: ids the session's latest user
-    and agent turns named, whose records the turn shows first."""
+    and agent turns named, whose records the turn shows first; ``redacted``: the turn is redacted_turn's
+    already, with these counts (ingest's one pass), so it is not scanned again."""
     speaker = turn.metadata.get("speaker") or _speaker_of(turn)
     # Terminal escapes (whole) and control bytes are not content.
     content, caption = strip_control(turn.content), caption_line(strip_control(turn.metadata.get(IMAGE_CAPTION, "")))
@@ -127,13 +139,19 @@ def plan_turn(
     if not decision.keep:
         return TurnPlan(decision, speaker)
     # Redact before anything else looks at the text, so no later step (or log) sees a secret.
-    rules = pii_rules(schema, secret_model)
-    said, shared = redact(content, rules), redact(caption, rules)
-    redaction = replace(
-        said,
-        text=_joined(said.text, shared.text),
-        counts=dict(Counter(said.counts) + Counter(shared.counts)),
-    )
+    if redacted is not None:
+        # A second scan of the raw JSON text, without its keys, only found ids that look like cards
+        # ("receipt_number": "8794332792289267") and counted them on top (docs/experiments.md, issue 20).
+        said, shared = Redaction(content, {}), Redaction(caption, {})
+        redaction = Redaction(_joined(content, caption), dict(redacted))
+    else:
+        rules = pii_rules(schema, secret_model)
+        said, shared = redact(content, rules), redact(caption, rules)
+        redaction = replace(
+            said,
+            text=_joined(said.text, shared.text),
+            counts=dict(Counter(said.counts) + Counter(shared.counts)),
+        )
     verdict = max(
         instruction_verdict(said.text, turn.role.value),
         instruction_verdict(shared.text, turn.role.value),

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -38,7 +36,6 @@ from acm.domain.models import (
     stable_id,
     utcnow,
 )
-from acm.domain.pii import redact_turn
 from acm.domain.placement import Placement, place, promoted
 from acm.domain.records import MAX_RECORD_WEIGHT, Record, merged, parse_fields, weight
 from acm.domain.schema import AgentSchema
@@ -57,7 +54,7 @@ from acm_ingest.consolidate import ExpireMemories, ExpiryEvents
 from acm_ingest.embedding import EmbedBatches
 from acm_ingest.llm_extraction import LlmFactExtractor, may_leave
 from acm_ingest.outdated import outdated_statements
-from acm_ingest.pipeline import TurnPlan, pii_rules, plan_turn
+from acm_ingest.pipeline import TurnPlan, pii_rules, plan_turn, redacted_turn
 
 MAX_RELATED_PAIRS = 45  # co-mention edges per turn: enough for 10 entities, bounded for long tool outputs
 SEEN_ERRORS_KEY = "gate_seen_errors"
@@ -159,6 +156,11 @@ class IngestTurn:
 
     def __post_init__(self) -> None:
         self._batches = EmbedBatches(self.embedder)
+        if self.meaning is not None and self.meaning.embedder.name != self.embedder.name:
+            # Its pieces are embedded with the facts (one call for the turns in flight): one model for both.
+            raise ValueError(
+                f"the meaning check embeds with {self.meaning.embedder.name}, ingest with {self.embedder.name}"
+            )
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         """Writes the turn, then publishes what it changed with the job's counts (also when nothing was kept:
@@ -203,26 +205,32 @@ class IngestTurn:
             turn.traceparent,
         )
 
+    async def _orders(self, meaning: InjectionMeaning, text: str) -> tuple[str, ...]:
+        """The orders ``meaning`` finds in ``text``; its pieces join the embedder call of the turns in flight
+        (their facts and their own pieces: EmbedBatches), not a call of their own."""
+        pieces = meaning.pieces(text)
+        return meaning.orders_in(text, pieces, await self._batches.embed(pieces))
+
     async def _ingest(self, turn: Turn, parent: str, changes: Changes) -> dict[str, int]:
         scope = turn.scope
         schema = await self.schemas.latest(scope)
         seen = await self._seen_errors(scope)
         # Every string the turn carries (content, metadata, tool name, JSON decoded) is redacted before any
-        # step reads it: the gateway did so already, a direct Kafka publisher may not have.
+        # step reads it: the gateway did so already, a direct Kafka publisher may not have. One pass: the plan
+        # reads the redacted turn and its counts.
         rules = pii_rules(schema, self.secret_model)
-        turn, redacted = redact_turn(turn, rules)
+        turn, redacted = redacted_turn(turn, rules)
         call_key, named = await self._before(turn)
-        plan = plan_turn(turn, schema, frozenset(seen), call_key, named, self.secret_model)
+        plan = plan_turn(turn, schema, frozenset(seen), call_key, named, self.secret_model, redacted)
         if self.meaning is not None and plan.gate.keep and not plan.flagged and plan.text:
             # The rules cleared it; an order to the agent in other words is one still (acm.domain.injection_meaning).
             # Only the order goes: the turn stays a flagged episode, its other facts are kept as doubtful ones. (A
             # turn the rules flag keeps no fact: they read its sentences together, an authority claim in one and the
             # order in the next, so a split would keep the attack's other half; docs/privacy.md.)
-            orders = await asyncio.to_thread(self.meaning.orders, plan.text)
+            orders = await self._orders(self.meaning, plan.text)
             if orders:
                 plan = replace(plan, poisoning=(BY_MEANING,), facts=without_orders(plan.facts, orders), shown=plan.text)
-        redactions = Counter(plan.redactions) + Counter(redacted)
-        counts = {f"redacted_{kind}": n for kind, n in redactions.items()}
+        counts = {f"redacted_{kind}": n for kind, n in plan.redactions.items()}
         if not plan.gate.keep:
             return {"dropped": 1, f"dropped_{plan.gate.reason}": 1}
         if plan.gate.fingerprint:

@@ -42,9 +42,20 @@ class MeaningCheck:
         out: list[MeaningVerdict] = []
         at = 0
         for text, ps in zip(texts, split, strict=True):
-            out.append(model_verdict(self.model, text, ps, vectors[at : at + len(ps)]) if ps else NO_PIECES)
+            out.append(self._scored(text, ps, vectors[at : at + len(ps)]))
             at += len(ps)
         return out
+
+    def pieces(self, text: str) -> list[str]:
+        """What to embed (with self.embedder, in any call) for orders_in: the caller may batch them with others."""
+        return pieces(text)
+
+    def orders_in(self, text: str, ps: Sequence[str], vectors: Sequence[Sequence[float]]) -> tuple[str, ...]:
+        """orders() from the vectors of ``text``'s pieces (``ps``, as pieces() gave them), embedded by the caller."""
+        return self._scored(text, ps, vectors).orders(self.margin)
+
+    def _scored(self, text: str, ps: Sequence[str], vectors: Sequence[Sequence[float]]) -> MeaningVerdict:
+        return model_verdict(self.model, text, ps, vectors) if ps else NO_PIECES
 
     def instruction(self, text: str) -> MeaningVerdict | None:
         found = self.meaning(text)
