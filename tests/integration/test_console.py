@@ -26,7 +26,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from acm import topics
 from acm.adapters.embedded_bus import EmbeddedBus
 from acm.domain.scope import Scope
-from tests.support.acm_serve import ACM, acm_serve, free_port
+from tests.support.acm_serve import ACM, acm_serve
 from tests.support.events import turn_envelope
 
 ALICE = {"customerId": "acme", "userId": "alice", "sessionId": "s1"}
@@ -63,8 +63,8 @@ def _wait_done(http: httpx.Client, job_id: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
     root = tmp_path_factory.mktemp("console")
-    http_addr = f"127.0.0.1:{free_port()}"
-    with acm_serve(root / "data", env={"ACM_HTTP_ADDR": http_addr}) as served:
+    # Port 0, read back from the banner: a port chosen first could be taken by another worker's server meanwhile.
+    with acm_serve(root / "data", env={"ACM_HTTP_ADDR": "127.0.0.1:0"}) as served:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ACM_")} | {"ACM_DATA_DIR": str(served.data_dir)}
         made = subprocess.run(
             [ACM, "keys", "create", "--client", "local", "--role", "agent", "--customers", "acme"],
@@ -76,7 +76,8 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
         )
         agent_key = re.search(r"acm_[0-9a-f]+_\S+", made.stdout)
         assert agent_key is not None, made.stdout
-        url = f"http://{http_addr}"
+        url = served.http
+        assert url.startswith("http://127.0.0.1:"), url
         banner = (served.data_dir.parent / f"{served.data_dir.name}.serve.log").read_text()
         assert f"operator console: {url}/console/" in banner, banner  # the banner says where it is
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {served.api_key}"}, timeout=30) as http:

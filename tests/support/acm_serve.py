@@ -20,6 +20,7 @@ ACM = Path(sys.executable).parent / "acm"
 DEV_KEY_FILE = "dev-api-key"  # acm_cli.main.DEV_KEY_FILE, where `acm serve` writes its key
 # The banner's first line (acm_cli.main.banner) names the address the gateway listens on: port 0 resolved.
 LISTENING = re.compile(r"gateway acm\.v1\.Gateway on (\S+),")
+HTTP_LISTENING = re.compile(r"HTTP/JSON API on (https?://\S+) ")  # the line before, when it is served
 
 
 def free_port() -> int:
@@ -33,6 +34,7 @@ class AcmServer:
     addr: str
     api_key: str
     data_dir: Path
+    http: str = ""  # the HTTP/JSON API's base URL, when ACM_HTTP_ADDR asked for it (port 0 resolved)
 
 
 @contextmanager
@@ -51,9 +53,10 @@ def acm_serve(data_dir: Path, env: Mapping[str, str] | None = None, startup_s: f
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"acm serve did not start: {text}")
                 time.sleep(0.05)
-            listening = LISTENING.search(text)
+            listening, http = LISTENING.search(text), HTTP_LISTENING.search(text)
             assert listening, text
-            yield AcmServer(listening.group(1), (data_dir / DEV_KEY_FILE).read_text().strip(), data_dir)
+            key = (data_dir / DEV_KEY_FILE).read_text().strip()
+            yield AcmServer(listening.group(1), key, data_dir, http.group(1) if http else "")
         finally:
             proc.terminate()
             proc.wait(timeout=30)
