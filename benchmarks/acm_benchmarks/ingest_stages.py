@@ -263,6 +263,9 @@ def _wired_handler(
     register(Capture(), timed_rel, timed_cache, embedder, settings, owners)
     turns = handlers[topics.TURNS]
     turns.ingest.embedder = Timed(embedder, "embedder", timings)
+    if turns.ingest.meaning is not None:
+        # The injection meaning check's embedder calls count too (before issue 20 it made its own, one a turn).
+        turns.ingest.meaning.embedder = Timed(turns.ingest.meaning.embedder, "embedder", timings)
     turns.ingest.__post_init__()  # its embedding batches call the timed embedder
     turns.ingest.events = Timed(turns.ingest.events, "events", timings)
     turns.ingest.tokens = Timed(turns.ingest.tokens, "tokens", timings)
