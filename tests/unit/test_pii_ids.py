@@ -34,6 +34,10 @@ RULES = PiiRules(secret_model=False)  # the rules alone: the learned model is te
         # "2fa" inside a commit hash is no one-time code's cue.
         "Started by timer; Build #50485, commit 7fc92fa\n2026-09-05 12:35:18 Checking out 7fc92fa",
         "cvv length 3, case id 4521",
+        # A one-time code's look-alikes: a count after "sent", an error code explained, a version.
+        "the app sent 1200 notifications today; they sent 4500 invoices last month",
+        "The code 4012 means the card was declined by the issuer.",
+        "see the code 2024.1 release notes",
         # A cursor's random-looking value.
         "next cursor=eyJpZCI6IDE5NzAyMTIsICJ0cyI6IDE3Njc4ODEzMjR9 has_more=true",
         # A metric's value beside a 13-digit timestamp is no card printed 4-4-4-4.
@@ -59,6 +63,8 @@ def test_ids_are_not_redacted(text: str) -> None:
         ("card ends 1111, cvv: 482", "482"),
         ('{"cardCvc2": "0481"}', "0481"),
         ("信用卡安全码 913", "913"),
+        ("the bank just sent 482913 to my phone", "482913"),
+        ("Your verification code is 4821.", "4821"),
     ],
 )
 def test_secrets_beside_them_are_still_found(text: str, secret: str) -> None:

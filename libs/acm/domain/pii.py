@@ -916,9 +916,11 @@ def _keyed_secret(seg: str, low: str, m: re.Match[str]) -> Iterator[Span]:
 
 _OTP_VALUE = r"(?P<v>(?:g-)?(?:\d{2,4}(?:[ -]\d{2,4}){1,3}|\d{4,8}))"
 # A unit after the number makes it a size or a count, not a code ("the code is 2048 lines").
+# ... and so does a decimal or version going on ("the code 2024.1 release"), or a verb that explains an error code
+# ("the code 4012 means the card was declined").
 _NOT_A_CODE_AFTER = (
-    r"(?![a-z0-9_-]|[ \t]*(?:lines?|ms|s|secs?|seconds?|minutes?|mins?|bytes?|kb|mb|gb|%|px|chars?|characters|loc"
-    r"|times|errors?|tests?|files?|tokens?)\b)"
+    r"(?![a-z0-9_-]|[.,]\d|[ \t]*(?:lines?|ms|s|secs?|seconds?|minutes?|mins?|bytes?|kb|mb|gb|%|px|chars?|characters"
+    r"|loc|times|errors?|tests?|files?|tokens?|means|meant|indicates|signals|refers|stands)\b)"
 )
 _OTP_WORDS = ("code", "otp", "2fa", "one-time", "one time", "onetime", "authenticator", "mfa", "totp")
 # A number someone texted or messaged: "the number the bank texted is 785931", "the digits they sent me: 4410".
@@ -941,6 +943,8 @@ _OTP_SENT_DIRECT = re.compile(
     r"(?!\s*(?:units?|items?|dollars?|usd|eur|rmb|yuan|times|people|pcs|pieces|emails?|messages?|orders?|%))"
     r"|(?<![a-z])verification\s*[:：]\s*(?P<w>\d{4,8})(?![\d.,]\d)"
 )
+# A number followed by a plural noun counts it ("sent 4500 invoices"); not "… 4821 is", "… 4821 as".
+_COUNTED = re.compile(r"[ \t]+(?!(?:is|was|as|has|its|this|us|yes|his|hers|ours|yours|theirs)\b)[a-z]{2,}s\b")
 _CODE_IS = re.compile(r"(?<![a-z])code'?s\s+(?P<v>\d{4,8})(?![\d.,]\d)")  # "Code's 0792"
 _ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
 _OTP_TAIL = re.compile(
@@ -1034,6 +1038,8 @@ def _otps(t: _Text) -> Iterator[Span]:
     ):
         for m in _OTP_SENT_DIRECT.finditer(low):
             group = "v" if m.group("v") else "w"
+            if group == "v" and _COUNTED.match(low, m.end("v")):
+                continue  # "the app sent 1200 notifications": a count of what follows
             yield m.start(group), m.end(group), "otp"
     if "code's" in low or "codes " in low:
         for m in _CODE_IS.finditer(low):
