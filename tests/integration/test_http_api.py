@@ -138,7 +138,7 @@ def test_acm_serve_refuses_a_taken_http_address_in_one_line(tmp_path: Path) -> N
         addr = f"127.0.0.1:{taken.getsockname()[1]}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("ACM_")} | {"ACM_HTTP_ADDR": addr}
         done = subprocess.run(
-            [str(ACM), "serve", "--listen", f"127.0.0.1:{free_port()}", "--data-dir", str(tmp_path)],
+            [str(ACM), "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path)],
             env=env,
             capture_output=True,
             timeout=60,

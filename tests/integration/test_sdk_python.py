@@ -33,7 +33,7 @@ from acm_client import (
     Unauthenticated,
     Unavailable,
 )
-from tests.support.acm_serve import AcmServer, acm_serve, free_port
+from tests.support.acm_serve import AcmServer, acm_serve
 from tests.support.pki import Authority
 
 ALICE = Scope(customer_id="acme", user_id="alice", session_id="s1")
@@ -48,10 +48,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AcmServer]:
 
 class LateProxy:
     """A port that refuses connections for ``down_s`` seconds, then forwards each one to ``target``: a server
-    that is briefly down (restarting, or its pod being replaced)."""
+    that is briefly down (restarting, or its pod being replaced). The port is bound from the start and listens
+    after ``down_s``: connections are refused until then, and no other worker's server can be given it meanwhile."""
 
     def __init__(self, target: str, down_s: float) -> None:
-        self.addr = f"127.0.0.1:{free_port()}"
+        self._listener = socket.socket()
+        self._listener.bind(("127.0.0.1", 0))
+        self.addr = f"127.0.0.1:{self._listener.getsockname()[1]}"
         self._target, self._down_s = target, down_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -59,8 +62,8 @@ class LateProxy:
 
     def _serve(self) -> None:
         time.sleep(self._down_s)
-        host, _, port = self.addr.rpartition(":")
-        with socket.create_server((host, int(port))) as listener:
+        with self._listener as listener:
+            listener.listen()
             listener.settimeout(0.1)
             while not self._stop.is_set():
                 try:
@@ -149,9 +152,9 @@ def test_idempotent_calls_are_retried_until_the_server_is_back(server: AcmServer
 
 
 def test_without_retries_or_for_a_call_that_is_not_idempotent_the_first_unavailable_is_raised(
-    server: AcmServer,
+    server: AcmServer, refused_port: int
 ) -> None:
-    closed = f"127.0.0.1:{free_port()}"
+    closed = f"127.0.0.1:{refused_port}"
     with Client(closed, server.api_key, retry=Retry(attempts=3, initial_backoff=0.01, max_backoff=0.01)) as acm:
         with pytest.raises(Unavailable) as read:
             acm.fetch(ALICE, "x")
@@ -164,11 +167,11 @@ def test_without_retries_or_for_a_call_that_is_not_idempotent_the_first_unavaila
         assert anonymous_turn.value.attempts == 1
 
 
-def test_every_call_has_a_deadline_that_its_retries_share(server: AcmServer) -> None:
+def test_every_call_has_a_deadline_that_its_retries_share(server: AcmServer, refused_port: int) -> None:
     with Client(server.addr, server.api_key) as acm, pytest.raises(DeadlineExceeded):
         acm.fetch(ALICE, "where do I live?", deadline=0.001)
     patient = Retry(attempts=1000, initial_backoff=0.2, max_backoff=0.2)
-    with Client(f"127.0.0.1:{free_port()}", server.api_key, retry=patient) as acm:
+    with Client(f"127.0.0.1:{refused_port}", server.api_key, retry=patient) as acm:
         started = time.monotonic()
         with pytest.raises(AcmError) as late:
             acm.fetch(ALICE, "x", deadline=1.0)
