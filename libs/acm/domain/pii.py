@@ -44,6 +44,9 @@ PLACEHOLDER = "[REDACTED:{kind}]"
 _PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z_]+\]")
 
 Span = tuple[int, int, str]  # (start, end, kind) on the scanned segment
+# A detector's "this value is not a secret" (an error code, a count of codes sent): the learned model does not score
+# it, and it is never redacted.
+_CLEARED = "cleared"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +178,8 @@ def _redact_under_key(value: str, key: str, rules: PiiRules, counts: dict[str, i
         # "token_id", "next_page_token", "ETag": an identifier's member; a secret there only by its own format.
         formatted = list(_formatted_secrets(_Text(value, value.lower(), ())))
         spans = [(s, e, k) for s, e, k in spans if k != "secret" or any(s < fe and e > fs for fs, fe, _k in formatted)]
+    if spans and _APPROVAL_KEY.search(prefix.lower()):
+        spans = [sp for sp in spans if sp[2] != "otp"]  # {"auth_code": "482913"}: a card network's approval
     if not spans:
         return _redact_plain(value, rules, counts) if has_escapes(value) else value
     return _apply(value, spans, counts)
@@ -263,6 +268,8 @@ def _segment_spans(segment: str, detectors: list[Detector], learned: bool) -> li
     spans = [span for detect in detectors for span in detect(text)]
     if learned:  # a second opinion after the rules: where a rule found something, its span and kind stand
         spans.extend(list(_learned_secrets(text, spans)))
+    # Values a rule read as something else (an error code, a count) are no secret for the model either.
+    spans = [sp for sp in spans if sp[2] != _CLEARED]
     return _merge(spans) if spans else []
 
 
@@ -943,9 +950,51 @@ _OTP_SENT_DIRECT = re.compile(
     r"(?!\s*(?:units?|items?|dollars?|usd|eur|rmb|yuan|times|people|pcs|pieces|emails?|messages?|orders?|%))"
     r"|(?<![a-z])verification\s*[:：]\s*(?P<w>\d{4,8})(?![\d.,]\d)"
 )
-# A number followed by a plural noun counts it ("sent 4500 invoices"); not "… 4821 is", "… 4821 as".
-_COUNTED = re.compile(r"[ \t]+(?!(?:is|was|as|has|its|this|us|yes|his|hers|ours|yours|theirs)\b)[a-z]{2,}s\b")
+# A number followed by a plural noun counts it ("sent 4500 invoices", "sent 6636 push notifications"); not "… 4821
+# is", "… 4821 as", "… 4821 via sms".
+_COUNTED = re.compile(
+    r"[ \t]+(?:(?!(?:via|by|in|to|on|at|from|for|over|through|as|is|was)\b)[a-z]+[ \t]+)?"
+    r"(?!(?:is|was|as|has|its|this|us|yes|his|hers|ours|yours|theirs|sms)\b)[a-z]{2,}s\b"
+)
 _CODE_IS = re.compile(r"(?<![a-z])code'?s\s+(?P<v>\d{4,8})(?![\d.,]\d)")  # "Code's 0792"
+# A noun before "code" that names another kind of code: "error codes 4012 and 4013", "94107 is the zip code".
+_OTHER_CODE = re.compile(
+    r"(?:zip|postal|post|area|country|currency|error|status|exit|return|response|reason|promo|promotional|coupon"
+    r"|discount|voucher|gift|referral|invite|invitation|product|item|sku|airport|iata|booking|tracking|source|qr|bar"
+    r"|cpt|icd|diagnosis|procedure|billing|tax|swift|bank|branch|sort|routing|fare|seat|station|city|region|store"
+    r"|department|colou?r|style|dress|event|class)\s+$"
+)
+# "Auth code" and "confirmation code" also name a card network's approval and a booking's reference: near a
+# payment's or a booking's words (and no sign-in's), they are that.
+_AMBIGUOUS_QUALIFIER = frozenset({"auth", "authorization", "confirmation", "confirm"})
+_PAYMENT_OR_BOOKING = re.compile(
+    r"receipt|approved|card|charge|payment|purchase|transaction|terminal|merchant|hotel|reservation|booking|booked"
+    r"|table|check-in|check in|flight|itinerary|order|stay|刷卡|消费|小票|交易|商户|预订|订单|酒店|入住|航班|机票"
+)
+_SIGN_IN = re.compile(
+    r"sign[- ]?in|log[- ]?in|verif|one[- ]?time|otp|2fa|two[- ]factor|share|expire|valid for|验证|登录|泄露|有效"
+)
+
+
+# A member named for an approval code is a payment processor's (ISO 8583 field 38, printed on receipts): an API prints a
+# one-time code as otp / verification_code / …, and an OAuth authorization code is long and random (a secret's rules).
+_APPROVAL_KEY = re.compile(r"(?:^|\s)(?:auth|authori[sz]ation|approval)\s+code:\s$|^授权码:\s$")
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？;；\n](?:\s|$)|[。！？；\n]")
+
+
+def _means_other_code(low: str, start: int, end: int) -> bool:
+    """Whether an ambiguous cue at low[start:end] sits among a payment's or a booking's words, with no sign-in's in
+    its sentence."""
+    if not _PAYMENT_OR_BOOKING.search(low, max(0, start - 120), end + 120):
+        return False
+    head = max(0, start - 160)
+    before = [m.end() for m in _SENTENCE_END.finditer(low, head, start)]
+    after = _SENTENCE_END.search(low, end)
+    return not _SIGN_IN.search(low, before[-1] if before else head, after.start() if after else end + 160)
+
+
 _ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
 _OTP_TAIL = re.compile(
     r"(?:\s+(?:pass(?:word|code)|code|pin|token))?(?:\s+(?:is|was))?\s*[:：#-]?\s*(?:is\s+)?"
@@ -958,6 +1007,12 @@ _OTP_GAP_TAIL = re.compile(
     r"(?:\s+(?!is\b|was\b|says\b|reads\b|shows\b)[a-z][a-z'’-]*){0,8}?\s+(?:is|was|are|were|says|said|reads|shows"
     r"|showed|displays|gives|gave)\s*(?:me\s+)?:?\s*" + _OTP_VALUE + _NOT_A_CODE_AFTER
 )
+# "TOTP for the admin console: 602589", "the verification code for Acme: 482913": what the code is for, then a colon.
+_OTP_FOR_TAIL = re.compile(
+    r"\s+for\s+(?:[a-z][a-z'’-]*\s+){0,4}?[a-z][a-z'’-]*\s*[:：]\s*" + _OTP_VALUE + _NOT_A_CODE_AFTER
+)
+# Qualifiers that only point at a code ("the code", "your code"): not enough for a label before a colon.
+_POINTING = frozenset({"use", "enter", "type", "your", "my", "the", "this", "digit", "digits"})
 # "Enter 314585 to verify your account", "use 4821 to sign in"
 _OTP_ENTER = re.compile(
     r"(?:enter|use|type|input|submit)\s+(?:the\s+)?(?:code\s+)?(?P<v>\d{4,8})\s+(?:to|as|for)\s+(?:verify|sign|log"
@@ -968,10 +1023,11 @@ _OTP_REVERSED = re.compile(
     r"(?P<v>(?:g-)?\d{4,8})\s+(?:is|was|as)\s+(?:your|the|my)\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b"
 )
 _OTP_ZH = re.compile(
-    r"(?:验证码|校验码|动态码|动态密码|短信码|驗證碼|校驗碼|确认码|授权码)[^\d。！？!?\n号]{0,10}?(?:是|为|為|:|：)?\s*"
+    r"(?P<cue>验证码|校验码|动态码|动态密码|短信码|驗證碼|校驗碼|确认码|授权码)[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*"
     + _OTP_VALUE
     + r"(?!\d)"
 )
+_ZH_COUNT = re.compile(r"\s*(?:条|次|个|人|元|件|份|笔|张|秒|毫秒|天|小时)")  # a measure word: the number counts
 
 
 def _otp_span(m: re.Match[str]) -> Span | None:
@@ -999,7 +1055,7 @@ def _otp_span(m: re.Match[str]) -> Span | None:
 # "Code 434640 - do not share", "123456 (valid for 5 minutes)": a short number with the warning every one-time
 # code message carries.
 _OTP_WARNED = re.compile(
-    r"(?<![\w.,/:-])(?P<v>\d{4,8})(?![\w.,/:-]|\s*(?:%|[a-z]{1,3}\b))[^\d\n]{0,30}?(?:do\s+not\s+share|don'?t\s+share"
+    r"(?<![\w.,/:-])(?P<v>\d{4,8})(?![\w,/:-]|\.\w|\s*(?:%|[a-z]{1,3}\b))[^\d\n]{0,30}?(?:do\s+not\s+share|don'?t\s+share"
     r"|never\s+share|not\s+share\s+(?:it|this)|do\s+not\s+disclose|valid\s+for\s+\d+\s*(?:min|minutes|mins)"
     r"|expires?\s+in\s+\d+\s*(?:min|minutes|mins|seconds)|请勿泄露|切勿泄露|不要告诉|分钟内有效)"
 )
@@ -1016,11 +1072,23 @@ def _otps(t: _Text) -> Iterator[Span]:
             word = m.group(0)
             if not _starts_word(low, m.start()) or (m.start() and low[m.start() - 1] in _ASCII_ALNUM):
                 continue  # "7fc92fa": "2fa" inside a hash
-            if word == "code" and not _OTP_QUALIFIER.search(low, max(0, m.start() - 24), m.start()):
-                continue
+            qualifier = ""
+            if word == "code":
+                q = _OTP_QUALIFIER.search(low, max(0, m.start() - 24), m.start())
+                if not q:
+                    continue
+                qualifier = q.group(0).split()[-1]
+                if qualifier in _AMBIGUOUS_QUALIFIER and _means_other_code(low, q.start(), m.end()):
+                    # "the auth code on the receipt is 450467", "the hotel confirmation code is …"
+                    other = _OTP_TAIL.match(low, m.end())
+                    if other:
+                        yield other.start("v"), other.end("v"), _CLEARED
+                    continue
             if word.startswith("one") and not _ONE_TIME_NOUN.match(low, m.end()):
                 continue
             tail = _OTP_TAIL.match(low, m.end()) or _OTP_GAP_TAIL.match(low, m.end())
+            if tail is None and qualifier not in _POINTING:
+                tail = _OTP_FOR_TAIL.match(low, m.end())
             span = _otp_span(tail) if tail else None
             if span:
                 yield span
@@ -1039,11 +1107,13 @@ def _otps(t: _Text) -> Iterator[Span]:
         for m in _OTP_SENT_DIRECT.finditer(low):
             group = "v" if m.group("v") else "w"
             if group == "v" and _COUNTED.match(low, m.end("v")):
-                continue  # "the app sent 1200 notifications": a count of what follows
+                yield m.start("v"), m.end("v"), _CLEARED  # "the app sent 1200 notifications": a count
+                continue
             yield m.start(group), m.end(group), "otp"
     if "code's" in low or "codes " in low:
         for m in _CODE_IS.finditer(low):
-            yield m.start("v"), m.end("v"), "otp"
+            other = _OTHER_CODE.search(low, max(0, m.start() - 16), m.start())
+            yield m.start("v"), m.end("v"), _CLEARED if other else "otp"
     if "enter" in low or "use" in low or "type" in low or "input" in low or "submit" in low:
         for m in _OTP_ENTER.finditer(low):
             if _starts_word(low, m.start()):
@@ -1051,9 +1121,14 @@ def _otps(t: _Text) -> Iterator[Span]:
     if " your " in low or " the " in low or " my " in low:
         for m in _OTP_REVERSED.finditer(low):
             if m.start() == 0 or not low[m.start() - 1].isalnum():
-                yield m.start("v"), m.end("v"), "otp"
+                other = _OTHER_CODE.search(low, max(0, m.end() - 40), m.end() - len(m.group(0).split()[-1]))
+                yield m.start("v"), m.end("v"), _CLEARED if other else "otp"  # "94107 is the zip code"
     if "码" in low or "碼" in low:
         for m in _OTP_ZH.finditer(low):
+            approval = m.group("cue") in ("确认码", "授权码") and _means_other_code(low, m.start(), m.end())
+            if approval or _ZH_COUNT.match(low, m.end()):  # "授权码 614143" on a receipt, "发送验证码 7765 条"
+                yield m.start("v"), m.end("v"), _CLEARED
+                continue
             span = _otp_span(m)
             if span:
                 yield span
