@@ -5,10 +5,8 @@ Qdrant server runs here), and Fetch over gRPC returning them in scope and nothin
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import uuid
@@ -53,21 +51,13 @@ from acm_retrieve.settings import RetrieveSettings
 from tests.e2e.agent_session import run_agent_session
 from tests.e2e.scenario import BOB, check_bad_requests, run_scenario
 from tests.support.events import collect_dead_letters, turn_envelope
+from tests.support.ports import unused_ports
 
 pytestmark = [pytest.mark.infra, pytest.mark.e2e]
 
 SERVICES = ("gateway", "retrieve", "ingest", "architect", "anticipate", "compact")
 SERVICE_TOKEN_SECRET = f"e2e-{uuid.uuid4().hex}"  # signs gateway/anticipate → retrieve/architect/compact calls
 LISTENERS = ("gateway", "retrieve", "architect", "compact")  # gRPC servers; the others only serve health
-
-
-def free_ports(n: int) -> list[int]:
-    """``n`` distinct free ports: the sockets stay bound until all are chosen, so none is handed out twice."""
-    with contextlib.ExitStack() as held:
-        socks = [held.enter_context(socket.socket()) for _ in range(n)]
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in socks]
 
 
 @dataclass
@@ -138,7 +128,7 @@ async def stack(
     database: str, kafka_bootstrap: str, neo4j_uri: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Stack]:
     work = tmp_path_factory.mktemp("distributed")
-    *service_ports, http_port = free_ports(len(SERVICES) + 1)
+    *service_ports, http_port = unused_ports(len(SERVICES) + 1)
     ports = dict(zip(SERVICES, service_ports, strict=True))
     namespace = f"e2e-{uuid.uuid4().hex[:8]}."  # this run's topics and groups only
     common = {

@@ -111,9 +111,7 @@ def test_a_second_server_on_the_same_port_is_refused(served: Served, tmp_path: P
 
 
 def test_a_second_server_on_the_same_data_folder_is_refused(served: Served, tmp_path: Path) -> None:
-    done = _run(
-        [ACM, "serve", "--listen", "127.0.0.1:0"], cwd=tmp_path, ACM_DATA_DIR=str(served.data_dir)
-    )
+    done = _run([ACM, "serve", "--listen", "127.0.0.1:0"], cwd=tmp_path, ACM_DATA_DIR=str(served.data_dir))
     line = _one_line_refusal(done)
     assert "in use" in line and str(served.data_dir) in line and "--data-dir" in line, line
 

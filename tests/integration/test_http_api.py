@@ -16,7 +16,8 @@ import pytest
 
 from acm.auth import create_api_key
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
-from tests.support.acm_serve import ACM, acm_serve, free_port
+from tests.support.acm_serve import ACM, acm_serve
+from tests.support.ports import unused_ports
 
 ALICE = {"customerId": "acme", "userId": "alice", "sessionId": "s1"}
 
@@ -121,7 +122,7 @@ async def test_bad_requests_and_missing_things(http: httpx.AsyncClient) -> None:
 
 
 async def test_acm_serve_serves_the_http_api_where_acm_http_addr_says(tmp_path: Path) -> None:
-    port = free_port()
+    [port] = unused_ports(1)
     with acm_serve(tmp_path / "acm", {"ACM_HTTP_ADDR": f"127.0.0.1:{port}"}) as served:
         assert f"HTTP/JSON API on http://127.0.0.1:{port}" in (tmp_path / "acm.serve.log").read_text()
         params = {"scope.customerId": "acme", "scope.userId": "alice"}

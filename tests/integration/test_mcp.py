@@ -21,6 +21,7 @@ from mcp.types import CallToolResult, TextContent
 
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_cli.mcp_server import McpConfig, build_server
+from tests.support.ports import unused_ports
 
 ACM = str(Path(sys.executable).parent / "acm")
 TOOLS = {"remember", "recall", "forget", "list_memories", "get_memory"}
@@ -32,12 +33,6 @@ async def acm(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Embedde
     settings = EmbeddedSettings(data_dir=data, listen_addr="127.0.0.1:0", embedder="wordllama", prefetch=False)
     async with EmbeddedAcm(settings) as embedded:
         yield embedded
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _user() -> str:
@@ -117,7 +112,7 @@ async def test_stdio_every_tool(acm: EmbeddedAcm, tmp_path: Path) -> None:
 
 @pytest.fixture
 def http_server(acm: EmbeddedAcm, tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
+    [port] = unused_ports(1)
     args = [ACM, *_args(acm, _user(), "-s", "s1", "--transport", "http", "--listen", f"127.0.0.1:{port}")]
     err = open(tmp_path / "mcp.err", "wb")
     proc = subprocess.Popen(args, env=_env(tmp_path), stdout=subprocess.DEVNULL, stderr=err)

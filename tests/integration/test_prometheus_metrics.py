@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,14 +29,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from acm import topics
 from acm.adapters.kafka_bus import KafkaBus
+from tests.support.ports import unused_ports
 
 Samples = list[tuple[str, dict[str, str], float]]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _scrape(port: int) -> Samples:
@@ -125,7 +119,7 @@ def test_a_kafka_consumer_serves_lag_handler_latency_and_dead_letters(
     database: str, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
     namespace = f"metrics-{uuid.uuid4().hex[:8]}."
-    health_port, metrics_port = _free_port(), _free_port()
+    health_port, metrics_port = unused_ports(2)
     env = _clean_env(
         ACM_DATABASE_URL=database,
         ACM_BUS_URL=f"kafka://{kafka_bootstrap}?namespace={namespace}",
@@ -158,7 +152,7 @@ def test_a_kafka_consumer_serves_lag_handler_latency_and_dead_letters(
 
 
 def test_embedded_acm_serves_job_states_handler_and_fetch_latency(tmp_path: Path) -> None:
-    grpc_port, metrics_port = _free_port(), _free_port()
+    grpc_port, metrics_port = unused_ports(2)
     data, addr = tmp_path / "acm", f"127.0.0.1:{grpc_port}"
     # No HTTP API: by default `acm serve` takes 127.0.0.1:8080 when free, and another worker's `acm serve`
     # starting at the same time saw it free too (one of them exits).

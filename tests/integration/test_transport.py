@@ -6,10 +6,8 @@ start; renewed certificate files are served to new connections without a restart
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import uuid
@@ -36,6 +34,7 @@ from acm.v1 import common_pb2
 from acm_cli.embedded import EmbeddedAcm, EmbeddedSettings
 from acm_gateway.settings import GatewaySettings
 from tests.support.pki import Authority, Issued
+from tests.support.ports import unused_ports
 
 ACM = str(Path(sys.executable).parent / "acm")
 API = ["acm.v1.Retrieve"]  # any service name: a server with an API, not health alone
@@ -250,14 +249,6 @@ async def test_store_urls_carry_their_tls_settings_to_the_clients(
         await RedisCache.open(redis_url.replace("redis://", "rediss://", 1), timeout_s=2)
 
 
-def _free_ports(n: int) -> list[int]:
-    with contextlib.ExitStack() as held:
-        socks = [held.enter_context(socket.socket()) for _ in range(n)]
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in socks]
-
-
 def _start(name: str, env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
     with log_path.open("wb") as log:
         return subprocess.Popen([sys.executable, "-m", f"acm_{name}"], env=env, stdout=log, stderr=log)
@@ -281,7 +272,7 @@ async def test_gateway_reaches_the_architect_process_over_mtls(
     client certificate from the CA; the gateway serves TLS to the SDK and dials the architect with its own
     certificate, checking the architect's (issued for acm-architect) against the CA. DefineAgent goes through
     both; a caller without a client certificate cannot reach the architect at all."""
-    gateway_port, architect_port, gateway_probe, architect_probe, retrieve_port = _free_ports(5)
+    gateway_port, architect_port, gateway_probe, architect_probe, retrieve_port = unused_ports(5)
     architect_cert = pki.ca.issue("architect", dns=("acm-architect",), ips=())
     common = {
         **{k: v for k, v in os.environ.items() if not k.startswith("ACM_")},
