@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -21,12 +20,6 @@ DEV_KEY_FILE = "dev-api-key"  # acm_cli.main.DEV_KEY_FILE, where `acm serve` wri
 # The banner's first line (acm_cli.main.banner) names the address the gateway listens on: port 0 resolved.
 LISTENING = re.compile(r"gateway acm\.v1\.Gateway on (\S+),")
 HTTP_LISTENING = re.compile(r"HTTP/JSON API on (https?://\S+) ")  # the line before, when it is served
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass(frozen=True)
