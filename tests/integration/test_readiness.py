@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from acm.adapters.kafka_bus import KafkaBus
 from acm.adapters.postgres_store import PostgresStore
 from acm.runtime import LIVENESS, HealthServer, dependency_checks
+from tests.support.ports import unused_ports
 
 pytestmark = pytest.mark.infra
 
@@ -28,16 +29,16 @@ NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 class Relay:
     """A TCP relay from a local port to ``target``; stop() closes the port and every relayed connection, start()
-    opens the same port again. The first start binds port 0: a port chosen before could be taken by then."""
+    opens the same port again. The port is below the kernel's ephemeral range (unused_ports): while the relay is
+    stopped, no other worker's port-0 server can be given it."""
 
     def __init__(self, target: tuple[str, int]) -> None:
-        self.port, self.target = 0, target
+        [self.port], self.target = unused_ports(1), target
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
-        self.port = int(self._server.sockets[0].getsockname()[1])
 
     async def stop(self) -> None:
         if self._server is not None:
