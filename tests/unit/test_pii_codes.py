@@ -27,6 +27,8 @@ DEV = Path(__file__).parents[1] / "data" / "safety" / "make_dev_codes.py"
         "交易成功，授权码 382910，请核对小票。",
         # A noun that names another kind of code.
         "60614 is the zip code we ship from.",
+        "60614, the zip code of the warehouse",
+        "Your zip code is 60614 and your order code is 482913.",
         "Error codes 5021 and 5022 are retried by the client.",
         # A count: a plural noun after one modifier word, a Chinese measure word.
         "Last week they sent 3120 marketing emails.",
@@ -41,7 +43,11 @@ def test_look_alikes_keep_their_values(text: str) -> None:
 
 def test_a_value_the_rules_read_as_another_code_is_no_secret_for_the_model_either() -> None:
     # Without the rules' verdict the learned model scores these numbers by the code-ish words around them.
-    for text in ("今天共发送验证码 7765 条。", "Error codes 9388 and 3428 both mean the session timed out."):
+    for text in (
+        "今天共发送验证码 7765 条。",
+        "Error codes 9388 and 3428 both mean the session timed out.",
+        "my member code is 602217 if the desk asks",
+    ):
         assert redact(text).text == text
 
 
@@ -49,9 +55,8 @@ def test_a_json_member_named_for_an_approval_code_keeps_its_value() -> None:
     charge = {"id": "ch_1", "amount": 4200, "authorization_code": "731904", "authCode": 731904, "approval_code": "a1"}
     assert redact_text(json.dumps(charge), RULES) == json.dumps(charge)
     # An API prints a one-time code under its own name.
-    assert json.loads(redact_text(json.dumps({"verification_code": "731904"}), RULES)) == {
-        "verification_code": "[REDACTED:otp]"
-    }
+    codes = {"verification_code": "731904", "smsVerifyCode": "5521"}
+    assert json.loads(redact_text(json.dumps(codes), RULES)) == {k: "[REDACTED:otp]" for k in codes}
 
 
 @pytest.mark.parametrize(
@@ -60,6 +65,11 @@ def test_a_json_member_named_for_an_approval_code_keeps_its_value() -> None:
         ("Code: 793072. Do not share it with anyone.", "793072"),  # a full stop after the code
         ("TOTP for the build server: 602589", "602589"),  # what the code is for, then a colon
         ("the verification code for Acme: 4410", "4410"),
+        ("ok I have your code, it's 228104", "228104"),  # "the code, it's …"
+        ("Your Steam code is 55120.", "55120"),  # a service's name before "code"
+        ("login ok after otp=448210", "448210"),  # key=value
+        ("448210 (the code from the e-mail)", "448210"),  # the code first, then what it is
+        ("448210 — that's the code they sent", "448210"),
         ("the auth code to log in is 482913", "482913"),  # an ambiguous cue with no payment's words: still a code
         ("the bank sent 482913 via sms", "482913"),  # "via sms" is no count
     ],
@@ -91,7 +101,7 @@ def _score(lines: list[dict[str, Any]], rules: PiiRules) -> tuple[int, int, int,
 
 def test_dev_set_of_codes_and_look_alikes() -> None:
     """tests/data/safety/make_dev_codes.py at seed 3131, which was only measured while the rules were written (its
-    misses never read): at least 99 % of the codes found and 98 % of `otp` placeholders on a code (94.0 % and 62.0 %
+    misses never read): at least 99 % of the codes found and 98 % of `otp` placeholders on a code (94.5 % and 60.4 %
     before)."""
     lines = runpy.run_path(str(DEV))["generate"](3131)
     codes, found, placed, right = _score(lines, PiiRules())

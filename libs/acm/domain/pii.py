@@ -940,8 +940,9 @@ _DIGITS = re.compile(r"\d+")
 # "code" alone is everywhere (error code, zip code, source code): it needs a qualifier before it.
 _OTP_QUALIFIER = re.compile(
     r"(?:verification|security|auth|authentication|authorization|login|log-in|log in|sign-in|sign in|signin"
-    r"|access|sms|text|2fa|mfa|otp|one-time|one time|onetime|confirmation|confirm|two-factor|two factor|2-step"
-    r"|use|enter|type|your|my|the|this|digit|digits|\d-digit)\s+$"
+    r"|access|sms|text|2fa|mfa|otp|one-time|one time|onetime|confirmation|confirm|verify|two-factor|two factor|2-step"
+    r"|use|enter|type|your|my|the|this|digit|digits|\d-digit"
+    r"|(?:your|my)\s+[a-z][\w&'.-]*)\s+$"  # "your Lyft code is 4821": a service's name (not another code's noun)
 )
 # "the code they emailed me 176066", "the bank just sent 874943", "Verification: 2414".
 _OTP_SENT_DIRECT = re.compile(
@@ -962,7 +963,9 @@ _OTHER_CODE = re.compile(
     r"(?:zip|postal|post|area|country|currency|error|status|exit|return|response|reason|promo|promotional|coupon"
     r"|discount|voucher|gift|referral|invite|invitation|product|item|sku|airport|iata|booking|tracking|source|qr|bar"
     r"|cpt|icd|diagnosis|procedure|billing|tax|swift|bank|branch|sort|routing|fare|seat|station|city|region|store"
-    r"|department|colou?r|style|dress|event|class)\s+$"
+    r"|department|colou?r|style|dress|event|class|order|ticket|member|membership|customer|employee|student|course"
+    r"|account|reference|case|invoice|shipment|room|table|flight|vehicle|model|part|serial|batch|lot|unit|program"
+    r"|project|cost|budget|isbn|unicode|hex)\s+$"
 )
 # "Auth code" and "confirmation code" also name a card network's approval and a booking's reference: near a
 # payment's or a booking's words (and no sign-in's), they are that.
@@ -996,10 +999,10 @@ def _means_other_code(low: str, start: int, end: int) -> bool:
 
 
 _ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
+# "… code is 482913", "… code: 482913", "the code, it's 482913".
 _OTP_TAIL = re.compile(
-    r"(?:\s+(?:pass(?:word|code)|code|pin|token))?(?:\s+(?:is|was))?\s*[:：#-]?\s*(?:is\s+)?"
-    + _OTP_VALUE
-    + _NOT_A_CODE_AFTER
+    r"(?:\s+(?:pass(?:word|code)|code|pin|token))?(?:\s+(?:is|was)|\s*,?\s+it(?:'s|’s|\s+is|\s+was))?\s*[:：#=-]?\s*"
+    r"(?:is\s+)?" + _OTP_VALUE + _NOT_A_CODE_AFTER
 )
 # "the OTP code you sent is 481516", "the code you texted me a minute ago is 872456": up to 8 words
 # (letters only: no number, no sentence end) between the cue and "is/was" and the code.
@@ -1019,8 +1022,10 @@ _OTP_ENTER = re.compile(
     r"|confirm|complete|continue|authenticate|activate|reset|finish|proceed|your\s+(?:verification|login|otp))"
 )
 # "482913 is your verification code"
+# "482913 is your verification code", "482913 — that's the code from the text", "482913 (the SMS code)"
 _OTP_REVERSED = re.compile(
-    r"(?P<v>(?:g-)?\d{4,8})\s+(?:is|was|as)\s+(?:your|the|my)\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b"
+    r"(?P<v>(?:g-)?\d{4,8})(?:\s+(?:is|was|as)|\s*[—–,(-]\s*(?:(?:that|it)(?:'s|’s|\s+is|\s+was)\s+)?)\s*"
+    r"(?:your|the|my)\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b"
 )
 _OTP_ZH = re.compile(
     r"(?P<cue>验证码|校验码|动态码|动态密码|短信码|驗證碼|校驗碼|确认码|授权码)[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*"
@@ -1065,8 +1070,8 @@ def _otps(t: _Text) -> Iterator[Span]:
     low = t.low
     if "share" in low or "disclose" in low or "valid for" in low or "expire" in low or "泄露" in low or "有效" in low:
         for m in _OTP_WARNED.finditer(low):
-            if not _NOT_CARD_CUE.search(low, max(0, m.start() - 24), m.start()):  # "order 552019 …"
-                yield m.start("v"), m.end("v"), "otp"
+            named = _NOT_CARD_CUE.search(low, max(0, m.start() - 24), m.start())  # "order 552019 …", "quote …"
+            yield m.start("v"), m.end("v"), _CLEARED if named else "otp"
     if any(w in low for w in _OTP_WORDS):
         for m in _OTP_ANCHOR.finditer(low):
             word = m.group(0)
@@ -1078,6 +1083,11 @@ def _otps(t: _Text) -> Iterator[Span]:
                 if not q:
                     continue
                 qualifier = q.group(0).split()[-1]
+                if _OTHER_CODE.search(low, q.start(), m.start()):  # "your zip code is 94107", "my order code: 4821"
+                    other = _OTP_TAIL.match(low, m.end())
+                    if other:
+                        yield other.start("v"), other.end("v"), _CLEARED
+                    continue
                 if qualifier in _AMBIGUOUS_QUALIFIER and _means_other_code(low, q.start(), m.end()):
                     # "the auth code on the receipt is 450467", "the hotel confirmation code is …"
                     other = _OTP_TAIL.match(low, m.end())
@@ -1118,7 +1128,7 @@ def _otps(t: _Text) -> Iterator[Span]:
         for m in _OTP_ENTER.finditer(low):
             if _starts_word(low, m.start()):
                 yield m.start("v"), m.end("v"), "otp"
-    if " your " in low or " the " in low or " my " in low:
+    if "your " in low or "the " in low or "my " in low:
         for m in _OTP_REVERSED.finditer(low):
             if m.start() == 0 or not low[m.start() - 1].isalnum():
                 other = _OTHER_CODE.search(low, max(0, m.end() - 40), m.end() - len(m.group(0).split()[-1]))

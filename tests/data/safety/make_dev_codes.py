@@ -154,6 +154,9 @@ NEG_EN: list[list[Frag]] = [
     ["Use the code in branch release-", D4, " for the hotfix."],
     ["The gift card code is ", N(_alnum(10)), ", balance $50."],
     ["Call our support line and press 1; your case code is ", D6, "."],
+    ["Your order code is ", D6, "; keep it for returns."],
+    ["", D5, ", the zip code, is on the label."],
+    ["my member code is ", D6, " if the desk asks"],
 ]
 
 # Real one-time codes in English text.
@@ -178,6 +181,11 @@ POS_EN: list[list[Frag]] = [
     ["the login code from the text message is ", CP, ", can you finish the transfer?"],
     ["TOTP for the admin console: ", CP],
     ["yes, the code on my phone says ", CP],
+    ["", CP, " — that's the code from the text"],
+    ["Here you go: ", CP, " (the SMS code)"],
+    ["Your {brand} code is ", CP, "."],
+    ["{brand} verify code: ", CP],
+    ["I have your code, it's ", CP],
 ]
 
 NEG_ZH: list[list[Frag]] = [
@@ -253,6 +261,7 @@ JSON_NEG: list[JsonMember] = [
     ("order_id", _digits(12, 16), False),
     ("message", lambda r: r.choice(("验证码错误", "invalid code", "code sent", "验证码已发送")), False),
     ("created_at", _epoch, False),
+    ("order_code", _digits(6, 6), False),
 ]
 JSON_POS: list[JsonMember] = [
     ("otp", _code_plain, True),
@@ -265,6 +274,7 @@ JSON_POS: list[JsonMember] = [
     ("login_code", _code_plain, True),
     ("twoFactorCode", _code_plain, True),
     ("email_verification_code", _code_plain, True),
+    ("verifyCode", _code_plain, True),
 ]
 TOOLS = ("auth.verify", "payments.charge", "bookings.get", "orders.lookup", "sms.send", "crm.update", "login")
 
