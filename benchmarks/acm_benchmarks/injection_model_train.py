@@ -1,7 +1,7 @@
 """Trains the learned injection check (acm.domain.injection_model) and writes its weights into the package:
 
     python -m acm_benchmarks.injection_model_train [--embedder bge-small-en-v1.5-int8] [--seed 18] [--fp 0.5]
-        [--write libs/acm/domain/injection_weights.py]
+        [--write libs/acm/domain/injection_weights.py] [--notices]
 
 Data: acm_benchmarks.injection_model_data (contrastive speech-act frames, seeded), split by rendering template into
 train and dev. Each line is cut into the pieces the product scores (acm.domain.injection_meaning.pieces); a piece
@@ -96,9 +96,15 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=18)
     p.add_argument("--fp", type=float, default=0.5, help="false positives allowed on the dev negatives, %%")
     p.add_argument("--write", type=Path, default=WEIGHTS, help="the weights module to write ('-': none)")
+    p.add_argument(
+        "--notices",
+        action="store_true",
+        help="add the notices to all users and their order twins to the data (not in the shipped model: the retrain "
+        "with them cost hold-out recall; docs/experiments.md, 'Issue 18: notices to all users')",
+    )
     args = p.parse_args()
     embedder = build_embedder(args.embedder)
-    lines = list(generate(args.seed))
+    lines = list(generate(args.seed, notices=args.notices))
     train = [x for x in lines if x.split == "train"]
     dev = [x for x in lines if x.split == "dev"]
     print(
