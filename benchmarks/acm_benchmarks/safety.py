@@ -134,9 +134,10 @@ HOLDOUTS = (
     "holdout7",
     "dev8",
     "holdout9",
+    "holdout10",
 )
 # Sealed: its misses are never listed (reading them would make it one more set the rules were fitted to).
-SEALED = ("holdout6", "holdout7", "holdout9")
+SEALED = ("holdout6", "holdout7", "holdout9", "holdout10")
 NOTES = {
     "seen_by_the_rules": "the main sets and hold-outs 1-3: their misses were used to widen the rules' vocabularies "
     "(by kind of miss, never line by line), so their figures overstate unseen traffic",
@@ -238,6 +239,7 @@ NOTES = {
         "injection_recall_pct": 70.24,
         "injection_negatives_false_positive_pct": 9.49,
     },
+    "holdout10": "hold-out 10, sealed, see the generator (tests/data/safety/make_holdout10.py)",
     "structured_secrets": "cards (Luhn, and UnionPay after a card cue), IBANs, API keys, tokens, one-time codes",
 }
 
