@@ -500,16 +500,27 @@ def _signals(norm: str) -> set[str]:
 # called a language model, and "support agents", "assistant manager", "Model S" are not vocatives.
 _AI = (
     r"(?:ai|a\.i\.|llms?|(?:large\s+)?language\s+models?|ai\s+(?:models?|agents?|assistants?|systems?|bots?)|chatbots?"
-    r"|copilot|chatgpt|gpt(?:-\w+)?|claude|gemini|automated\s+(?:assistants?|agents?|reviewers?|readers?|systems?|tools?)"
-    r"|(?:ai|virtual|digital)\s+(?:agents?|assistants?))"
+    r"|copilot|chatgpt|gpt(?:-\w+)?|automated\s+(?:assistants?|agents?|reviewers?|readers?|systems?|tools?)"
+    r"|(?:ai|virtual|digital)\s+(?:agents?|assistants?)|summari[sz]ers?|crawlers?|scrapers?"
+    r"|ai\s+(?:readers?|reviewers?|summari[sz]ers?|crawlers?))"
 )
 _AI_OR_AGENT = r"(?:" + _AI + r"|assistants?|agents?|bots?|models?)"
 _READER_AI = re.compile(
     r"(?:^|[.!?;\n>\]]\s*|\b)(?:attention|attn|note\s+to|notice\s+to|dear|hey|hi|hello|message\s+(?:to|for)|reminder\s+(?:to"
     r"|for)|instructions?\s+(?:to|for)|important\s+(?:to|for))\s+(?:any|all|the|every|each|our|this)?\s*"
     + _AI_OR_AGENT
-    + r"(?:\s+(?:reading|processing|parsing|summari[sz]ing|handling|seeing|reviewing)\s+(?:this|these)(?:\s+\w+)?)?"
-    r"\s*[:,]"
+    + r"(?:\s+(?:bots?|agents?|assistants?))?"
+    r"(?:\s+(?:reading|processing|parsing|summari[sz]ing|handling|seeing|reviewing)\s+(?:this|these)(?:\s+\w+)?)?"
+    r"\s*(?:[:,!]|\s[-—–]\s)"
+    # Called by what it is at a sentence start ("Automated agents: ..."), or as this content's reader ("AI
+    # readers of this review should ...").
+    r"|(?:^|[.!?;]\s+)\W*(?:the\s+|all\s+|any\s+)?" + _AI + r"\s*[:,!]"
+    r"|\b" + _AI + r"\s+(?:of|reading|processing|summari[sz]ing)\s+this\s+\w+\s+(?:should|must|shall|are\s+to|need\s+to"
+    r"|have\s+to)\b"
+    r"|\bif\s+(?:an?\s+|any\s+|the\s+)?"
+    + _AI
+    + r"\s+(?:is|are)\s+(?:reading|processing|parsing|summari[sz]ing|seeing)\b"
+    r"|(?:读到|阅读|读取|处理|总结|看到)(?:这里|本|此|这)[^。！？]{0,8}?的\s*(?:ai|人工智能|大模型|语言模型|模型|助手|智能体)"
     r"|\b(?:any|every|all|each)\s+" + _AI + r"\s+(?:that|who|which)\s+(?:\w+\s+)?(?:reads?|processes|sees|summari[sz]es"
     r"|parses|handles|ingests|crawls|indexes)\b"
     r"|\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:automated\s+|ai\s+|large\s+|virtual\s+)?(?:ai|assistant|agent|language\s+model"
@@ -565,6 +576,25 @@ _IMPERATIVE = re.compile(
     re.MULTILINE,
 )
 
+_FORM_FIELD = re.compile(r"\s*(?:field|box|input|checkbox)\b")
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+
+
+def _addressed_order(norm: str) -> bool:
+    """An imperative of any verb in the sentence that addresses the AI (or vouches for the user's consent, or
+    opens with a role label), or in the sentence right after the address ends ("BEGIN AGENT INSTRUCTIONS\n..."):
+    "AI: the next big thing? Read our report" is a headline, and its next sentence speaks to people."""
+    for pattern in (_READER_AI, _ADDRESSEE, _LABEL, _CONSENT):
+        for m in pattern.finditer(norm):
+            ends = [e.start() for e in _SENTENCE_END.finditer(norm, 0, m.start())]
+            start = ends[-1] + 1 if ends else 0
+            after = _SENTENCE_END.search(norm, m.end())
+            window = norm[start : after.end() if after else len(norm)]
+            if _imperative(window) or _IMPERATIVE_ZH.search(window):
+                return True
+    return False
+
 
 def _imperative(norm: str) -> bool:
     """An imperative of any verb, but not the user taking back their own words ("ignore my last message")."""
@@ -572,6 +602,8 @@ def _imperative(norm: str) -> bool:
         verb = m.group("v")
         if verb in ("ignore", "disregard") and _OWN_WORDS.match(norm, m.end("v")):
             continue
+        if _FORM_FIELD.match(norm, m.end()):
+            continue  # "If you are a bot, leave this field empty": a form's honeypot, for whoever fills it in
         return True
     return False
 
@@ -629,9 +661,8 @@ def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
     found = _signals(norm)
     signals.update(found)
     order = "directive" in found
-    context = found & {"addressee", "label"} or _CONSENT.search(norm)
-    if not order and context and (_imperative(norm) or _IMPERATIVE_ZH.search(norm)):
-        # Addressed to the AI (or under a role label): an imperative of any verb is the order.
+    if not order and found & {"addressee", "label", "authority"} and _addressed_order(norm):
+        # Addressed to the AI (or under a role label, or vouched for): an imperative of any verb is the order.
         order = True
         found.add("directive")
         signals.add("directive")
