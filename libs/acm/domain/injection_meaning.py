@@ -35,17 +35,20 @@ MAX_PIECES = 32  # a long artifact: its first pieces (an embedder call grows wit
 MAX_PIECE_CHARS = 400
 _TAG = re.compile(r"<!--|-->|<[^<>]{0,400}>")
 _ALT = re.compile(r"""\b(?:alt|title|aria-label)\s*=\s*["']([^"']{8,})["']""", re.IGNORECASE)
+# A markdown link's or image's title, shown on hover, not in the prose: [docs](https://… "title").
+_MD_TITLE = re.compile(r"""(\]\(\s*\S+)\s+["']([^"']{8,})["']\s*\)""")
 _WORD = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
 
 
 def pieces(text: str) -> list[str]:
     """The sentences the check embeds: every decoded string of ``text`` (JSON strings after their keys), markup
-    tags dropped but their alt and title texts kept, split into sentences; pieces of fewer than four words
-    (or four Chinese characters) say no order and are left out. At most MAX_PIECES, each MAX_PIECE_CHARS."""
+    tags dropped but their alt and title texts (and markdown links' titles) kept, split into sentences; pieces of
+    fewer than four words (or four Chinese characters) say no order and are left out. At most MAX_PIECES, each
+    MAX_PIECE_CHARS."""
     out: list[str] = []
     for part in decoded_strings(text.replace("\\n", "\n")):
-        alts = _ALT.findall(part)
-        prose = _TAG.sub("\n", part)
+        alts = [*_ALT.findall(part), *(m.group(2) for m in _MD_TITLE.finditer(part))]
+        prose = _MD_TITLE.sub(r"\1)", _TAG.sub("\n", part))
         for sentence in [*split(prose), *alts]:
             sentence = " ".join(sentence.split())
             if len(_WORD.findall(sentence)) >= 4 and sentence not in out:
