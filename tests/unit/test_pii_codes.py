@@ -35,6 +35,7 @@ DEV = Path(__file__).parents[1] / "data" / "safety" / "make_dev_codes.py"
         "昨日短信验证码发送量 4810 条。",
         # Another code's noun between 验证码 and the number.
         "验证码发送失败，错误码 10024。",
+        "promo code from email: 4821",
     ],
 )
 def test_look_alikes_keep_their_values(text: str) -> None:
@@ -70,6 +71,9 @@ def test_a_json_member_named_for_an_approval_code_keeps_its_value() -> None:
         ("login ok after otp=448210", "448210"),  # key=value
         ("448210 (the code from the e-mail)", "448210"),  # the code first, then what it is
         ("448210 — that's the code they sent", "448210"),
+        ("ok, code from SMS: 730215", "730215"),  # a bare code named by where it came from
+        ("passcode 730215, expires soon", "730215"),
+        ("登录码 7302，请在页面输入", "7302"),
         ("the auth code to log in is 482913", "482913"),  # an ambiguous cue with no payment's words: still a code
         ("the bank sent 482913 via sms", "482913"),  # "via sms" is no count
     ],

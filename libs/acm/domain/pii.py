@@ -935,7 +935,7 @@ _OTP_SENT = re.compile(
     r"(?:number|digits|code|pin)\s+(?:(?!is\b|was\b)[a-z'’-]+\s+){0,4}?(?:texted|sent|messaged|sms'?d|emailed|gave)"
     r"(?:\s+(?!is\b|was\b)[a-z'’-]+){0,3}?\s*(?:is|was|:|=)\s*:?\s*(?P<v>\d{4,8})(?![\d.,]\d)"
 )
-_OTP_ANCHOR = re.compile(r"code|otp|2fa|one[- ]?time|authenticator|mfa|totp")
+_OTP_ANCHOR = re.compile(r"passcode|code|otp|2fa|one[- ]?time|authenticator|mfa|totp")
 _DIGITS = re.compile(r"\d+")
 # "code" alone is everywhere (error code, zip code, source code): it needs a qualifier before it.
 _OTP_QUALIFIER = re.compile(
@@ -1014,6 +1014,12 @@ _OTP_GAP_TAIL = re.compile(
 _OTP_FOR_TAIL = re.compile(
     r"\s+for\s+(?:[a-z][a-z'’-]*\s+){0,4}?[a-z][a-z'’-]*\s*[:：]\s*" + _OTP_VALUE + _NOT_A_CODE_AFTER
 )
+# Where a bare "code" came from names it a one-time code: "code from SMS: 482913", "code from the app: 4410".
+_CODE_FROM = re.compile(
+    r"\s+from\s+(?:the\s+|my\s+|your\s+)?(?:sms|text(?:\s+message)?|e-?mail|app|authenticator|phone|bank)\s*[:：]\s*"
+    + _OTP_VALUE
+    + _NOT_A_CODE_AFTER
+)
 # Qualifiers that only point at a code ("the code", "your code"): not enough for a label before a colon.
 _POINTING = frozenset({"use", "enter", "type", "your", "my", "the", "this", "digit", "digits"})
 # "Enter 314585 to verify your account", "use 4821 to sign in"
@@ -1028,7 +1034,7 @@ _OTP_REVERSED = re.compile(
     r"(?:your|the|my)\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b"
 )
 _OTP_ZH = re.compile(
-    r"(?P<cue>验证码|校验码|动态码|动态密码|短信码|驗證碼|校驗碼|确认码|授权码)[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*"
+    r"(?P<cue>验证码|校验码|动态码|动态密码|动态口令|一次性密码|登录码|登陆码|短信码|驗證碼|校驗碼|确认码|授权码)[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*"
     + _OTP_VALUE
     + r"(?!\d)"
 )
@@ -1081,6 +1087,10 @@ def _otps(t: _Text) -> Iterator[Span]:
             if word == "code":
                 q = _OTP_QUALIFIER.search(low, max(0, m.start() - 24), m.start())
                 if not q:
+                    before = low[max(0, m.start() - 8) : m.start()].rstrip()
+                    sent = _CODE_FROM.match(low, m.end())  # "code from SMS: 482913", opening its clause
+                    if sent and not (before and before[-1].isalnum()):
+                        yield sent.start("v"), sent.end("v"), "otp"
                     continue
                 qualifier = q.group(0).split()[-1]
                 if _OTHER_CODE.search(low, q.start(), m.start()):  # "your zip code is 94107", "my order code: 4821"
