@@ -36,6 +36,9 @@ DEV = Path(__file__).parents[1] / "data" / "safety" / "make_dev_codes.py"
         # Another code's noun between 验证码 and the number.
         "验证码发送失败，错误码 10024。",
         "promo code from email: 4821",
+        "Result Code: 4001",  # a Title-case key's name, not a sender's
+        "Meeting code: 730215",
+        "2024年发送验证码",
     ],
 )
 def test_look_alikes_keep_their_values(text: str) -> None:
@@ -74,6 +77,9 @@ def test_a_json_member_named_for_an_approval_code_keeps_its_value() -> None:
         ("ok, code from SMS: 730215", "730215"),  # a bare code named by where it came from
         ("passcode 730215, expires soon", "730215"),
         ("登录码 7302，请在页面输入", "7302"),
+        ("<#> Signal code: 730215", "730215"),  # an SMS that opens with its sender's name
+        ("【某商城】730215（某商城验证码），切勿告知他人", "730215"),  # the code first, in Chinese
+        ("730215是您的验证码", "730215"),
         ("the auth code to log in is 482913", "482913"),  # an ambiguous cue with no payment's words: still a code
         ("the bank sent 482913 via sms", "482913"),  # "via sms" is no count
     ],

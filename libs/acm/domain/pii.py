@@ -965,7 +965,8 @@ _OTHER_CODE = re.compile(
     r"|cpt|icd|diagnosis|procedure|billing|tax|swift|bank|branch|sort|routing|fare|seat|station|city|region|store"
     r"|department|colou?r|style|dress|event|class|order|ticket|member|membership|customer|employee|student|course"
     r"|account|reference|case|invoice|shipment|room|table|flight|vehicle|model|part|serial|batch|lot|unit|program"
-    r"|project|cost|budget|isbn|unicode|hex)\s+$"
+    r"|project|cost|budget|isbn|unicode|hex|meeting|join|game|result|action|transaction|service|language|locale|state"
+    r"|airline|carrier|cabin|meal|campaign|channel|partner|category|revenue|processing|postcode|house)\s+$"
 )
 # "Auth code" and "confirmation code" also name a card network's approval and a booking's reference: near a
 # payment's or a booking's words (and no sign-in's), they are that.
@@ -1039,6 +1040,18 @@ _OTP_ZH = re.compile(
     + r"(?!\d)"
 )
 _ZH_COUNT = re.compile(r"\s*(?:条|次|个|人|元|件|份|笔|张|秒|毫秒|天|小时)")  # a measure word: the number counts
+# The code first: "482913（京东验证码）", "482913是您的验证码".
+_OTP_ZH_REVERSED = re.compile(
+    r"(?<![\d.,:/-])(?P<v>\d{4,8})\s*(?:[（(][^）)\d\n]{0,12}?|(?:是|为|為)\s*(?:您|你)?的?[^\d。！？\n]{0,8}?)"
+    r"(?:验证码|校验码|动态码|动态密码|短信码|登录码|驗證碼)"
+)
+# An SMS that opens with the sender's name: "Telegram code: 48291", "<#> WhatsApp code 482-913". The name is
+# capitalised and "code" is not (a Title-case key such as "ResultCode" reads "Result Code").
+_BRAND_CODE = re.compile(
+    r"(?:^|[\n>】\]]\s*)(?P<brand>[A-Z][A-Za-z0-9&'.-]{1,24})\s+code(?:\s+is)?\s*[:：]?\s*"
+    + _OTP_VALUE.replace("(?:g-)?", "")
+    + r"(?![A-Za-z0-9_-]|[.,]\d)"
+)
 
 
 def _otp_span(m: re.Match[str]) -> Span | None:
@@ -1152,6 +1165,16 @@ def _otps(t: _Text) -> Iterator[Span]:
             span = _otp_span(m)
             if span:
                 yield span
+        for m in _OTP_ZH_REVERSED.finditer(low):
+            if not _ZH_COUNT.match(low, m.end("v")):
+                yield m.start("v"), m.end("v"), "otp"
+    if " code" in low:
+        for m in _BRAND_CODE.finditer(t.seg):
+            brand = m.group("brand").lower()
+            if not _OTHER_CODE.match(brand + " ") and not _OTP_QUALIFIER.match(brand + " "):
+                span = _otp_span(m)
+                if span:
+                    yield span
 
 
 # --- national ids -------------------------------------------------------------------------------
