@@ -261,7 +261,7 @@ _AUTHORITY = re.compile(
     r"|我是.{0,12}(?:工程师|开发者|开发人员|程序员|运营|技术人员|客服主管|员工)|开发(?:这个|你的|你们的).{0,6}(?:机器人|助手|系统|ai)"
     r"|公司新规定|新规定|新政策|最新政策|根据.{0,6}政策|政策已经?调整|管理层|合规部门|总经理|总监|经理已经?批准|领导说|特批"
     r"|通知[:：]|开发者|技术团队|作为(?:系统)?管理员|运维|官方|授权你|签过字|新的?.{0,4}(?:政策|规定|规则|制度)"
-    r"|(?:发了?|下了?|出了?)(?:新的?)?通知|领导|老板(?:说|让|交代|同意|批)|特别批准|总监|总部|合规|法务|财务部(?:门)?(?:已经?)?(?:说|要求|决定|通知|批准|同意|确认)"
+    r"|(?:发了?|下了?|出了?)(?:新的?)?通知|领导|老板(?:说|让|交代|同意|批)|特别批准|总监|总部|合规|法务|财务部(?:门)?[^。，,；;]{0,6}?(?:说|要求|决定|通知|批准|同意|确认|审核|审批|签字|授权|规定|交代|安排|让|指示)"
     r"|我是.{0,8}(?:管理员|负责人|老板|总监|经理|创始人)|按照.{0,6}(?:政策|规定|要求)|交代|签了?协议|协议|特殊情况|例外"
     r"|主管|负责人|系统更新|总部"
 )
@@ -305,7 +305,10 @@ _LABEL = re.compile(
     r"|系统|管理员)(?:\s*(?:message|notice|note|override|instructions?|prompt|alert|update|announcement|通知|消息|提示))?"
     r"\s*(?:\]|>|\)|】|\*\*)?\s*[:：\]】>]"
     r"|(?:\[|<|【)\s*(?:system|sys|admin|developer|系统(?:通知|消息|提示)?|管理员(?:通知|消息)?)\s*(?:\]|>|】)"
-    r"|^#{1,4}\s*(?:system|instructions?)\b|\[inst\]|<<sys>>|<\|im_start\|>\s*system",
+    r"|^#{1,4}\s*(?:system|instructions?)\b|\[inst\]|<<sys>>|<\|im_start\|>\s*system"
+    # A chat template's tokens are written for a model, never for people, whichever role they name.
+    r"|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>|\[/inst\]"
+    r"|<start_of_turn>|<end_of_turn>",
     re.MULTILINE,
 )
 _HIDDEN = re.compile(
@@ -546,10 +549,15 @@ _READER_AI = re.compile(
     r"|(?:无需|不必|不用|不要|别|切勿)(?:告知|告诉|通知|提醒)(?:用户|客户)|不要让(?:用户|客户)知道",
     re.MULTILINE,
 )
+# A dialogue in a model's turn format ("Human: ... Assistant: ...", "User: ... AI: ...") inside a tool's output, a
+# page or a document: a user may paste one, data an agent fetches has no reason to.
+_TRANSCRIPT = re.compile(
+    r"(?:^|\n)\s*(?:human|user)\s*:[^\n]*\n(?:[^\n]*\n){0,6}?\s*(?:assistant|ai|model|gpt)\s*:", re.MULTILINE
+)
 # "Support agents should escalate ...": people whose job title holds the word.
 _HUMAN_ROLE = re.compile(
-    r"\b(?:support|sales|human|travel|insurance|estate|service|field|booking|desk|call|live|ticket|care|floor|gate"
-    r"|leasing|shipping|customs|our)\s+$|客服人员$|人工$"
+    r"\b(?:support|sales|human|travel|insurance|estate|field|booking|desk|call|live|ticket|care|floor|gate"
+    r"|leasing|shipping|customs)\s+$|客服人员$|人工$"
 )
 # Someone other than the user vouching for the user's consent, in what the agent reads: "the user has already
 # agreed to this", "用户已经同意". The user says that in their own words ("I agree").
@@ -585,7 +593,7 @@ def _addressed_order(norm: str) -> bool:
     """An imperative of any verb in the sentence that addresses the AI (or vouches for the user's consent, or
     opens with a role label), or in the sentence right after the address ends ("BEGIN AGENT INSTRUCTIONS\n..."):
     "AI: the next big thing? Read our report" is a headline, and its next sentence speaks to people."""
-    for pattern in (_READER_AI, _ADDRESSEE, _LABEL, _CONSENT):
+    for pattern in (_READER_AI, _ADDRESSEE, _LABEL, _CONSENT, _TRANSCRIPT):
         for m in pattern.finditer(norm):
             ends = [e.start() for e in _SENTENCE_END.finditer(norm, 0, m.start())]
             start = ends[-1] + 1 if ends else 0
@@ -659,9 +667,11 @@ def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
         signals.update(_signals(norm))
         return
     found = _signals(norm)
+    if role != "user" and _TRANSCRIPT.search(norm):
+        found.add("transcript")  # a made-up exchange inside data the agent reads: with an order, a role injection
     signals.update(found)
     order = "directive" in found
-    if not order and found & {"addressee", "label", "authority"} and _addressed_order(norm):
+    if not order and found & {"addressee", "label", "authority", "transcript"} and _addressed_order(norm):
         # Addressed to the AI (or under a role label, or vouched for): an imperative of any verb is the order.
         order = True
         found.add("directive")
@@ -673,6 +683,8 @@ def _check(raw: str, role: str, reasons: set[str], signals: set[str]) -> None:
     if "label" in found and (
         order or found & {"general", "addressee", "limits", "exfiltration"} or re.search(r"\byou\b|你", norm)
     ):
+        reasons.add("role_injection")
+    if order and "transcript" in found:
         reasons.add("role_injection")
     if order and "override" in found:
         reasons.add("instruction_override")
