@@ -289,7 +289,14 @@ async def _serve(args: argparse.Namespace) -> None:
             await wait_for_stop_signal()
     except DataDirInUse as exc:
         raise UsageError(f"{exc}: stop it, or give this one its own folder with --data-dir (ACM_DATA_DIR)") from None
-    except PortInUse:
+    except PortInUse as exc:
+        # The HTTP port can be taken between the check above and the bind, after the models load (two `acm serve`
+        # started at once): name the address that was taken, and its setting.
+        if settings.http_addr and str(exc.strerror).startswith(f"{settings.http_addr} "):
+            raise UsageError(
+                f"{exc.strerror} (the HTTP/JSON API; another `acm serve`?): stop it, or choose another with "
+                "ACM_HTTP_ADDR=HOST:PORT, or set ACM_HTTP_ADDR= to serve gRPC only"
+            ) from None
         raise UsageError(
             f"cannot listen on {settings.listen_addr}: the port is in use (another `acm serve`?); stop it, or "
             "choose another with --listen 127.0.0.1:PORT (ACM_LISTEN_ADDR)"
