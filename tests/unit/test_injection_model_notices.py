@@ -1,8 +1,9 @@
 """Issue 18, notices to all users: statements that describe the world for everyone ("the outage hits all our users")
-must stay facts, while orders to the agent with the same "all" must be flagged. The shipped model flags too many
-notices; a retrain that fixed them cost hold-out recall and was not shipped (docs/experiments.md, "Issue 18:
-notices to all users"), so the model test is a strict xfail: it turns into a failure the day a shipped model
-passes it, and must then become a plain test."""
+must stay facts, while orders to the agent with the same "all" must be flagged. The shipped model flags 22 % of
+the dev measure's notices (acm_benchmarks.injection_notices) and, on the examples below, misses an English order
+twin; a retrain that fixed most notices cost hold-out recall and was not shipped (docs/experiments.md, "Issue 18:
+notices to all users"; it misses two Chinese twins here). So the model test is a strict xfail: it turns into a
+failure the day a shipped model passes it, and must then become a plain test."""
 
 from __future__ import annotations
 
