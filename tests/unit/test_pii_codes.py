@@ -59,7 +59,7 @@ def test_a_json_member_named_for_an_approval_code_keeps_its_value() -> None:
     charge = {"id": "ch_1", "amount": 4200, "authorization_code": "731904", "authCode": 731904, "approval_code": "a1"}
     assert redact_text(json.dumps(charge), RULES) == json.dumps(charge)
     # An API prints a one-time code under its own name.
-    codes = {"verification_code": "731904", "smsVerifyCode": "5521"}
+    codes = {"verification_code": "731904", "smsVerifyCode": "5521", "step_up_code": "4410", "otpValue": "731904"}
     assert json.loads(redact_text(json.dumps(codes), RULES)) == {k: "[REDACTED:otp]" for k in codes}
 
 
@@ -80,6 +80,10 @@ def test_a_json_member_named_for_an_approval_code_keeps_its_value() -> None:
         ("<#> Signal code: 730215", "730215"),  # an SMS that opens with its sender's name
         ("【某商城】730215（某商城验证码），切勿告知他人", "730215"),  # the code first, in Chinese
         ("730215是您的验证码", "730215"),
+        ("please type the challenge code 5521 now", "5521"),  # a step-up challenge's code
+        ("otp value: 730215", "730215"),
+        ("您的認證碼為 730215", "730215"),  # traditional characters
+        ("登入碼 730215，請勿外洩", "730215"),
         ("the auth code to log in is 482913", "482913"),  # an ambiguous cue with no payment's words: still a code
         ("the bank sent 482913 via sms", "482913"),  # "via sms" is no count
     ],

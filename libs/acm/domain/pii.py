@@ -941,6 +941,7 @@ _DIGITS = re.compile(r"\d+")
 _OTP_QUALIFIER = re.compile(
     r"(?:verification|security|auth|authentication|authorization|login|log-in|log in|sign-in|sign in|signin"
     r"|access|sms|text|2fa|mfa|otp|one-time|one time|onetime|confirmation|confirm|verify|two-factor|two factor|2-step"
+    r"|step-up|stepup|step up|challenge|tfa|email|e-mail|dynamic"  # a step-up or e-mailed code, 动态码's English
     r"|use|enter|type|your|my|the|this|digit|digits|\d-digit"
     r"|(?:your|my)\s+[a-z][\w&'.-]*)\s+$"  # "your Lyft code is 4821": a service's name (not another code's noun)
 )
@@ -1002,7 +1003,7 @@ def _means_other_code(low: str, start: int, end: int) -> bool:
 _ONE_TIME_NOUN = re.compile(r"\s+(?:pass(?:word|code)|code|pin)")
 # "… code is 482913", "… code: 482913", "the code, it's 482913".
 _OTP_TAIL = re.compile(
-    r"(?:\s+(?:pass(?:word|code)|code|pin|token))?(?:\s+(?:is|was)|\s*,?\s+it(?:'s|’s|\s+is|\s+was))?\s*[:：#=-]?\s*"
+    r"(?:\s+(?:pass(?:word|code)|code|pin|token|value|number))?(?:\s+(?:is|was)|\s*,?\s+it(?:'s|’s|\s+is|\s+was))?\s*[:：#=-]?\s*"
     r"(?:is\s+)?" + _OTP_VALUE + _NOT_A_CODE_AFTER
 )
 # "the OTP code you sent is 481516", "the code you texted me a minute ago is 872456": up to 8 words
@@ -1035,7 +1036,8 @@ _OTP_REVERSED = re.compile(
     r"(?:your|the|my)\s+(?:[\w-]+\s+){0,3}?(?:code|otp|pin|passcode)\b"
 )
 _OTP_ZH = re.compile(
-    r"(?P<cue>验证码|校验码|动态码|动态密码|动态口令|一次性密码|登录码|登陆码|短信码|驗證碼|校驗碼|确认码|授权码)[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*"
+    r"(?P<cue>验证码|校验码|动态码|动态密码|动态口令|一次性密码|登录码|登陆码|短信码|认证码|驗證碼|校驗碼|動態碼|動態密碼"
+    r"|認證碼|一次性密碼|登入碼|确认码|授权码)[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*"
     + _OTP_VALUE
     + r"(?!\d)"
 )
