@@ -492,7 +492,22 @@ def _signals(norm: str) -> set[str]:
         found.add("addressee")
     if _CONSENT.search(norm):
         found.add("authority")
+    if _CONTROL_OFF.search(norm):
+        found.update(("directive", "override"))
     return found
+
+
+# A sign-in or fraud control to be switched off, said in the passive ("two-factor authentication should be switched
+# off for this account", 二次验证需要关闭): whoever wrote it wants the reader to lower the account's defences.
+_CONTROL_OFF = re.compile(
+    r"\b(?:two-factor(?:\s+authentication)?|2fa|mfa|multi-factor(?:\s+authentication)?|two-step\s+verification"
+    r"|fraud\s+(?:checks?|screening|review|monitoring)|kyc(?:\s+checks?)?|identity\s+(?:checks?|verification))\s+"
+    r"(?:[\w'-]+\s+){0,3}?(?:should|must|needs?\s+to|is\s+to|are\s+to|has\s+to|have\s+to)\s+(?:now\s+|also\s+"
+    r"|immediately\s+)?be\s+(?:switched\s+off|turned\s+off|disabled|removed|bypassed|skipped|waived|deactivated|suspended"
+    r"|lifted)\b"
+    r"|(?:二次验证|双重验证|两步验证|双重认证|双因素认证|风控|实名验证|身份验证)(?:功能)?(?:应该?|需要|要|须|必须|得)(?:被)?"
+    r"(?:关闭|取消|停用|解除|关掉)"
+)
 
 
 # Content an agent reads (a page, an e-mail, a ticket, a tool's answer) that speaks to its reader as an AI: a
