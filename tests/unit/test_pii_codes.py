@@ -84,6 +84,10 @@ def test_a_json_member_named_for_an_approval_code_keeps_its_value() -> None:
         ("otp value: 730215", "730215"),
         ("您的認證碼為 730215", "730215"),  # traditional characters
         ("登入碼 730215，請勿外洩", "730215"),
+        ("验证码（6位）：730215", "730215"),  # the code's length between the cue and the code
+        ("the user entered code 730215 at 10:02", "730215"),
+        ("RSA token code 73021544", "73021544"),
+        ("Authy shows 730215", "730215"),  # an authenticator app by name
         ("the auth code to log in is 482913", "482913"),  # an ambiguous cue with no payment's words: still a code
         ("the bank sent 482913 via sms", "482913"),  # "via sms" is no count
     ],

@@ -929,20 +929,20 @@ _NOT_A_CODE_AFTER = (
     r"(?![a-z0-9_-]|[.,]\d|[ \t]*(?:lines?|ms|s|secs?|seconds?|minutes?|mins?|bytes?|kb|mb|gb|%|px|chars?|characters"
     r"|loc|times|errors?|tests?|files?|tokens?|means|meant|indicates|signals|refers|stands)\b)"
 )
-_OTP_WORDS = ("code", "otp", "2fa", "one-time", "one time", "onetime", "authenticator", "mfa", "totp")
+_OTP_WORDS = ("code", "otp", "2fa", "one-time", "one time", "onetime", "authenticator", "authy", "mfa", "totp")
 # A number someone texted or messaged: "the number the bank texted is 785931", "the digits they sent me: 4410".
 _OTP_SENT = re.compile(
     r"(?:number|digits|code|pin)\s+(?:(?!is\b|was\b)[a-z'’-]+\s+){0,4}?(?:texted|sent|messaged|sms'?d|emailed|gave)"
     r"(?:\s+(?!is\b|was\b)[a-z'’-]+){0,3}?\s*(?:is|was|:|=)\s*:?\s*(?P<v>\d{4,8})(?![\d.,]\d)"
 )
-_OTP_ANCHOR = re.compile(r"passcode|code|otp|2fa|one[- ]?time|authenticator|mfa|totp")
+_OTP_ANCHOR = re.compile(r"passcode|code|otp|2fa|one[- ]?time|authenticator|authy|mfa|totp")
 _DIGITS = re.compile(r"\d+")
 # "code" alone is everywhere (error code, zip code, source code): it needs a qualifier before it.
 _OTP_QUALIFIER = re.compile(
     r"(?:verification|security|auth|authentication|authorization|login|log-in|log in|sign-in|sign in|signin"
     r"|access|sms|text|2fa|mfa|otp|one-time|one time|onetime|confirmation|confirm|verify|two-factor|two factor|2-step"
     r"|step-up|stepup|step up|challenge|tfa|email|e-mail|dynamic"  # a step-up or e-mailed code, 动态码's English
-    r"|use|enter|type|your|my|the|this|digit|digits|\d-digit"
+    r"|use|enter|entered|type|typed|your|my|the|this|digit|digits|\d-digit|token"
     r"|(?:your|my)\s+[a-z][\w&'.-]*)\s+$"  # "your Lyft code is 4821": a service's name (not another code's noun)
 )
 # "the code they emailed me 176066", "the bank just sent 874943", "Verification: 2414".
@@ -1037,9 +1037,8 @@ _OTP_REVERSED = re.compile(
 )
 _OTP_ZH = re.compile(
     r"(?P<cue>验证码|校验码|动态码|动态密码|动态口令|一次性密码|登录码|登陆码|短信码|认证码|驗證碼|校驗碼|動態碼|動態密碼"
-    r"|認證碼|一次性密碼|登入碼|确认码|授权码)[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*"
-    + _OTP_VALUE
-    + r"(?!\d)"
+    r"|認證碼|一次性密碼|登入碼|确认码|授权码)(?:\s*[（(]\d{1,2}\s*位(?:数字|數字)?[)）])?"  # 验证码（6位）：…
+    r"[^\d。！？!?\n号码碼]{0,10}?(?:是|为|為|:|：)?\s*" + _OTP_VALUE + r"(?!\d)"
 )
 _ZH_COUNT = re.compile(r"\s*(?:条|次|个|人|元|件|份|笔|张|秒|毫秒|天|小时)")  # a measure word: the number counts
 # The code first: "482913（京东验证码）", "482913是您的验证码".
