@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -221,10 +220,8 @@ class IngestTurn:
         rules = pii_rules(schema, self.secret_model)
         turn, redacted = redacted_turn(turn, rules)
         call_key, named = await self._before(turn)
-        # The plan scans the content again (no `redacted=`): acm.domain.pii's IBAN scan misses a second IBAN within
-        # 30 characters of the first ("to DE89... and GB29..."), which a scan after the first placeholder finds.
-        # One pass (plan_turn(..., redacted=redacted)) once it is fixed: docs/experiments.md, issue 20.
-        plan = plan_turn(turn, schema, frozenset(seen), call_key, named, self.secret_model)
+        # One pass: the plan reads the redacted turn and its counts (docs/experiments.md, issue 20).
+        plan = plan_turn(turn, schema, frozenset(seen), call_key, named, self.secret_model, redacted)
         if self.meaning is not None and plan.gate.keep and not plan.flagged and plan.text:
             # The rules cleared it; an order to the agent in other words is one still (acm.domain.injection_meaning).
             # Only the order goes: the turn stays a flagged episode, its other facts are kept as doubtful ones. (A
@@ -233,7 +230,7 @@ class IngestTurn:
             orders = await self._orders(self.meaning, plan.text)
             if orders:
                 plan = replace(plan, poisoning=(BY_MEANING,), facts=without_orders(plan.facts, orders), shown=plan.text)
-        counts = {f"redacted_{kind}": n for kind, n in (Counter(plan.redactions) + Counter(redacted)).items()}
+        counts = {f"redacted_{kind}": n for kind, n in plan.redactions.items()}
         if not plan.gate.keep:
             return {"dropped": 1, f"dropped_{plan.gate.reason}": 1}
         if plan.gate.fingerprint:

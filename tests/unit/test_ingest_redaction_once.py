@@ -92,11 +92,6 @@ def test_a_control_byte_inside_a_value_hides_no_part_of_it() -> None:
     assert after.redactions == {"card": 1, "email": 1}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="acm.domain.pii's IBAN match runs on into a second IBAN within 30 characters and the scan resumes past "
-    "it; ingest scans twice until it is fixed (then make ingest's plan_turn take redacted=, and drop this mark)",
-)
 def test_two_ibans_in_one_sentence_are_both_redacted_in_one_pass() -> None:
     plan = _one_pass(_turn("Pay to DE89370400440532013000 and refund to GB29NWBK60161331926819."))
     assert plan.redactions == {"iban": 2}, plan.text

@@ -119,6 +119,14 @@ def test_iban_with_and_without_spaces_and_trailing_words() -> None:
     assert redact("to DE89 3704 0044 0532 0130 01 please").counts == {}
 
 
+def test_two_ibans_close_together_are_both_redacted() -> None:
+    # The first match may run on into the second; the scan resumes where the IBAN ends, not after the match.
+    both = redact("Pay to DE89370400440532013000 and refund to GB29NWBK60161331926819.")
+    assert both.text == "Pay to [REDACTED:iban] and refund to [REDACTED:iban]."
+    spaced = redact("DE89 3704 0044 0532 0130 00 or GB29 NWBK 6016 1331 9268 19")
+    assert spaced.counts == {"iban": 2}, spaced.text
+
+
 def test_chinese_resident_id_checksum() -> None:
     assert cn_id_ok("11010519491231002X")
     assert not cn_id_ok("110105194912310021")  # wrong check character

@@ -523,7 +523,10 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){11,30}
 
 def _ibans(t: _Text) -> Iterator[Span]:
     for ws, we in t.windows(6):
-        for m in _IBAN.finditer(t.seg, ws, we):
+        pos = ws
+        while (m := _IBAN.search(t.seg, pos, we)) is not None:
+            # The next search starts inside this match: it may run on into a second IBAN ("DE89... and GB29...").
+            pos = m.start() + 1
             raw = m.group(0)
             want = _IBAN_LENGTHS.get(raw[:2].upper())
             if want is None:
@@ -538,7 +541,8 @@ def _ibans(t: _Text) -> Iterator[Span]:
             if not cut or raw[cut : cut + 1] not in ("", " ", "-"):
                 continue  # too short, or the value goes on past the country's length
             if iban_ok(raw[:cut].replace(" ", "").replace("-", "")):
-                yield m.start(), m.start() + cut, "iban"
+                pos = m.start() + cut
+                yield m.start(), pos, "iban"
 
 
 # --- secrets ------------------------------------------------------------------------------------
