@@ -155,3 +155,23 @@ def test_a_made_up_exchange_without_an_order_stays_doubtful() -> None:
 )
 def test_a_sign_in_control_to_be_switched_off_is_an_order(text: str, flagged: bool) -> None:
     assert instruction_verdict(_ticket(text), "tool").flagged is flagged
+
+
+def test_a_long_output_full_of_labels_is_read_in_linear_time() -> None:
+    """Each address or label's sentence is found from sentence ends listed once: a scan from the text's start for
+    each of them made 60 KB of chat transcript cost about a second. Compared with plain prose of the same size."""
+    import time
+
+    from acm.domain.instruction import instruction_verdict
+
+    def cost(text: str) -> float:  # the least of three: a loaded machine's pauses are not the check's cost
+        runs = []
+        for _ in range(3):
+            started = time.perf_counter()
+            instruction_verdict(text, "tool")
+            runs.append(time.perf_counter() - started)
+        return min(runs)
+
+    labels = "Human: hi there friend.\nAssistant: hello, how are you doing today my friend.\n" * 800
+    prose = "The package arrived on time and the box was fine, thanks again for the help. " * 800
+    assert cost(labels) < 3 * cost(prose)

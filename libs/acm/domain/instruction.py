@@ -37,6 +37,7 @@ Pure and deterministic; no IO.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -608,12 +609,20 @@ def _addressed_order(norm: str) -> bool:
     """An imperative of any verb in the sentence that addresses the AI (or vouches for the user's consent, or
     opens with a role label), or in the sentence right after the address ends ("BEGIN AGENT INSTRUCTIONS\n..."):
     "AI: the next big thing? Read our report" is a headline, and its next sentence speaks to people."""
+    # Sentence ends found once, and each window read once: a long tool output holds many addresses or labels, and
+    # a scan from the text's start for each of them made the check quadratic (1.0-1.4 s on 60 KB).
+    ends = [e.start() for e in _SENTENCE_END.finditer(norm)]
+    read: set[tuple[int, int]] = set()
     for pattern in (_READER_AI, _ADDRESSEE, _LABEL, _CONSENT, _TRANSCRIPT):
         for m in pattern.finditer(norm):
-            ends = [e.start() for e in _SENTENCE_END.finditer(norm, 0, m.start())]
-            start = ends[-1] + 1 if ends else 0
-            after = _SENTENCE_END.search(norm, m.end())
-            window = norm[start : after.end() if after else len(norm)]
+            before = bisect.bisect_left(ends, m.start())  # ends strictly before the match
+            start = ends[before - 1] + 1 if before else 0
+            after = bisect.bisect_left(ends, m.end())
+            stop = ends[after] + 1 if after < len(ends) else len(norm)
+            if (start, stop) in read:
+                continue
+            read.add((start, stop))
+            window = norm[start:stop]
             if _imperative(window) or _IMPERATIVE_ZH.search(window):
                 return True
     return False
