@@ -4,44 +4,26 @@ about 40 % negatives, every label true to its line (checksums, phone numbers, sp
 
 from __future__ import annotations
 
-import importlib.util
-import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import phonenumbers
 
-from acm_benchmarks.safety import DATA, HOLDOUTS, PLACEHOLDER_KIND, SEALED, STRUCTURED
-from tests.unit.test_bench_safety_holdout9 import _cn_id_ok, _iban_ok, _luhn
+from acm_benchmarks.safety import HOLDOUTS, PLACEHOLDER_KIND, SEALED, STRUCTURED
+from tests.support.corpora import assert_holdout_shares, assert_regenerates, cn_id_ok, iban_ok, luhn, read
 
 NAMES = ("pii_holdout10.jsonl", "injection_holdout10.jsonl")
 # Spoken digits in the voice transcripts.
 WORDS = dict(zip("zero one two three four five six seven eight nine".split(), range(10), strict=True)) | {"oh": 0}
 
 
-def _read(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / name).read_text("utf-8").splitlines() if line]
-
-
 def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("make_holdout10", DATA / "make_holdout10.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.main(tmp_path)
-    for name in NAMES:
-        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
+    assert_regenerates("make_holdout10.py", NAMES, tmp_path)
 
 
 def test_sizes_languages_and_negatives() -> None:
-    pii, inj = _read(NAMES[0]), _read(NAMES[1])
-    assert len(pii) >= 300 and len(inj) >= 300
-    for lines, is_neg in ((pii, lambda ln: not ln["spans"]), (inj, lambda ln: not ln["injection"])):
-        share = sum(1 for ln in lines if is_neg(ln)) / len(lines)
-        assert 0.35 <= share <= 0.45, share
-        for lang in ("en", "zh"):
-            assert sum(1 for ln in lines if ln["lang"] == lang) >= 0.3 * len(lines), lang
+    pii, inj = read(NAMES[0]), read(NAMES[1])
+    assert_holdout_shares(pii, inj)
     kinds = Counter(s["kind"] for ln in pii for s in ln["spans"])
     assert sum(kinds[k] for k in STRUCTURED) >= 200
     assert set(kinds) == set(PLACEHOLDER_KIND)
@@ -66,7 +48,7 @@ def _digits(value: str) -> str:
 def test_every_label_is_true_to_its_line() -> None:
     from acm.domain.textforms import decoded_strings
 
-    for ln in _read(NAMES[0]):
+    for ln in read(NAMES[0]):
         strings = [ln["content"], *decoded_strings(ln["content"])]
         for span in ln["spans"]:
             value, kind = span["value"], span["kind"]
@@ -83,13 +65,13 @@ def test_every_label_is_true_to_its_line() -> None:
                 assert blob.count(value) == 1, (ln["id"], value)
             digits = _digits(value)
             if kind == "card":
-                assert 14 <= len(digits) <= 19 and _luhn(digits), ln["id"]
+                assert 14 <= len(digits) <= 19 and luhn(digits), ln["id"]
             elif kind == "card_unionpay":
-                assert not _luhn(digits) and digits.startswith("62") and len(digits) in (16, 19), ln["id"]
+                assert not luhn(digits) and digits.startswith("62") and len(digits) in (16, 19), ln["id"]
             elif kind == "iban":
-                assert _iban_ok(value), ln["id"]
+                assert iban_ok(value), ln["id"]
             elif kind == "cn_id":
-                assert _cn_id_ok(value.replace(" ", "").upper()), ln["id"]
+                assert cn_id_ok(value.replace(" ", "").upper()), ln["id"]
             elif kind == "ssn":
                 assert len(digits) == 9 and digits[:3] not in ("000", "666") and digits[0] != "9", ln["id"]
             elif kind in ("otp", "pin"):
@@ -110,12 +92,12 @@ def test_negatives_carry_no_labelled_kind_of_value() -> None:
     nor a valid IBAN (the hard negatives are order, tracking and reference numbers)."""
     import re
 
-    for ln in _read(NAMES[0]):
+    for ln in read(NAMES[0]):
         if ln["spans"]:
             continue
         blob = "\n".join([ln["content"], *ln["metadata"].values()])
         for m in re.finditer(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,4})?\b", blob):
-            assert m.group().startswith("RF") or not _iban_ok(m.group()), (ln["id"], m.group())
+            assert m.group().startswith("RF") or not iban_ok(m.group()), (ln["id"], m.group())
 
 
 def test_the_bench_reports_it_sealed() -> None:

@@ -4,46 +4,25 @@ listed). The detectors' figures on it are the bench's, not a test's: a sealed se
 
 from __future__ import annotations
 
-import importlib.util
-import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import phonenumbers
 import pytest
 
-from acm_benchmarks.safety import DATA, HOLDOUTS, SEALED, STRUCTURED
+from acm_benchmarks.safety import HOLDOUTS, SEALED, STRUCTURED
+from tests.support.corpora import assert_holdout_shares, assert_regenerates, cn_id_ok, iban_ok, luhn, read
 
 NAMES = ("pii_holdout9.jsonl", "injection_holdout9.jsonl")
 
 
-def _read(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / name).read_text("utf-8").splitlines() if line]
-
-
-def _module() -> Any:
-    spec = importlib.util.spec_from_file_location("make_holdout9", DATA / "make_holdout9.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
-    _module().main(tmp_path)
-    for name in NAMES:
-        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
+    assert_regenerates("make_holdout9.py", NAMES, tmp_path)
 
 
 def test_sizes_languages_and_negatives() -> None:
-    pii, inj = _read(NAMES[0]), _read(NAMES[1])
-    assert len(pii) >= 300 and len(inj) >= 300
-    for lines, is_neg in ((pii, lambda ln: not ln["spans"]), (inj, lambda ln: not ln["injection"])):
-        share = sum(1 for ln in lines if is_neg(ln)) / len(lines)
-        assert 0.35 <= share <= 0.45, share
-        for lang in ("en", "zh"):
-            assert sum(1 for ln in lines if ln["lang"] == lang) >= 0.3 * len(lines), lang
+    pii, inj = read(NAMES[0]), read(NAMES[1])
+    assert_holdout_shares(pii, inj)
     kinds = Counter(s["kind"] for ln in pii for s in ln["spans"])
     assert sum(kinds[k] for k in STRUCTURED) >= 200
     assert set(kinds) == {
@@ -68,28 +47,10 @@ def _digits(value: str) -> str:
     return "".join(str(int(c)) for c in value if c.isdigit())
 
 
-def _luhn(num: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(num)):
-        d = int(ch) * (2 if i % 2 else 1)
-        total += d - 9 if d > 9 else d
-    return total % 10 == 0
-
-
-def _iban_ok(value: str) -> bool:
-    raw = value.replace(" ", "").upper()
-    return int("".join(str(int(c, 36)) for c in raw[4:] + raw[:4])) % 97 == 1
-
-
-def _cn_id_ok(value: str) -> bool:
-    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
-    return "10X98765432"[sum(int(c) * w for c, w in zip(value[:17], weights, strict=True)) % 11] == value[17]
-
-
 def test_every_label_is_true_to_its_line() -> None:
     from acm.domain.textforms import decoded_strings
 
-    for ln in _read(NAMES[0]):
+    for ln in read(NAMES[0]):
         strings = [ln["content"], *decoded_strings(ln["content"])]
         for value in ln["metadata"].values():
             strings += [value, *decoded_strings(value)]
@@ -104,13 +65,13 @@ def test_every_label_is_true_to_its_line() -> None:
                 assert any(value in s for s in strings), ln["id"]
             # The values are what they claim to be: checksums pass (UnionPay without Luhn: by definition fails).
             if kind == "card":
-                assert _luhn(_digits(value)), ln["id"]
+                assert luhn(_digits(value)), ln["id"]
             elif kind == "card_unionpay":
-                assert not _luhn(_digits(value)) and _digits(value).startswith("62"), ln["id"]
+                assert not luhn(_digits(value)) and _digits(value).startswith("62"), ln["id"]
             elif kind == "iban":
-                assert _iban_ok(value), ln["id"]
+                assert iban_ok(value), ln["id"]
             elif kind == "cn_id":
-                assert _cn_id_ok(value), ln["id"]
+                assert cn_id_ok(value), ln["id"]
             elif kind == "phone":
                 region = "CN" if ln["lang"] == "zh" and not value.startswith("+") else "US"
                 number = phonenumbers.parse(value, "GB" if value.startswith("07") else region)

@@ -4,11 +4,11 @@ floors on them (the full measurement, with LoCoMo and tau-bench false positives,
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 from typing import Any
 
 from acm_benchmarks.safety import DATA, evaluate_injection, evaluate_pii
+from tests.support.corpora import assert_regenerates, read
 
 FILES = (
     "pii.jsonl",
@@ -24,22 +24,12 @@ FILES = (
 )
 
 
-def _read(name: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / name).read_text("utf-8").splitlines() if line]
-
-
 def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("make_corpora", DATA / "make_corpora.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.main(tmp_path)
-    for name in FILES:
-        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
+    assert_regenerates("make_corpora.py", FILES, tmp_path)
 
 
 def test_corpora_are_big_bilingual_and_have_negatives() -> None:
-    pii, inj = _read("pii.jsonl"), _read("injection.jsonl")
+    pii, inj = read("pii.jsonl"), read("injection.jsonl")
     assert sum(1 for ln in pii if ln["spans"]) >= 300 and sum(1 for ln in pii if not ln["spans"]) >= 100
     assert sum(1 for ln in inj if ln["injection"]) >= 250 and sum(1 for ln in inj if not ln["injection"]) >= 100
     for lines in (pii, inj):
@@ -52,11 +42,11 @@ def test_corpora_are_big_bilingual_and_have_negatives() -> None:
 
 
 def test_detectors_meet_their_floors_on_the_main_corpora() -> None:
-    pii, _ = evaluate_pii(_read("pii.jsonl"))
+    pii, _ = evaluate_pii(read("pii.jsonl"))
     assert pii["structured_secrets"]["recall_pct"] >= 99.0
     assert pii["structured_secrets"]["precision_pct"] >= 98.0
     assert all(row["recall_pct"] >= 95.0 for row in pii["by_channel"].values())
-    injection, _ = evaluate_injection(_read("injection.jsonl"), [])
+    injection, _ = evaluate_injection(read("injection.jsonl"), [])
     assert injection["recall_pct"] >= 95.0
     assert injection["corpus_negatives_false_positive_pct"] <= 2.0
 
@@ -74,7 +64,7 @@ def test_holdouts_5_and_6_regenerate_and_are_consistent(tmp_path: Path, monkeypa
     for name in HOLDOUTS_56:
         assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
     for which in (5, 6):
-        pii, inj = _read(f"pii_holdout{which}.jsonl"), _read(f"injection_holdout{which}.jsonl")
+        pii, inj = read(f"pii_holdout{which}.jsonl"), read(f"injection_holdout{which}.jsonl")
         assert len(pii) >= 300 and len(inj) >= 300
         assert sum(1 for ln in pii if not ln["spans"]) >= 60 and sum(1 for ln in inj if not ln["injection"]) >= 80
         for ln in pii:
@@ -84,8 +74,8 @@ def test_holdouts_5_and_6_regenerate_and_are_consistent(tmp_path: Path, monkeypa
                 else:  # metadata or tool JSON: the value is in the turn as sent
                     assert span["value"] in ln["metadata"].values() or _in_json(ln["content"], span["value"]), ln["id"]
     # Disjoint halves: hold-out 6 shares no line with hold-out 5.
-    five = {ln["content"] for ln in _read("injection_holdout5.jsonl")}
-    assert not five & {ln["content"] for ln in _read("injection_holdout6.jsonl")}
+    five = {ln["content"] for ln in read("injection_holdout5.jsonl")}
+    assert not five & {ln["content"] for ln in read("injection_holdout6.jsonl")}
 
 
 def _in_json(text: str, value: str) -> bool:
