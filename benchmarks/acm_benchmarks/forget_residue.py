@@ -233,12 +233,16 @@ async def _run_in(
     settle_s: float,
     after_level: Callable[[tuple[bytes, ...]], Awaitable[dict[str, int]]] | None = None,
 ) -> dict[str, Any]:
-    """The scenario against a running ACM: its dev client ("local") is client A, a new key's client is B."""
-    other_client = f"other-{uuid.uuid4().hex[:6]}"
-    _, other_key = await create_api_key(acm.stores["gateway"].api_keys, other_client, "forget residue: other client")
+    """The scenario against a running ACM with two new clients, A (forgotten level by level) and B. Neither is
+    the dev client "local": in distributed mode Neo4j and Redis are shared servers, and a client-level Forget of
+    "local" would reach whatever else uses that client there."""
+    keys = acm.stores["gateway"].api_keys
+    client_a, client_b = f"forget-{uuid.uuid4().hex[:6]}", f"other-{uuid.uuid4().hex[:6]}"
+    _, key_a = await create_api_key(keys, client_a, "forget residue: forgotten client")
+    _, key_b = await create_api_key(keys, client_b, "forget residue: other client")
     addr = f"127.0.0.1:{acm.port}"
     return await run_scenario(
-        addr, acm.api_key, "local", other_key, other_client, deployment, settle_s=settle_s, after_level=after_level
+        addr, key_a, client_a, key_b, client_b, deployment, settle_s=settle_s, after_level=after_level
     )
 
 
