@@ -93,7 +93,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="injection: the rules, then the learned check with the embedder, as ingest does by default "
         "(--no-meaning: the rules alone, as ACM_INJECTION_MEANING=false)",
     )
-    p.add_argument("--embedder", default=None, help="the meaning check's embedder (default: ACM_EMBEDDER's default)")
+    p.add_argument("--embedder", default=None, help="the meaning check's embedder (default: the shipped model's)")
     p.add_argument("--meaning-margin", type=float, default=None, help="its margin (default: the product's)")
     p.set_defaults(run=run)
 
@@ -135,9 +135,10 @@ HOLDOUTS = (
     "dev8",
     "holdout9",
     "holdout10",
+    "holdout11",
 )
 # Sealed: its misses are never listed (reading them would make it one more set the rules were fitted to).
-SEALED = ("holdout6", "holdout7", "holdout9", "holdout10")
+SEALED = ("holdout6", "holdout7", "holdout9", "holdout10", "holdout11")
 NOTES = {
     "seen_by_the_rules": "the main sets and hold-outs 1-3: their misses were used to widen the rules' vocabularies "
     "(by kind of miss, never line by line), so their figures overstate unseen traffic",
@@ -240,6 +241,9 @@ NOTES = {
         "injection_negatives_false_positive_pct": 9.49,
     },
     "holdout10": "hold-out 10, sealed, see the generator (tests/data/safety/make_holdout10.py)",
+    "holdout11": "hold-out 11, sealed, by an author who never read the detectors: agent traces in framework wire "
+    "formats (tool calls, tool results, MCP, LangChain dumps, e-mail threads, shell, pages), see "
+    "tests/data/safety/make_holdout11.py",
     "structured_secrets": "cards (Luhn, and UnionPay after a card cue), IBANs, API keys, tokens, one-time codes",
 }
 
@@ -418,10 +422,11 @@ class MeaningStage:
         from acm.adapters.embedders import build_embedder
         from acm.adapters.injection_meaning import MeaningCheck
         from acm.domain.injection_meaning import DEFAULT_MARGIN
-        from acm.settings import DEFAULT_EMBEDDER
+        from acm.domain.injection_model import shipped
 
+        # The shipped weights' embedder, as ingest builds it (acm_ingest.app.meaning_check).
         return cls(
-            MeaningCheck(build_embedder(embedder or DEFAULT_EMBEDDER), DEFAULT_MARGIN if margin is None else margin)
+            MeaningCheck(build_embedder(embedder or shipped().embedder), DEFAULT_MARGIN if margin is None else margin)
         )
 
     def __call__(self, text: str, role: str) -> InstructionVerdict:

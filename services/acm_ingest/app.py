@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from datetime import datetime
 
@@ -48,18 +47,15 @@ def judge(settings: IngestSettings) -> InjectionJudge | None:
 
 
 def meaning_check(settings: IngestSettings, embedder: Embedder) -> MeaningCheck | None:
-    """The learned second-stage injection check (ACM_INJECTION_MEANING, on by default), when its shipped weights
-    fit the embedder's vectors; with another embedder it cannot score, and says so."""
+    """The learned second-stage injection check (ACM_INJECTION_MEANING, on by default), with the embedder its
+    shipped weights fit: ingest's own when they fit it, else that model, built here (the shipped model reads
+    Universal Sentence Encoder multilingual vectors, which a pip dependency carries)."""
     if not settings.injection_meaning:
         return None
-    if shipped().embedder != embedder.name:
-        logging.getLogger("acm.ingest").warning(
-            "injection check by meaning is off: its weights fit %s vectors, ACM_EMBEDDER is %s (rules only)",
-            shipped().embedder,
-            embedder.name,
-        )
-        return None
-    return MeaningCheck(embedder)
+    name = shipped().embedder
+    if name == embedder.name:
+        return MeaningCheck(embedder)
+    return MeaningCheck(build_embedder(name, settings.compute_threads, settings.models_dir, settings.models_source))
 
 
 def register(

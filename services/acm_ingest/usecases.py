@@ -153,14 +153,15 @@ class IngestTurn:
     secret_model: bool = True  # the learned second opinion for secrets after the rules (ACM_SECRET_MODEL)
     # Turns handled concurrently (a micro-batch) share embedder calls.
     _batches: EmbedBatches = field(init=False, repr=False)
+    _meaning_batches: EmbedBatches = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._batches = EmbedBatches(self.embedder)
-        if self.meaning is not None and self.meaning.embedder.name != self.embedder.name:
-            # Its pieces are embedded with the facts (one call for the turns in flight): one model for both.
-            raise ValueError(
-                f"the meaning check embeds with {self.meaning.embedder.name}, ingest with {self.embedder.name}"
-            )
+        # The meaning check's pieces join the facts' embedder call when both use one model; its own model (the
+        # shipped check reads multilingual vectors) gets calls of its own, batched over the turns in flight too.
+        meaning = self.meaning
+        own = meaning is not None and meaning.embedder.name != self.embedder.name
+        self._meaning_batches = EmbedBatches(meaning.embedder) if own and meaning else self._batches
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         """Writes the turn, then publishes what it changed with the job's counts (also when nothing was kept:
@@ -207,9 +208,9 @@ class IngestTurn:
 
     async def _orders(self, meaning: InjectionMeaning, text: str) -> tuple[str, ...]:
         """The orders ``meaning`` finds in ``text``; its pieces join the embedder call of the turns in flight
-        (their facts and their own pieces: EmbedBatches), not a call of their own."""
+        (EmbedBatches: their pieces, and their facts when one model embeds both), not a call of their own."""
         pieces = meaning.pieces(text)
-        return meaning.orders_in(text, pieces, await self._batches.embed(pieces))
+        return meaning.orders_in(text, pieces, await self._meaning_batches.embed(pieces))
 
     async def _ingest(self, turn: Turn, parent: str, changes: Changes) -> dict[str, int]:
         scope = turn.scope

@@ -68,7 +68,7 @@ def raw_states(e: OnnxEmbedder, text: str) -> np.ndarray[Any, Any]:
 
 
 def test_registered_under_acm_embedder_names(int8: OnnxEmbedder) -> None:
-    assert EMBEDDERS == (FP32, INT8, ZH, "all-minilm-l6-v2")
+    assert EMBEDDERS == (FP32, INT8, ZH, "all-minilm-l6-v2", "use-multilingual-v3")
     port: Embedder = int8
     assert (port.name, port.dim) == (INT8, 384)
     assert build_embedder(INT8).name == INT8
