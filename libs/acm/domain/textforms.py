@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -147,11 +148,17 @@ def unescape_with_offsets(text: str) -> tuple[str, list[int], list[int]]:
         ch = text[i]
         if ch == "\\" and i + 1 < n:
             nxt = text[i + 1]
-            if nxt == "u" and i + 6 <= n and all(c in "0123456789abcdefABCDEF" for c in text[i + 2 : i + 6]):
-                out.append(chr(int(text[i + 2 : i + 6], 16)))
+            if nxt == "u" and i + 6 <= n and _hex4(text, i + 2):
+                code, width = int(text[i + 2 : i + 6], 16), 6
+                if 0xD800 <= code < 0xDC00 and text[i + 6 : i + 8] == "\\u" and _hex4(text, i + 8):
+                    low = int(text[i + 8 : i + 12], 16)
+                    if 0xDC00 <= low < 0xE000:  # a surrogate pair, as json.dumps writes an emoji: one character
+                        code, width = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00), 12
+                # A lone surrogate is no character (UTF-8 cannot hold it): the replacement character stands in.
+                out.append("\ufffd" if 0xD800 <= code < 0xE000 else chr(code))
                 starts.append(i)
-                ends.append(i + 6)
-                i += 6
+                ends.append(i + width)
+                i += width
                 continue
             if nxt in _ESCAPE:
                 out.append(_ESCAPE[nxt])
@@ -166,6 +173,21 @@ def unescape_with_offsets(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(out), starts, ends
 
 
+def _hex4(text: str, at: int) -> bool:
+    return len(text) >= at + 4 and all(c in "0123456789abcdefABCDEF" for c in text[at : at + 4])
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(text: str) -> str:
+    """``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD: JSON may escape half a pair
+    ("\\ud83d" alone is valid JSON), and no UTF-8 writer (SQLite, the sentence splitter, a log) takes one."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def has_escapes(text: str) -> bool:
     return "\\u" in text or '\\"' in text
 
@@ -177,7 +199,7 @@ def decoded_strings(text: str, with_keys: bool = True) -> list[str]:
     JSON's lines; escaped text that is not JSON is unescaped. Without keys, each string alone."""
     value = loads_container(text)
     if value is not None:
-        return [_line(part, with_keys) for part in json_parts(value)]
+        return [without_lone_surrogates(_line(part, with_keys)) for part in json_parts(value)]
     pieces: list[str] = []
     pos = 0
     prose: list[str] = []
@@ -189,6 +211,7 @@ def decoded_strings(text: str, with_keys: bool = True) -> list[str]:
     rest = "".join(prose)
     if has_escapes(rest):
         rest = unescape_with_offsets(rest)[0]
+    rest, pieces = without_lone_surrogates(rest), [without_lone_surrogates(p) for p in pieces]
     return [rest, *pieces] if pieces else [rest]
 
 
