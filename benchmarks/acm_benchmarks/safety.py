@@ -93,7 +93,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="injection: the rules, then the learned check with the embedder, as ingest does by default "
         "(--no-meaning: the rules alone, as ACM_INJECTION_MEANING=false)",
     )
-    p.add_argument("--embedder", default=None, help="the meaning check's embedder (default: the shipped model's)")
     p.add_argument("--meaning-margin", type=float, default=None, help="its margin (default: the product's)")
     p.set_defaults(run=run)
 
@@ -102,7 +101,7 @@ async def run(args: argparse.Namespace) -> None:
     from rich.console import Console
 
     console = Console(soft_wrap=True)
-    stage = MeaningStage.build(args.embedder, args.meaning_margin) if args.meaning else None
+    stage = MeaningStage.build(args.meaning_margin) if args.meaning else None
     result = evaluate(
         args.data,
         args.locomo if args.locomo.is_file() else None,
@@ -136,6 +135,7 @@ HOLDOUTS = (
     "holdout9",
     "holdout10",
     "holdout11",
+    "dev_ml",
 )
 # Sealed: its misses are never listed (reading them would make it one more set the rules were fitted to).
 SEALED = ("holdout6", "holdout7", "holdout9", "holdout10", "holdout11")
@@ -244,6 +244,8 @@ NOTES = {
     "holdout11": "hold-out 11, sealed, by an author who never read the detectors: agent traces in framework wire "
     "formats (tool calls, tool results, MCP, LangChain dumps, e-mail threads, shell, pages), see "
     "tests/data/safety/make_holdout11.py",
+    "dev_ml": "dev, injection only: orders to the agent and hard negatives in 12 languages other than English and "
+    "Chinese (tests/data/safety/make_dev_multilingual.py), to measure the multilingual check; not sealed",
     "structured_secrets": "cards (Luhn, and UnionPay after a card cue), IBANs, API keys, tokens, one-time codes",
 }
 
@@ -418,16 +420,11 @@ class MeaningStage:
         self.seconds = 0.0
 
     @classmethod
-    def build(cls, embedder: str | None, margin: float | None) -> MeaningStage:
-        from acm.adapters.embedders import build_embedder
-        from acm.adapters.injection_meaning import MeaningCheck
-        from acm.domain.injection_meaning import DEFAULT_MARGIN
-        from acm.domain.injection_model import shipped
+    def build(cls, margin: float | None) -> MeaningStage:
+        from acm.adapters.injection_meaning import build_meaning_check
 
-        # The shipped weights' embedder, as ingest builds it (acm_ingest.app.meaning_check).
-        return cls(
-            MeaningCheck(build_embedder(embedder or shipped().embedder), DEFAULT_MARGIN if margin is None else margin)
-        )
+        # As ingest builds it (acm_ingest.app.meaning_check): the shipped models and their embedders.
+        return cls(build_meaning_check(margin=margin))
 
     def __call__(self, text: str, role: str) -> InstructionVerdict:
         rules = _rules(text, role)
@@ -443,6 +440,7 @@ class MeaningStage:
     def report(self) -> dict[str, Any]:
         return {
             "embedder": self.check.embedder.name,
+            "other_languages_embedder": self.check.other_embedder.name if self.check.other_embedder else None,
             "margin": self.check.margin,
             "bank_start_s": round(self.check.start_s, 3),
             "texts_checked": self.embedded,

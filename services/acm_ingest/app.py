@@ -7,11 +7,10 @@ from datetime import datetime
 
 from acm import topics
 from acm.adapters.embedders import build_embedder
-from acm.adapters.injection_meaning import MeaningCheck
+from acm.adapters.injection_meaning import MeaningCheck, build_meaning_check
 from acm.adapters.openai_llm import llm_from_settings
 from acm.adapters.tokenizer import TiktokenCounter
 from acm.bootstrap import Relational
-from acm.domain.injection_model import shipped
 from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
 from acm.injection_judge import InjectionJudge
@@ -47,15 +46,18 @@ def judge(settings: IngestSettings) -> InjectionJudge | None:
 
 
 def meaning_check(settings: IngestSettings, embedder: Embedder) -> MeaningCheck | None:
-    """The learned second-stage injection check (ACM_INJECTION_MEANING, on by default), with the embedder its
-    shipped weights fit: ingest's own when they fit it, else that model, built here (the shipped model reads
-    Universal Sentence Encoder multilingual vectors, which a pip dependency carries)."""
+    """The learned second-stage injection check (ACM_INJECTION_MEANING, on by default): the shipped model on
+    ingest's embedder when its weights fit it (else on the embedder they fit, built here), and the multilingual
+    model for pieces in other languages (ACM_INJECTION_OTHER_LANGUAGES)."""
     if not settings.injection_meaning:
         return None
-    name = shipped().embedder
-    if name == embedder.name:
-        return MeaningCheck(embedder)
-    return MeaningCheck(build_embedder(name, settings.compute_threads, settings.models_dir, settings.models_source))
+    return build_meaning_check(
+        embedder,
+        other_languages=settings.injection_other_languages,
+        threads=settings.compute_threads,
+        models_dir=settings.models_dir,
+        source=settings.models_source,
+    )
 
 
 def register(

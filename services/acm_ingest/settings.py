@@ -25,6 +25,9 @@ class IngestSettings(ConsumerSettings, OptionalLlm):
     # vectors and lexical cues through shipped weights (acm.domain.injection_model); it runs only with the embedder
     # the weights fit (DEFAULT_EMBEDDER). Measured: docs/experiments.md, "Issue 18: a learned injection check".
     injection_meaning: bool = True
+    # Its multilingual model for pieces in languages other than English and Chinese (USE multilingual v3, about
+    # 150 MB of memory); false: those pieces are scored by the English/Chinese model, as before it.
+    injection_other_languages: bool = True
     # ACM_SECRET_MODEL (on): after the rules, the learned second opinion for secrets said in prose
     # (acm.domain.secret_model); false: the rules alone, e.g. for artifacts whose ids matter more than the
     # passwords it adds. Measured: docs/experiments.md, "Issue 18: a learned secret detector". Set the gateway's too.

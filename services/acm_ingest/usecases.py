@@ -154,14 +154,18 @@ class IngestTurn:
     # Turns handled concurrently (a micro-batch) share embedder calls.
     _batches: EmbedBatches = field(init=False, repr=False)
     _meaning_batches: EmbedBatches = field(init=False, repr=False)
+    _other_batches: EmbedBatches | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._batches = EmbedBatches(self.embedder)
-        # The meaning check's pieces join the facts' embedder call when both use one model; its own model (the
-        # shipped check reads multilingual vectors) gets calls of its own, batched over the turns in flight too.
+        # The meaning check's pieces join the facts' embedder call when both use one model; a model of its own
+        # (another ACM_EMBEDDER than its weights fit; its multilingual one) gets calls of its own, batched over the
+        # turns in flight too.
         meaning = self.meaning
         own = meaning is not None and meaning.embedder.name != self.embedder.name
         self._meaning_batches = EmbedBatches(meaning.embedder) if own and meaning else self._batches
+        other = meaning.other_embedder if meaning else None
+        self._other_batches = EmbedBatches(other) if other else None
 
     async def __call__(self, turn: Turn, job_id: str, traceparent: str) -> dict[str, int]:
         """Writes the turn, then publishes what it changed with the job's counts (also when nothing was kept:
@@ -210,7 +214,9 @@ class IngestTurn:
         """The orders ``meaning`` finds in ``text``; its pieces join the embedder call of the turns in flight
         (EmbedBatches: their pieces, and their facts when one model embeds both), not a call of their own."""
         pieces = meaning.pieces(text)
-        return meaning.orders_in(text, pieces, await self._meaning_batches.embed(pieces))
+        vectors = await self._meaning_batches.embed(pieces.read)
+        other = await self._other_batches.embed(pieces.other) if self._other_batches and pieces.other else []
+        return meaning.orders_in(text, pieces, vectors, other)
 
     async def _ingest(self, turn: Turn, parent: str, changes: Changes) -> dict[str, int]:
         scope = turn.scope

@@ -338,7 +338,7 @@ async def test_the_meaning_check_of_a_batch_shares_its_embedder_calls_and_decide
         assert decided == expected
         # The check embedded each turn's pieces in a call of their own (12 calls for these turns); now the pieces
         # of the turns in flight go together, and with their facts.
-        pieces = {p for text in SAID for p in alone.pieces(text)}
+        pieces = {p for text in SAID for p in alone.pieces(text).all}
         with_pieces = [call for call in embedder.embedded if pieces & set(call)]
         assert len(with_pieces) < len(SAID), embedder.embedded
         for i, text in enumerate(SAID):

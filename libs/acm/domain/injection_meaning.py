@@ -37,13 +37,16 @@ _TAG = re.compile(r"<!--|-->|<[^<>]{0,400}>")
 _ALT = re.compile(r"""\b(?:alt|title|aria-label)\s*=\s*["']([^"']{8,})["']""", re.IGNORECASE)
 # A markdown link's or image's title, shown on hover, not in the prose: [docs](https://… "title").
 _MD_TITLE = re.compile(r"""(\]\(\s*\S+)\s+["']([^"']{8,})["']\s*\)""")
-_WORD = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
+# A word: a run of two or more letters in any script (Latin, Cyrillic, Hangul, Arabic, ...), or one Chinese or
+# Japanese character (those scripts put no space between words).
+_WORD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]|[^\W\d_]{2,}")
 
 
 def pieces(text: str) -> list[str]:
     """The sentences the check embeds: every decoded string of ``text`` (JSON strings after their keys), markup
     tags dropped but their alt and title texts (and markdown links' titles) kept, split into sentences; pieces of
-    fewer than four words (or four Chinese characters) say no order and are left out. At most MAX_PIECES, each
+    fewer than four words (in any script; a Chinese or Japanese character counts as one) say no order and are
+    left out. At most MAX_PIECES, each
     MAX_PIECE_CHARS."""
     out: list[str] = []
     for part in decoded_strings(text.replace("\\n", "\n")):
@@ -74,6 +77,29 @@ class MeaningVerdict:
 
 
 NO_PIECES = MeaningVerdict(-2.0, "", "")
+
+
+@dataclass(frozen=True, slots=True)
+class MeaningPieces:
+    """A text's pieces by the model that scores them: ``read``, in the languages the lexical cues read (English,
+    Chinese) or not known, by the shipped model; ``other``, in another language, by the multilingual one."""
+
+    read: tuple[str, ...]
+    other: tuple[str, ...] = ()
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return (*self.read, *self.other)
+
+
+def merged(*verdicts: MeaningVerdict) -> MeaningVerdict:
+    """One verdict of a text whose pieces several models scored (on one probability scale: see
+    injection_model.aligned): every piece scored, the best one leading."""
+    scored = [v for v in verdicts if v.scored]
+    if not scored:
+        return NO_PIECES
+    best = max(scored, key=lambda v: v.score)
+    return MeaningVerdict(best.score, best.piece, best.family, tuple(x for v in scored for x in v.scored))
 
 
 def model_verdict(

@@ -182,8 +182,29 @@ class InjectionModel:
         return (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
 
 
+def aligned(model: InjectionModel, threshold: float) -> InjectionModel:
+    """``model`` with its bias moved so that its probability exceeds ``threshold`` exactly where it exceeded its
+    own threshold: two models' pieces then share one threshold (a text scores as its best piece, whichever model
+    scored it)."""
+
+    def logit(p: float) -> float:
+        return float(np.log(p / (1.0 - p)))
+
+    return InjectionModel(
+        model.embedder, model.weights, model.bias - logit(model.threshold) + logit(threshold), threshold
+    )
+
+
 def shipped() -> InjectionModel:
     """The model trained by injection_model_train.py and shipped in the package (acm.domain.injection_weights)."""
     from acm.domain import injection_weights as w
+
+    return InjectionModel.of(w.EMBEDDER, w.WEIGHTS, w.BIAS, w.THRESHOLD)
+
+
+def shipped_other_languages() -> InjectionModel:
+    """The model of pieces in languages the lexical cues do not read (acm.domain.injection_weights_ml): trained by
+    the same script on a multilingual embedder's vectors, with frames in eight more languages."""
+    from acm.domain import injection_weights_ml as w
 
     return InjectionModel.of(w.EMBEDDER, w.WEIGHTS, w.BIAS, w.THRESHOLD)
