@@ -15,6 +15,7 @@ from acm.domain.models import utcnow
 from acm.forget import ForgetHandler, ForgetJob
 from acm.injection_judge import InjectionJudge
 from acm.job_events import JobEvents
+from acm.models import ModelMissing
 from acm.owners import Owners, open_consumer
 from acm.periodic import Periodic
 from acm.ports.bus import EventBus
@@ -51,13 +52,16 @@ def meaning_check(settings: IngestSettings, embedder: Embedder) -> MeaningCheck 
     model for pieces in other languages (ACM_INJECTION_OTHER_LANGUAGES)."""
     if not settings.injection_meaning:
         return None
-    return build_meaning_check(
-        embedder,
-        other_languages=settings.injection_other_languages,
-        threads=settings.compute_threads,
-        models_dir=settings.models_dir,
-        source=settings.models_source,
-    )
+    try:
+        return build_meaning_check(
+            embedder,
+            other_languages=settings.injection_other_languages,
+            threads=settings.compute_threads,
+            models_dir=settings.models_dir,
+            source=settings.models_source,
+        )
+    except ModelMissing as e:  # fail fast, naming both ways out
+        raise ModelMissing(f"the injection check's model: {e} (or set ACM_INJECTION_MEANING=false)") from e
 
 
 def register(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -112,3 +113,15 @@ def test_ingest_runs_the_check_by_default_with_the_embedder_its_weights_fit() ->
     # another model's vectors (meaningless) or going off.
     other = meaning_check(settings(), build_embedder("all-minilm-l6-v2"))
     assert other is not None and other.embedder.name == shipped().embedder
+
+
+def test_a_missing_model_for_the_check_fails_fast_naming_both_ways_out(tmp_path: Path) -> None:
+    from acm.adapters.embedders import build_embedder
+    from acm.models import ModelMissing
+    from acm_ingest.app import meaning_check
+    from acm_ingest.settings import IngestSettings
+
+    # Ingest embeds with MiniLM; the check's weights fit bge, whose files are not in this (empty) models folder.
+    settings = IngestSettings(database_url="sqlite://", bus_url="-", cache_url="-", models_dir=tmp_path)
+    with pytest.raises(ModelMissing, match="ACM_INJECTION_MEANING=false"):
+        meaning_check(settings, build_embedder("all-minilm-l6-v2"))
