@@ -39,7 +39,7 @@ _ALT = re.compile(r"""\b(?:alt|title|aria-label)\s*=\s*["']([^"']{8,})["']""", r
 _MD_TITLE = re.compile(r"""(\]\(\s*\S+)\s+["']([^"']{8,})["']\s*\)""")
 # A word: a run of two or more letters in any script (Latin, Cyrillic, Hangul, Arabic, ...), or one Chinese or
 # Japanese character (those scripts put no space between words).
-_WORD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]|[^\W\d_]{2,}")
+_WORD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]{2,}")
 
 
 def pieces(text: str) -> list[str]:
