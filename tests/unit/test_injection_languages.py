@@ -96,3 +96,14 @@ def test_words_are_counted_in_every_script_and_latin_beside_chinese_stays_apart(
     # "AI" beside Chinese characters is one word, and they are words of their own (not one run "AI助手批准").
     assert pieces("请AI助手批准") == ["请AI助手批准"]
     assert pieces("ok AI 好") == []
+
+
+def test_the_training_frames_of_other_languages_are_well_formed() -> None:
+    from acm_benchmarks.injection_model_data import generate
+    from acm_benchmarks.injection_model_data_ml import LANGS, check
+
+    check()  # counts, unique ids, every template formats with every act of its language
+    lines = [x for x in generate(ml=True) if x.lang in LANGS]
+    assert {x.lang for x in lines} == set(LANGS) and {x.label for x in lines} == {0, 1}
+    assert {x.split for x in lines} == {"train", "dev"}  # split by template, as the other frames
+    assert all("{" not in x.payload for x in lines)  # every placeholder filled
