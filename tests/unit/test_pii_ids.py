@@ -92,6 +92,18 @@ def test_tool_json_members_named_as_identifiers_keep_their_values() -> None:
     assert redacted == {"access_token", "client_secret"}
 
 
+def test_a_luhn_valid_number_under_an_ids_name_is_a_key_not_a_card() -> None:
+    # 4539578763621486 passes Luhn and opens like a Visa; as a database key it is no card.
+    record = {"id": 4539578763621486, "user_id": "4532015112830366", "card_number": "4111111111111111"}
+    out = json.loads(redact_text(json.dumps(record), RULES))
+    assert (out["id"], out["user_id"], out["card_number"]) == (4539578763621486, "4532015112830366", "[REDACTED:card]")
+    assert redact_text("ticket for user id 4532015112830366", RULES) == "ticket for user id 4532015112830366"
+    # A card named as one stays a card, "ID card" and a card's own id included; an SSN after "ID" stays an SSN.
+    for text in ("ID card: 4111 1111 1111 1111", '{"card_id": "4111111111111111"}', "paid with 4111 1111 1111 1111"):
+        assert "[REDACTED:card]" in redact_text(text, RULES), text
+    assert redact_text("ID 123-45-6789", RULES) == "ID [REDACTED:national_id]"
+
+
 def test_an_identifiers_member_still_loses_a_secret_by_its_own_format() -> None:
     out = json.loads(redact_text(json.dumps({"token_id": "sk_live_4eC39HqLyjWDarjtT1zdp7dc"}), RULES))
     assert out["token_id"] == "[REDACTED:secret]"

@@ -452,6 +452,11 @@ _NOT_CARD_CUE = re.compile(
 )
 
 
+# A number under an id's name (a JSON member "id" or "user_id", "id 4539…"; not "ID card") is a key, not a card:
+# database keys are long numbers, and one in ten passes Luhn. Cards only; an SSN or a national id keeps its rules.
+_ID_BEFORE = re.compile(r"(?<![a-z])(?:id|ids|uuid|guid)(?![a-z])[^\d]{0,12}$")
+
+
 def _nearest_cue_before(low: str, at: int) -> int:
     """Where the card cue closest before `at` (within the cue window) starts; -1 when there is none."""
     start = -1
@@ -493,7 +498,9 @@ def _cards(t: _Text) -> Iterator[Span]:
             ):
                 yield m.start(), m.end(), "card"  # named a card: the whole number, Luhn or not
                 continue
-            if _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start()):
+            if _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start()) or _ID_BEFORE.search(
+                t.low, max(0, m.start() - 24), m.start()
+            ):
                 continue
             # Longest run of whole groups that is a valid card: "4111 ... 1111 123" leaves the CVV out.
             for k in range(len(groups), 0, -1):
