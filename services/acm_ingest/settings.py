@@ -22,11 +22,13 @@ class IngestSettings(ConsumerSettings, OptionalLlm):
     injection_judge_timeout_s: float = Field(5.0, gt=0)
     injection_judge_cache: int = Field(4096, ge=0)
     # ACM_INJECTION_MEANING (on): a turn the rules cleared is also scored by the learned check, its pieces'
-    # vectors and lexical cues through shipped weights (acm.domain.injection_model); it runs only with the embedder
-    # the weights fit (DEFAULT_EMBEDDER). Measured: docs/experiments.md, "Issue 18: a learned injection check".
+    # vectors and lexical cues through shipped weights (acm.domain.injection_model), on the embedder they fit
+    # (DEFAULT_EMBEDDER; built beside ingest's when ACM_EMBEDDER is another). Measured: docs/experiments.md,
+    # "Issue 18: a learned injection check".
     injection_meaning: bool = True
-    # Its multilingual model for pieces in languages other than English and Chinese (USE multilingual v3, about
-    # 150 MB of memory); false: those pieces are scored by the English/Chinese model, as before it.
+    # ACM_INJECTION_OTHER_LANGUAGES (on): its multilingual model for pieces in languages other than English and
+    # Chinese (USE multilingual v3, about 150 MB of memory once a first such piece came); false: those pieces are
+    # scored by the English/Chinese model. Measured: docs/experiments.md, "Issue 18: orders in other languages".
     injection_other_languages: bool = True
     # ACM_SECRET_MODEL (on): after the rules, the learned second opinion for secrets said in prose
     # (acm.domain.secret_model); false: the rules alone, e.g. for artifacts whose ids matter more than the
