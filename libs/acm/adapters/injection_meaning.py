@@ -6,6 +6,7 @@ embedder (its lexical cues do not fire there; its vectors put a sentence near it
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +47,12 @@ class Languages:
     def of(self, text: str) -> str:
         code, probability = self._identifier.classify(text)
         return str(code) if probability >= self.min_probability else ""
+
+
+@functools.cache
+def shared_languages() -> Languages:
+    """One identifier per process: its model takes ~0.5 s and ~80 MB to load, and it keeps no state per call."""
+    return Languages()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +179,6 @@ def build_meaning_check(
     if other_languages:
         multilingual = shipped_other_languages()
         other = OtherLanguages(
-            build_embedder(multilingual.embedder, threads, models_dir, source), multilingual, Languages()
+            build_embedder(multilingual.embedder, threads, models_dir, source), multilingual, shared_languages()
         )
     return MeaningCheck(embedder, margin, model, other)
