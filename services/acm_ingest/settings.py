@@ -28,7 +28,8 @@ class IngestSettings(ConsumerSettings, OptionalLlm):
     injection_meaning: bool = True
     # ACM_INJECTION_OTHER_LANGUAGES (on): its multilingual model for pieces in languages other than English and
     # Chinese (the language identifier, ~80 MB at start; USE multilingual v3, ~125 MB once a first such piece
-    # came); false: those pieces are scored by the English/Chinese model. Measured: docs/experiments.md, "Issue 18: orders in other languages".
+    # came); false: those pieces are scored by the English/Chinese model. Measured: docs/experiments.md,
+    # "Issue 18: orders in other languages".
     injection_other_languages: bool = True
     # ACM_SECRET_MODEL (on): after the rules, the learned second opinion for secrets said in prose
     # (acm.domain.secret_model); false: the rules alone, e.g. for artifacts whose ids matter more than the
