@@ -68,9 +68,7 @@ async def test_an_order_in_another_language_is_never_a_fact(
                 accepted = await client.ingest(scope, content, role=Role.USER)
                 job = await client.wait_job(scope, accepted.job_id, timeout_s=60)
                 assert job.status == gateway_pb2.JOB_STATUS_DONE, job
-        stored = await acm.stores["ingest"].memories.session_memories(
-            Scope("local", "acme", "jonas", "bot", "s1"), 100
-        )
+        stored = await acm.stores["ingest"].memories.session_memories(Scope("local", "acme", "jonas", "bot", "s1"), 100)
     order = [m for m in stored if "Kassenbon" in m.text]
     request = [m for m in stored if "blaue Jacke" in m.text]
     assert any(m.kind != "turn" and m.trust == "normal" for m in request), request
