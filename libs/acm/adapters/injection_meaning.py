@@ -64,6 +64,16 @@ class OtherLanguages:
     languages: Languages
 
 
+def _check_fits(model: InjectionModel, embedder: Embedder) -> None:
+    """Weights fit one embedder's vector space; another's vectors would give meaningless scores."""
+    if model.embedder != embedder.name:
+        raise ValueError(
+            f"the injection model was trained on {model.embedder} vectors, the embedder is {embedder.name}: "
+            "retrain it (python -m acm_benchmarks.injection_model_train --embedder ...) or set "
+            "ACM_INJECTION_MEANING=false"
+        )
+
+
 class MeaningCheck:
     """Rules first, then meaning: ``verdict`` is what ingest and `acm bench safety` decide a text's trust by."""
 
@@ -76,14 +86,9 @@ class MeaningCheck:
     ) -> None:
         started = time.perf_counter()
         self.model = model or shipped()
-        for name, m in ((embedder.name, self.model), *((o.embedder.name, o.model) for o in [other] if o)):
-            if m.embedder != name:
-                # Weights fit one embedder's vector space; another's vectors would give meaningless scores.
-                raise ValueError(
-                    f"the injection model was trained on {m.embedder} vectors, the embedder is {name}: "
-                    "retrain it (python -m acm_benchmarks.injection_model_train --embedder ...) or set "
-                    "ACM_INJECTION_MEANING=false"
-                )
+        _check_fits(self.model, embedder)
+        if other is not None:
+            _check_fits(other.model, other.embedder)
         self.embedder = embedder
         self.margin = self.model.threshold if margin is None else margin
         self.other = other

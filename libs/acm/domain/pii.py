@@ -493,14 +493,12 @@ def _cards(t: _Text) -> Iterator[Span]:
                 or (
                     digits.startswith("62")  # the UnionPay range
                     and len(digits) >= 16
-                    and not _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start())
+                    and not not_card
                 )
             ):
                 yield m.start(), m.end(), "card"  # named a card: the whole number, Luhn or not
                 continue
-            if _NOT_CARD_CUE.search(t.low, max(0, m.start() - 24), m.start()) or _ID_BEFORE.search(
-                t.low, max(0, m.start() - 24), m.start()
-            ):
+            if not_card or _ID_BEFORE.search(t.low, max(0, m.start() - 24), m.start()):
                 continue
             # Longest run of whole groups that is a valid card: "4111 ... 1111 123" leaves the CVV out.
             for k in range(len(groups), 0, -1):
